@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Micro",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Micro", targets: ["Micro"]),
+        .library(name: "MicroTesting", targets: ["MicroTesting"]),
+        .executable(name: "SampleApp", targets: ["SampleApp"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+    ],
+    targets: [
+        .target(
+            name: "Micro",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+            ]
+        ),
+        .target(
+            name: "MicroTesting",
+            dependencies: ["Micro", .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .executableTarget(name: "SampleApp", dependencies: ["Micro"]),
+        .testTarget(
+            name: "MicroTests",
+            dependencies: [
+                "Micro", "MicroTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "SampleAppTests", dependencies: ["SampleApp", "MicroTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,221 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// A Micro application: routes, filters, error handlers and settings.
+///
+/// ```swift
+/// let app = App()
+/// app.get("/hello/:name") { request in
+///     "Hello, \(request.params["name"] ?? "world")!"
+/// }
+/// try await app.run()
+/// ```
+///
+/// Define everything before ``run()``; routes are tried in the order they were defined.
+public final class App: Sendable {
+    struct Definition: Sendable {
+        var settings: Settings
+        var router = Router()
+        var beforeFilters: [Filter] = []
+        var afterFilters: [Filter] = []
+        var errorHandlers: [ErrorHandler] = []
+        /// Mistakes found while the app was defined (a bad pattern), reported at start-up.
+        var problems: [String] = []
+    }
+
+    private let definition: Mutex<Definition>
+    /// The app's logger (label `micro`).
+    public let logger: Logger
+
+    /// An app with the default settings, `MICRO_ENV`, `HOST` and `PORT` applied.
+    /// A bad value there is reported when the app starts.
+    public init() {
+        var problems: [String] = []
+        var settings = Settings()
+        do {
+            settings = try Settings.fromProcess(ProcessInfo.processInfo.environment)
+        } catch {
+            problems.append(error.message)
+        }
+        var logger = Logger(label: "micro")
+        logger.logLevel = settings.environment == .test ? .warning : .info
+        self.logger = logger
+        definition = Mutex(Definition(settings: settings, problems: problems))
+    }
+
+    /// An app with the given settings (the environment is not read).
+    public init(settings: Settings) {
+        var logger = Logger(label: "micro")
+        logger.logLevel = settings.environment == .test ? .warning : .info
+        self.logger = logger
+        definition = Mutex(Definition(settings: settings))
+    }
+
+    /// The settings; change them before the app starts.
+    public var settings: Settings {
+        get { definition.withLock { $0.settings } }
+        set { definition.withLock { $0.settings = newValue } }
+    }
+
+    // MARK: Routes
+
+    /// Adds a route for `method`: `pattern` (see ``RoutePattern``) answered by `handler`.
+    public func on<R: ResponseConvertible>(
+        _ method: HttpMethod, _ pattern: String, file: String = #fileID, line: UInt = #line,
+        _ handler: @escaping @Sendable (Request) async throws -> R
+    ) {
+        let site = SourceSite(file: file, line: line)
+        guard let compiled = compile(pattern, at: site) else { return }
+        let route = Route(method: method, pattern: compiled, handler: { request in
+            try await handler(request).makeResponse(for: request)
+        }, site: site)
+        definition.withLock { $0.router.add(route) }
+    }
+
+    /// Adds a route whose block returns an `Encodable` value, answered as JSON.
+    @_disfavoredOverload
+    public func on<R: Encodable & SendableMetatype>(
+        _ method: HttpMethod, _ pattern: String, file: String = #fileID, line: UInt = #line,
+        _ handler: @escaping @Sendable (Request) async throws -> R
+    ) {
+        on(method, pattern, file: file, line: line) { request in JsonBody(try await handler(request)) }
+    }
+
+    /// Adds a GET route (HEAD requests are answered by it too, without the body).
+    public func get<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.GET, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a GET route answered as JSON.
+    @_disfavoredOverload
+    public func get<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.GET, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a POST route.
+    public func post<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.POST, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a POST route answered as JSON.
+    @_disfavoredOverload
+    public func post<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.POST, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a PUT route.
+    public func put<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.PUT, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a PUT route answered as JSON.
+    @_disfavoredOverload
+    public func put<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.PUT, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a PATCH route.
+    public func patch<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.PATCH, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a PATCH route answered as JSON.
+    @_disfavoredOverload
+    public func patch<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.PATCH, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a DELETE route.
+    public func delete<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.DELETE, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds a DELETE route answered as JSON.
+    @_disfavoredOverload
+    public func delete<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.DELETE, pattern, file: file, line: line, handler)
+    }
+
+    /// Adds an OPTIONS route.
+    public func options<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
+        on(.OPTIONS, pattern, file: file, line: line, handler)
+    }
+
+    // MARK: Filters
+
+    /// Runs `handler` before the route of every request, or of those whose path matches
+    /// `pattern`. It may halt, redirect, or set up the response.
+    public func before(_ pattern: String? = nil, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> Void) {
+        let site = SourceSite(file: file, line: line)
+        var compiled: RoutePattern?
+        if let pattern {
+            guard let valid = compile(pattern, at: site) else { return }
+            compiled = valid
+        }
+        definition.withLock { $0.beforeFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
+    }
+
+    /// Runs `handler` after the route (or the error page) of every request, or of those whose
+    /// path matches `pattern`; it can change `request.response`.
+    public func after(_ pattern: String? = nil, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> Void) {
+        let site = SourceSite(file: file, line: line)
+        var compiled: RoutePattern?
+        if let pattern {
+            guard let valid = compile(pattern, at: site) else { return }
+            compiled = valid
+        }
+        definition.withLock { $0.afterFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
+    }
+
+    // MARK: Errors
+
+    /// Answers requests that no route matched (instead of the default 404 page).
+    public func notFound<R: ResponseConvertible>(_ handler: @escaping @Sendable (Request) async throws -> R) {
+        definition.withLock {
+            $0.errorHandlers.append(ErrorHandler(matches: { _, status in status == .notFound }) { request, _ in
+                try await handler(request).makeResponse(for: request)
+            })
+        }
+    }
+
+    /// Answers errors that end in `status` (a thrown ``HttpError`` of that status, or 500 for
+    /// any other error), instead of the default page. `request.response.status` is preset.
+    public func error<R: ResponseConvertible>(_ status: HttpStatus, _ handler: @escaping @Sendable (Request, any Error) async throws -> R) {
+        definition.withLock {
+            $0.errorHandlers.append(ErrorHandler(matches: { _, errorStatus in errorStatus == status }) { request, error in
+                try await handler(request, error).makeResponse(for: request)
+            })
+        }
+    }
+
+    /// Answers errors of type `type`, with the error itself (status 500 unless you set one).
+    public func error<E: Error, R: ResponseConvertible & SendableMetatype>(_ type: E.Type, _ handler: @escaping @Sendable (Request, E) async throws -> R) {
+        definition.withLock {
+            $0.errorHandlers.append(ErrorHandler(matches: { error, _ in error is E }) { request, error in
+                try await handler(request, error as! E).makeResponse(for: request)
+            })
+        }
+    }
+
+    // MARK: Running
+
+    /// The whole app as it is now, frozen for serving. Throws the mistakes found while it was
+    /// defined (bad route patterns, bad settings), each with where it was made.
+    func makeResponder() throws(ConfigurationError) -> Responder {
+        let definition = definition.withLock { $0 }
+        guard definition.problems.isEmpty else {
+            throw ConfigurationError(definition.problems.joined(separator: "\n"))
+        }
+        return Responder(definition: definition, logger: logger)
+    }
+
+    private func compile(_ pattern: String, at site: SourceSite) -> RoutePattern? {
+        do {
+            return try RoutePattern(pattern)
+        } catch {
+            definition.withLock { $0.problems.append("\(site): \(error)") }
+            return nil
+        }
+    }
+}

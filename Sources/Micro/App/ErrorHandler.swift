@@ -1,0 +1,6 @@
+/// An `error { }` handler: which errors it answers and how.
+struct ErrorHandler: Sendable {
+    /// Given the error and the status it ends in, whether this handler answers it.
+    let matches: @Sendable (any Error, HttpStatus) -> Bool
+    let handler: @Sendable (Request, any Error) async throws -> Response
+}

@@ -1,0 +1,55 @@
+import NIOHTTP1
+import NIOCore
+
+/// The default pages for errors: HTML for browsers, JSON for clients that ask for it.
+enum ErrorPages {
+    /// The page for `status` with `message`; `detail` (development only) adds the error's
+    /// description and where it was thrown.
+    static func page(status: HttpStatus, message: String, detail: String?, json: Bool) -> Response {
+        var response = Response(status: status)
+        if json {
+            var json = "{\"error\":\"" + jsonEscape(message) + "\""
+            if let detail { json += ",\"detail\":\"" + jsonEscape(detail) + "\"" }
+            json += "}"
+            response.contentType = "application/json"
+            response.setBody(json)
+            return response
+        }
+        let title = "\(status.code) \(status.reasonPhrase)"
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(Html.escape(title))</title>
+            <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
+            pre{white-space:pre-wrap;background:#f3f3f3;color:#111;padding:1rem;overflow-wrap:anywhere}</style>
+            </head><body><h1>\(Html.escape(title))</h1>
+            <p>\(Html.escape(message))</p>
+
+            """
+        if let detail {
+            html += "<h2>Detail (development only)</h2>\n<pre>\(Html.escape(detail))</pre>\n"
+        }
+        html += "</body></html>\n"
+        response.contentType = "text/html; charset=utf-8"
+        response.setBody(html)
+        return response
+    }
+
+    private static func jsonEscape(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,53 @@
+/// The app's settings, with Sinatra's defaults and secure limits.
+///
+/// ```swift
+/// let app = App()
+/// app.settings.port = 8080
+/// app.settings.bodyLimit = 10 << 20
+/// ```
+public struct Settings: Sendable {
+    /// development, production or test (from `MICRO_ENV`).
+    public var environment: Environment = .development
+    /// The folder of templates.
+    public var views = "views"
+    /// The folder whose files are served as they are; nil serves none.
+    public var publicFolder: String? = "public"
+    /// `Cache-Control` of static files. `no-cache` makes browsers revalidate with the ETag,
+    /// so a changed stylesheet shows at once and an unchanged one costs a 304.
+    public var staticCacheControl = "no-cache"
+    /// The address to listen on (`HOST` overrides it).
+    public var host = "127.0.0.1"
+    /// The port to listen on (`PORT` overrides it); 0 picks a free one.
+    public var port = 4567
+    /// The largest request body accepted; a larger one gets 413.
+    public var bodyLimit = 1 << 20
+    /// The most bytes of request line and header fields accepted; more gets 431.
+    public var headerLimit = 16 << 10
+    /// Seconds from a request's first byte to its complete head before the connection is cut.
+    public var headerTimeout: Double = 10
+    /// Seconds from a request's head to the end of its body before the connection is cut.
+    public var bodyTimeout: Double = 30
+    /// Seconds an idle keep-alive connection is kept open.
+    public var idleTimeout: Double = 15
+    /// Seconds a shutdown waits for requests in flight before closing their connections.
+    public var shutdownTimeout: Double = 10
+    /// Whether each request is logged (method, path, status, bytes, duration).
+    public var accessLog = true
+
+    /// The defaults.
+    public init() {}
+
+    /// The defaults, with `MICRO_ENV`, `HOST` and `PORT` applied.
+    public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
+        var settings = Settings()
+        settings.environment = try Environment.fromProcess(variables)
+        if let host = variables["HOST"], !host.isEmpty { settings.host = host }
+        if let raw = variables["PORT"], !raw.isEmpty {
+            guard let port = Int(raw), (0...65535).contains(port) else {
+                throw ConfigurationError("PORT is '\(raw)'; expected a number from 0 to 65535.")
+            }
+            settings.port = port
+        }
+        return settings
+    }
+}

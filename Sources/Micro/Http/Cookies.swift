@@ -1,0 +1,79 @@
+import NIOHTTP1
+/// A cookie to set on the client, with its attributes (RFC 6265).
+///
+/// The defaults are the safe ones: `Path=/`, `HttpOnly`, `SameSite=Lax`.
+///
+/// ```swift
+/// request.response.setCookie(Cookie(name: "theme", value: "dark", maxAge: 86_400))
+/// ```
+public struct Cookie: Sendable, Equatable {
+    /// How a cookie travels with cross-site requests.
+    public enum SameSite: String, Sendable {
+        case strict = "Strict", lax = "Lax", none = "None"
+    }
+
+    public var name: String
+    public var value: String
+    public var path: String? = "/"
+    public var domain: String? = nil
+    /// Seconds until the cookie expires; 0 or less deletes it; nil makes a session cookie.
+    public var maxAge: Int? = nil
+    public var secure: Bool = false
+    public var httpOnly: Bool = true
+    public var sameSite: SameSite? = .lax
+
+    /// A cookie with safe defaults.
+    public init(
+        name: String, value: String, path: String? = "/", domain: String? = nil, maxAge: Int? = nil,
+        secure: Bool = false, httpOnly: Bool = true, sameSite: SameSite? = .lax
+    ) {
+        self.name = name
+        self.value = value
+        self.path = path
+        self.domain = domain
+        self.maxAge = maxAge
+        self.secure = secure
+        self.httpOnly = httpOnly
+        self.sameSite = sameSite
+    }
+
+    /// The `Set-Cookie` header value.
+    public var headerValue: String {
+        var parts = ["\(name)=\(value)"]
+        if let path { parts.append("Path=\(path)") }
+        if let domain { parts.append("Domain=\(domain)") }
+        if let maxAge { parts.append("Max-Age=\(max(maxAge, 0))") }
+        if secure { parts.append("Secure") }
+        if httpOnly { parts.append("HttpOnly") }
+        if let sameSite { parts.append("SameSite=\(sameSite.rawValue)") }
+        return parts.joined(separator: "; ")
+    }
+}
+
+extension Response {
+    /// Adds a `Set-Cookie` header for `cookie`.
+    public mutating func setCookie(_ cookie: Cookie) {
+        headers.add(name: "Set-Cookie", value: cookie.headerValue)
+    }
+}
+
+/// Parsing of `Cookie` request headers.
+enum Cookies {
+    /// The name/value pairs of `Cookie` header values (`a=1; b=2`). Pairs without `=` are
+    /// skipped; values in double quotes lose their quotes.
+    static func parse<S: StringProtocol>(_ headerValues: [S]) -> [(name: String, value: String)] {
+        var cookies: [(name: String, value: String)] = []
+        for header in headerValues {
+            for pair in header.split(separator: ";") {
+                guard let equals = pair.firstIndex(of: "=") else { continue }
+                let name = pair[..<equals].trimmingSpaces()
+                var value = pair[pair.index(after: equals)...].trimmingSpaces()
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                    value = String(value.dropFirst().dropLast())
+                }
+                if !name.isEmpty { cookies.append((name, value)) }
+            }
+        }
+        return cookies
+    }
+}

@@ -1,0 +1,14 @@
+// SwiftNIO's HTTP types, under Micro's names; exported so that an app needs only `import Micro`.
+@_exported import struct NIOCore.ByteBuffer
+@_exported import struct NIOHTTP1.HTTPHeaders
+@_exported import enum NIOHTTP1.HTTPMethod
+@_exported import enum NIOHTTP1.HTTPResponseStatus
+
+/// An HTTP request method (`GET`, `POST`, ...). SwiftNIO's type, under Micro's name.
+public typealias HttpMethod = NIOHTTP1.HTTPMethod
+
+/// An HTTP response status (`.ok`, `.notFound`, `.custom(code:reasonPhrase:)`).
+public typealias HttpStatus = NIOHTTP1.HTTPResponseStatus
+
+/// HTTP header fields: ordered, case-insensitive names, repeatable.
+public typealias HttpHeaders = NIOHTTP1.HTTPHeaders

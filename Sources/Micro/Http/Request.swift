@@ -1,0 +1,183 @@
+import NIOHTTP1
+import Foundation
+import Logging
+import NIOCore
+
+/// One HTTP request on its way through the app, and the response being built for it.
+///
+/// A route block receives it: read `params`, `headers` and `body`; set `response.status`,
+/// `response.headers` and `response.contentType`; stop from anywhere with ``halt(_:_:)``,
+/// ``redirect(to:status:)`` or ``pass()``.
+public final class Request {
+    /// The method; a HEAD request is answered by the GET route.
+    public let method: HttpMethod
+    /// The request target as sent: path and query string.
+    public let uri: String
+    /// The path, still percent-encoded, without the query string.
+    public let path: String
+    /// The query string after `?`, still encoded; empty when there is none.
+    public let queryString: String
+    /// The request's header fields.
+    public let headers: HttpHeaders
+    /// The request body (empty when there is none).
+    public let body: ByteBuffer
+    /// Path parameters, form fields and query parameters, merged (see ``Params``).
+    public internal(set) var params: Params
+    /// The response being built: routes and filters set its status, headers and content type.
+    public var response = Response()
+    /// The app's settings.
+    public let settings: Settings
+    /// A logger labelled with the request.
+    public var logger: Logger
+    /// The client's address, when the request came over a socket.
+    public let remoteAddress: String?
+    /// The pattern of the route that is answering, once one matched.
+    public internal(set) var route: RoutePattern?
+    /// Where the filter or route now running was defined, for the development error page.
+    var site: SourceSite?
+    /// Values that extensions (sessions, authentication) keep for the length of the request.
+    var storage: [ObjectIdentifier: Any] = [:]
+
+    /// Makes a request from its parts. Throws a 400 ``HttpError`` for a malformed target,
+    /// query string or form body.
+    public init(
+        method: HttpMethod, uri: String, headers: HttpHeaders = [:], body: ByteBuffer = ByteBuffer(),
+        settings: Settings, logger: Logger, remoteAddress: String? = nil
+    ) throws(HttpError) {
+        self.method = method
+        self.uri = uri
+        self.headers = headers
+        self.body = body
+        self.settings = settings
+        self.logger = logger
+        self.remoteAddress = remoteAddress
+
+        let target = try Self.originForm(uri)
+        if let question = target.firstIndex(of: "?") {
+            path = String(target[..<question])
+            queryString = String(target[target.index(after: question)...])
+        } else {
+            path = String(target)
+            queryString = ""
+        }
+        guard let decodedPath = PercentEncoding.decode(Substring(path)), !decodedPath.utf8.contains(0) else {
+            throw HttpError(.badRequest, "Malformed percent-encoding in the request path.")
+        }
+        params = Params()
+        if !queryString.isEmpty {
+            params.query = try FormDecoding.urlEncoded(Substring(queryString))
+        }
+        try decodeFormBody()
+    }
+
+    /// The path with its query string, as a browser would show it: `/tools?x=1`.
+    public var fullPath: String { queryString.isEmpty ? path : path + "?" + queryString }
+
+    /// The value of the cookie `name` sent by the client.
+    public func cookie(_ name: String) -> String? {
+        Cookies.parse(headers["Cookie"]).last { $0.name == name }?.value
+    }
+
+    /// Whether the client prefers JSON to HTML (its `Accept` names JSON and not HTML).
+    public var prefersJson: Bool { Self.prefersJson(headers) }
+
+    static func prefersJson(_ headers: HttpHeaders) -> Bool {
+        guard let accept = headers.first(name: "Accept")?.lowercased() else { return false }
+        return accept.contains("application/json") && !accept.contains("text/html")
+    }
+
+    /// Decodes a JSON body into `T`. Throws a 415 ``HttpError`` when the body is not JSON and
+    /// a 400 when it does not decode, with the decoder's reason.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws(HttpError) -> T {
+        let contentType = headers.first(name: "Content-Type")?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/json") || contentType.contains("+json") else {
+            throw HttpError(.unsupportedMediaType, "Expected a JSON body (Content-Type: application/json).")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+        } catch let error as DecodingError {
+            throw HttpError(.badRequest, "The JSON body does not decode: \(Self.describe(error))")
+        } catch {
+            throw HttpError(.badRequest, "The JSON body does not decode.")
+        }
+    }
+
+    /// Stops the request here and answers `status` with `body`, keeping the headers set so far.
+    ///
+    /// ```swift
+    /// guard allowed else { try request.halt(.forbidden, "Not for you.") }
+    /// ```
+    public func halt(_ status: HttpStatus, _ body: String? = nil) throws -> Never {
+        var response = self.response
+        response.status = status
+        if let body {
+            response.setBody(body)
+            if response.contentType == nil { response.contentType = "text/html; charset=utf-8" }
+        } else {
+            response.body = .empty
+        }
+        throw Halt(response: response)
+    }
+
+    /// Stops the request here and answers with `response`.
+    public func halt(_ response: Response) throws -> Never {
+        throw Halt(response: response)
+    }
+
+    /// Stops the request here and redirects to `location`: 303 See Other after a non-GET
+    /// request, 302 Found otherwise (Sinatra's choice), or `status` when given.
+    public func redirect(to location: String, status: HttpStatus? = nil) throws -> Never {
+        precondition(!location.contains(where: { $0 == "\r" || $0 == "\n" }), "A redirect location cannot hold CR or LF")
+        var response = self.response
+        response.status = status ?? (method == .GET || method == .HEAD ? .found : .seeOther)
+        response.headers.replaceOrAdd(name: "Location", value: location)
+        response.body = .empty
+        throw Halt(response: response)
+    }
+
+    /// Leaves this route and lets the next matching one answer (404 when there is none).
+    public func pass() throws -> Never {
+        throw PassToNextRoute()
+    }
+
+    private func decodeFormBody() throws(HttpError) {
+        guard body.readableBytes > 0, let contentType = headers.first(name: "Content-Type") else { return }
+        let attributes = HeaderAttributes(contentType)
+        switch attributes.value.lowercased() {
+        case "application/x-www-form-urlencoded":
+            let text = String(decoding: body.readableBytesView, as: UTF8.self)
+            params.form = try FormDecoding.urlEncoded(Substring(text))
+        case "multipart/form-data":
+            let parts = try FormDecoding.multipart(body, boundary: attributes["boundary"] ?? "")
+            params.form = parts.fields
+            params.files = parts.files
+        default:
+            break
+        }
+    }
+
+    /// The path and query of a request target in origin form (`/a?b`) or absolute form
+    /// (`http://host/a?b`, which RFC 9112 says servers must accept).
+    private static func originForm(_ uri: String) throws(HttpError) -> Substring {
+        if uri.hasPrefix("/") { return Substring(uri) }
+        for scheme in ["http://", "https://"] where uri.lowercased().hasPrefix(scheme) {
+            let rest = uri.dropFirst(scheme.count)
+            guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
+            return rest[slash] == "/" ? rest[slash...] : Substring("/" + rest[slash...])
+        }
+        if uri == "*" { return "*" }
+        throw HttpError(.badRequest, "Malformed request target.")
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.isEmpty ? "" : " at " + context.codingPath.map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing key '\(key.stringValue)'\(path(context))."
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return context.debugDescription + path(context)
+        @unknown default: return "invalid JSON."
+        }
+    }
+}

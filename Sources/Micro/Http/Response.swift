@@ -1,0 +1,80 @@
+import NIOHTTP1
+import NIOCore
+
+/// What a route answers: a status, headers and a body.
+///
+/// ```swift
+/// app.get("/teapot") { _ in
+///     Response(status: .imATeapot, contentType: "text/plain", body: "short and stout")
+/// }
+/// ```
+public struct Response: Sendable {
+    /// The status line's code and reason.
+    public var status: HttpStatus
+    /// The header fields, in order.
+    public var headers: HttpHeaders
+    /// The body: bytes, a file streamed from disk, or nothing.
+    public var body: ResponseBody
+
+    /// A response with the given parts; `200 OK` with no body by default.
+    public init(status: HttpStatus = .ok, headers: HttpHeaders = [:], body: ResponseBody = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A response with a text body and its content type.
+    public init(status: HttpStatus = .ok, contentType: String, body: String) {
+        self.init(status: status, body: .bytes(ByteBuffer(string: body)))
+        self.contentType = contentType
+    }
+
+    /// The `Content-Type` header.
+    public var contentType: String? {
+        get { headers.first(name: "Content-Type") }
+        set {
+            if let newValue { headers.replaceOrAdd(name: "Content-Type", value: newValue) } else { headers.remove(name: "Content-Type") }
+        }
+    }
+
+    /// Replaces the body with a text.
+    public mutating func setBody(_ text: String) {
+        body = .bytes(ByteBuffer(string: text))
+    }
+}
+
+/// The body of a ``Response``.
+public enum ResponseBody: Sendable {
+    /// No body.
+    case empty
+    /// Bytes held in memory.
+    case bytes(ByteBuffer)
+    /// A region of a file, streamed from disk when the response is written.
+    case file(FileRegionBody)
+
+    /// The number of bytes the body holds.
+    public var count: Int {
+        switch self {
+        case .empty: 0
+        case .bytes(let buffer): buffer.readableBytes
+        case .file(let file): file.length
+        }
+    }
+}
+
+/// A file on disk sent as a response body without loading it whole into memory.
+public struct FileRegionBody: Sendable {
+    /// The file's path.
+    public var path: String
+    /// The first byte to send.
+    public var offset: Int
+    /// How many bytes to send.
+    public var length: Int
+
+    /// A region of the file at `path`.
+    public init(path: String, offset: Int = 0, length: Int) {
+        self.path = path
+        self.offset = offset
+        self.length = length
+    }
+}

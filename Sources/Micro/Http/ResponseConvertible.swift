@@ -1,0 +1,71 @@
+import NIOHTTP1
+import Foundation
+import NIOCore
+
+/// What a route block can return: a `String`, a ``Response``, an ``HttpStatus``, bytes,
+/// or (through ``JsonBody``) anything `Encodable`.
+public protocol ResponseConvertible: SendableMetatype {
+    /// The response this value makes, given the response the route has built so far.
+    func makeResponse(for request: Request) throws -> Response
+}
+
+extension Response: ResponseConvertible {
+    public func makeResponse(for request: Request) throws -> Response { self }
+}
+
+extension String: ResponseConvertible {
+    /// The route's response with this text as its body (`text/html; charset=utf-8` unless the
+    /// route set another content type), as Sinatra does.
+    public func makeResponse(for request: Request) throws -> Response {
+        var response = request.response
+        response.setBody(self)
+        if response.contentType == nil { response.contentType = "text/html; charset=utf-8" }
+        return response
+    }
+}
+
+extension Substring: ResponseConvertible {
+    public func makeResponse(for request: Request) throws -> Response {
+        try String(self).makeResponse(for: request)
+    }
+}
+
+extension HttpStatus: ResponseConvertible {
+    /// The route's response with this status and no body.
+    public func makeResponse(for request: Request) throws -> Response {
+        var response = request.response
+        response.status = self
+        return response
+    }
+}
+
+extension ByteBuffer: ResponseConvertible {
+    /// The route's response with these bytes (`application/octet-stream` unless set).
+    public func makeResponse(for request: Request) throws -> Response {
+        var response = request.response
+        response.body = .bytes(self)
+        if response.contentType == nil { response.contentType = "application/octet-stream" }
+        return response
+    }
+}
+
+/// An `Encodable` value answered as JSON (`application/json`).
+///
+/// Route blocks that return an `Encodable` value are wrapped in it for you:
+/// `app.get("/api/user") { _ in User(name: "Ann") }`.
+public struct JsonBody<Value: Encodable>: ResponseConvertible {
+    /// The value to encode.
+    public var value: Value
+
+    /// Wraps `value`.
+    public init(_ value: Value) { self.value = value }
+
+    public func makeResponse(for request: Request) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var response = request.response
+        response.body = .bytes(ByteBuffer(bytes: try encoder.encode(value)))
+        if response.contentType == nil { response.contentType = "application/json" }
+        return response
+    }
+}

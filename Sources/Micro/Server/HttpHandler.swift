@@ -1,0 +1,290 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// One connection's HTTP/1.1 handler: collects each request (within the limits), answers it
+/// through the app, writes the response, and enforces the connection's timeouts.
+///
+/// Sits after NIO's decoder and pipelining handler, so requests arrive one at a time and
+/// responses leave in order. A raw-bytes observer in front of the decoder tells it when the
+/// first bytes of a request arrive (see ``RequestStartObserver``).
+final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        /// Waiting for a request head.
+        case idle
+        /// Collecting the body of a request.
+        case receiving(HTTPRequestHead, ByteBuffer)
+        /// The request went to the app; its response is not written yet.
+        case responding
+        /// An error response was sent; the connection closes once it is written.
+        case closing
+    }
+
+    private enum Timer {
+        case none, idle, header, body
+    }
+
+    private let responder: Responder
+    private let settings: Settings
+    private let logger: Logger
+    private let fileIO: NonBlockingFileIO
+    private var state = State.idle
+    private var timer = Timer.none
+    private var timeout: Scheduled<Void>?
+    private var executor: EventLoopTaskExecutor?
+    private var remoteAddress: String?
+    private var isActive = false
+    private var dateCache: (second: Int, text: String) = (0, "")
+
+    init(responder: Responder, fileIO: NonBlockingFileIO) {
+        self.responder = responder
+        self.settings = responder.settings
+        self.logger = responder.logger
+        self.fileIO = fileIO
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        executor = EventLoopTaskExecutor(context.eventLoop)
+        remoteAddress = context.channel.remoteAddress?.ipAddress
+        if context.channel.isActive { channelActive(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard !isActive else { return }
+        isActive = true
+        // A new connection has as long as an idle keep-alive one to start a request.
+        startTimer(.idle, context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isActive = false
+        cancelTimer()
+        context.fireChannelInactive()
+    }
+
+    /// Told by the observer in front of the decoder that bytes arrived.
+    func bytesArrived(context: ChannelHandlerContext) {
+        if timer == .idle { startTimer(.header, context: context) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            guard case .idle = state else { return }
+            cancelTimer()
+            if Self.headerSize(head) > settings.headerLimit {
+                return refuse(.requestHeaderFieldsTooLarge, "The request's header fields are larger than \(settings.headerLimit) bytes.", version: head.version, context: context)
+            }
+            if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > settings.bodyLimit {
+                return refuse(.payloadTooLarge, "The request body is larger than \(settings.bodyLimit) bytes.", version: head.version, context: context)
+            }
+            if head.headers[canonicalForm: "Expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+            }
+            state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
+            startTimer(.body, context: context)
+        case .body(var chunk):
+            guard case .receiving(let head, var body) = state else { return }
+            guard body.readableBytes + chunk.readableBytes <= settings.bodyLimit else {
+                return refuse(.payloadTooLarge, "The request body is larger than \(settings.bodyLimit) bytes.", version: head.version, context: context)
+            }
+            state = .responding  // lets `body` be uniquely referenced while it grows
+            body.writeBuffer(&chunk)
+            state = .receiving(head, body)
+        case .end:
+            guard case .receiving(let head, let body) = state else { return }
+            cancelTimer()
+            state = .responding
+            respond(to: head, body: body, context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            // I/O errors (a reset connection): nothing to answer.
+            context.close(promise: nil)
+            return
+        }
+        switch state {
+        case .idle, .receiving:
+            if parserError == .headerOverflow {
+                refuse(.requestHeaderFieldsTooLarge, "The request's header fields are too large.", version: .http1_1, context: context)
+            } else {
+                refuse(.badRequest, "Malformed HTTP request.", version: .http1_1, context: context)
+            }
+        case .responding, .closing:
+            context.close(promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The client half-closed: answer what is in flight, then close.
+            if case .responding = state { state = .closing } else { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    // MARK: Answering
+
+    private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        let promise = context.eventLoop.makePromise(of: Response.self)
+        let responder = responder
+        let remoteAddress = remoteAddress
+        Task(executorPreference: executor) {
+            promise.succeed(await responder.respond(
+                method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress))
+        }
+        promise.futureResult.assumeIsolated().whenSuccess { response in
+            let closing: Bool
+            if case .closing = self.state { closing = true } else { closing = false }
+            self.write(response, version: head.version, keepAlive: head.isKeepAlive && !closing, context: context)
+        }
+    }
+
+    private func write(_ response: Response, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard isActive else { return }
+        if case .file(let file) = response.body {
+            // Open before the head is written, so a file that vanished since the look-up
+            // still gets a proper answer.
+            fileIO.openFile(_deprecatedPath: file.path, eventLoop: context.eventLoop).assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let (handle, _)):
+                    let region = FileRegion(fileHandle: handle, readerIndex: file.offset, endIndex: file.offset + file.length)
+                    self.writeParts(response, fileRegion: region, version: version, keepAlive: keepAlive, context: context)
+                        .whenComplete { _ in try? handle.close() }
+                case .failure:
+                    var missing = Response(status: .notFound, contentType: "text/plain; charset=utf-8", body: "Not Found")
+                    Responder.finalize(&missing, for: .GET)
+                    _ = self.writeParts(missing, fileRegion: nil, version: version, keepAlive: keepAlive, context: context)
+                }
+            }
+        } else {
+            _ = writeParts(response, fileRegion: nil, version: version, keepAlive: keepAlive, context: context)
+        }
+    }
+
+    private func writeParts(
+        _ response: Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext
+    ) -> EventLoopFuture<Void> {
+        guard isActive else { return context.eventLoop.makeSucceededVoidFuture() }
+        var headers = response.headers
+        headers.add(name: "Date", value: currentDate())
+        if !keepAlive {
+            headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if version.major == 1, version.minor == 0 {
+            headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: response.status, headers: headers))), promise: nil)
+        if let fileRegion {
+            context.write(wrapOutboundOut(.body(.fileRegion(fileRegion))), promise: nil)
+        } else if case .bytes(let buffer) = response.body, buffer.readableBytes > 0 {
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if keepAlive {
+            state = .idle
+            startTimer(.idle, context: context)
+        } else {
+            state = .closing
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
+        return written
+    }
+
+    /// Answers a request the server refuses before the app sees it, then closes the
+    /// connection (the rest of the request is never read).
+    private func refuse(_ status: HttpStatus, _ message: String, version: HTTPVersion, context: ChannelHandlerContext) {
+        cancelTimer()
+        state = .closing
+        guard isActive else { return }
+        var response = Response(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
+        Responder.finalize(&response, for: .GET)
+        if settings.accessLog { logger.info("refused: \(status.code) \(message)") }
+        _ = writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context)
+    }
+
+    // MARK: Timeouts
+
+    private func startTimer(_ kind: Timer, context: ChannelHandlerContext) {
+        cancelTimer()
+        let seconds: Double
+        switch kind {
+        case .none: return
+        case .idle: seconds = settings.idleTimeout
+        case .header: seconds = settings.headerTimeout
+        case .body: seconds = settings.bodyTimeout
+        }
+        timer = kind
+        timeout = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) {
+            self.timedOut(kind, context: context)
+        }
+    }
+
+    private func cancelTimer() {
+        timeout?.cancel()
+        timeout = nil
+        timer = .none
+    }
+
+    private func timedOut(_ kind: Timer, context: ChannelHandlerContext) {
+        timer = .none
+        timeout = nil
+        switch kind {
+        case .idle, .none:
+            context.close(promise: nil)
+        case .header, .body:
+            refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, context: context)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The size of the request line and header fields as sent, near enough (CRLFs included).
+    static func headerSize(_ head: HTTPRequestHead) -> Int {
+        var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 12
+        for (name, value) in head.headers { size += name.utf8.count + value.utf8.count + 4 }
+        return size
+    }
+
+    private func currentDate() -> String {
+        let now = Int(NIODeadline.wallClockSeconds)
+        if now != dateCache.second { dateCache = (now, HttpDate.format(now)) }
+        return dateCache.text
+    }
+}
+
+/// Placed in front of the HTTP decoder: tells the handler when bytes arrive, so an idle
+/// connection's timer becomes the (shorter) header timer once a request starts.
+final class RequestStartObserver: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let handler: HttpHandler
+    private var handlerContext: ChannelHandlerContext?
+
+    init(handler: HttpHandler) {
+        self.handler = handler
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if handlerContext == nil { handlerContext = try? context.pipeline.syncOperations.context(handler: handler) }
+        if let handlerContext { handler.bytesArrived(context: handlerContext) }
+        context.fireChannelRead(data)
+    }
+}
+
+extension NIODeadline {
+    /// Seconds since 1970, from the wall clock.
+    static var wallClockSeconds: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec)
+    }
+}

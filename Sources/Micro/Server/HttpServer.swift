@@ -1,0 +1,86 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+
+/// The app served over HTTP/1.1 on SwiftNIO: keep-alive, pipelining, limits, timeouts, and a
+/// graceful shutdown (stop accepting, finish what is in flight, close).
+final class HttpServer: Sendable {
+    /// The address it listens on.
+    let host: String
+    /// The port it listens on (the one picked when the settings said 0).
+    let port: Int
+    private let channel: any Channel
+    private let quiesce: ServerQuiescingHelper
+    private let shutdownTimeout: Double
+
+    private init(channel: any Channel, quiesce: ServerQuiescingHelper, host: String, shutdownTimeout: Double) {
+        self.channel = channel
+        self.quiesce = quiesce
+        self.host = host
+        self.port = channel.localAddress?.port ?? 0
+        self.shutdownTimeout = shutdownTimeout
+    }
+
+    /// Binds to the settings' host and port and starts serving `responder`.
+    static func start(_ responder: Responder) async throws -> HttpServer {
+        let settings = responder.settings
+        let group = MultiThreadedEventLoopGroup.singleton
+        let quiesce = ServerQuiescingHelper(group: group)
+        let fileIO = NonBlockingFileIO(threadPool: .singleton)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    let handler = HttpHandler(responder: responder, fileIO: fileIO)
+                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                    try pipeline.addHandler(RequestStartObserver(handler: handler), position: .first)
+                    try pipeline.addHandler(handler)
+                }
+            }
+            .bind(host: settings.host, port: settings.port)
+            .get()
+        return HttpServer(channel: channel, quiesce: quiesce, host: settings.host, shutdownTimeout: settings.shutdownTimeout)
+    }
+
+    /// Stops accepting connections, lets the requests in flight finish (up to the shutdown
+    /// timeout), and closes every connection. Returns whether everything finished in time.
+    @discardableResult
+    func shutdown() async -> Bool {
+        let finished = channel.eventLoop.makePromise(of: Void.self)
+        quiesce.initiateShutdown(promise: finished)
+        let result = await FirstOf.wait(finished.futureResult, orSeconds: shutdownTimeout)
+        if !result { try? await channel.close() }
+        return result
+    }
+}
+
+/// Waits for a future or a deadline, whichever comes first.
+enum FirstOf {
+    /// True when `future` completed within `seconds`.
+    static func wait(_ future: EventLoopFuture<Void>, orSeconds seconds: Double) async -> Bool {
+        let once = NIOLockedValueBox(false)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            @Sendable func resume(_ value: Bool) {
+                let first = once.withLockedValue { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            future.whenComplete { _ in resume(true) }
+            future.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { resume(false) }
+        }
+    }
+}

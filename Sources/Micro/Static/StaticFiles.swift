@@ -1,0 +1,93 @@
+import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#else
+import Darwin
+#endif
+
+/// Serves the files under the public folder, with `ETag`, `Last-Modified`, `Cache-Control`
+/// and 304s, streamed from disk. No path outside the folder is ever served: `..`, encoded
+/// slashes and backslashes are refused before the file system is touched, and the resolved
+/// path (symlinks followed) must still lie inside the folder.
+///
+/// The look-up (`realpath`, `stat`) runs on the calling thread: it reads metadata only, as
+/// nginx does on its event loop; the content is streamed later without blocking.
+struct StaticFiles: Sendable {
+    /// The folder's real path, without a trailing slash.
+    let root: String
+    let cacheControl: String
+
+    /// Nil when the folder does not exist.
+    init?(folder: String, cacheControl: String) {
+        guard let root = Self.realPath(folder), Self.fileType(root) == S_IFDIR else { return nil }
+        self.root = root
+        self.cacheControl = cacheControl
+    }
+
+    /// The response for a file under the folder, or nil when the path names none (the request
+    /// then goes on to the routes).
+    func response(for request: Request) -> Response? {
+        guard let relative = Self.safeRelativePath(request.path) else { return nil }
+        guard let resolved = Self.realPath(root + relative),
+            resolved.hasPrefix(root + "/")
+        else { return nil }
+        var info = stat()
+        guard stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+
+        let size = Int(info.st_size)
+        let modified = Int(info.st_mtim.tv_sec)
+        let etag = "\"\(String(size, radix: 16))-\(String(modified, radix: 16))-\(String(Int(info.st_mtim.tv_nsec), radix: 16))\""
+        var response = Response()
+        response.headers.add(name: "ETag", value: etag)
+        response.headers.add(name: "Last-Modified", value: HttpDate.format(modified))
+        response.headers.add(name: "Cache-Control", value: cacheControl)
+        if Self.notModified(request.headers, etag: etag, modified: modified) {
+            response.status = .notModified
+            return response
+        }
+        response.contentType = MimeTypes.type(forFileNamed: resolved)
+        response.body = .file(FileRegionBody(path: resolved, length: size))
+        return response
+    }
+
+    /// `If-None-Match` wins over `If-Modified-Since` (RFC 9110, 13.2.2).
+    static func notModified(_ headers: HttpHeaders, etag: String, modified: Int) -> Bool {
+        let noneMatch = headers[canonicalForm: "If-None-Match"]
+        if !noneMatch.isEmpty {
+            return noneMatch.contains { tag in tag == "*" || tag == etag || tag == "W/" + etag }
+        }
+        if let since = headers.first(name: "If-Modified-Since").flatMap(HttpDate.parse) {
+            return modified <= since
+        }
+        return false
+    }
+
+    /// The decoded path if it is safe to join to the folder: no malformed escapes, no encoded
+    /// slash or backslash, no backslash, NUL, `.` or `..` segment.
+    static func safeRelativePath(_ rawPath: String) -> String? {
+        let lowered = rawPath.lowercased()
+        guard !lowered.contains("%2f"), !lowered.contains("%5c"), !lowered.contains("%00"),
+            let decoded = PercentEncoding.decode(Substring(rawPath)),
+            decoded.hasPrefix("/"), !decoded.contains("\\"), !decoded.utf8.contains(0)
+        else { return nil }
+        for segment in decoded.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        where segment == ".." || segment == "." {
+            return nil
+        }
+        return decoded
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func fileType(_ path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT
+    }
+}
