@@ -82,64 +82,16 @@ public final class App: Sendable {
         on(method, pattern, file: file, line: line) { request in JsonBody(try await handler(request)) }
     }
 
-    /// Adds a GET route (HEAD requests are answered by it too, without the body).
-    public func get<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.GET, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a GET route answered as JSON.
-    @_disfavoredOverload
-    public func get<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.GET, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a POST route.
-    public func post<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.POST, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a POST route answered as JSON.
-    @_disfavoredOverload
-    public func post<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.POST, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a PUT route.
-    public func put<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.PUT, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a PUT route answered as JSON.
-    @_disfavoredOverload
-    public func put<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.PUT, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a PATCH route.
-    public func patch<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.PATCH, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a PATCH route answered as JSON.
-    @_disfavoredOverload
-    public func patch<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.PATCH, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a DELETE route.
-    public func delete<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.DELETE, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds a DELETE route answered as JSON.
-    @_disfavoredOverload
-    public func delete<R: Encodable & SendableMetatype>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.DELETE, pattern, file: file, line: line, handler)
-    }
-
-    /// Adds an OPTIONS route.
-    public func options<R: ResponseConvertible>(_ pattern: String, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> R) {
-        on(.OPTIONS, pattern, file: file, line: line, handler)
+    /// Adds a route whose block returns nothing: the answer is `request.response` as the
+    /// block left it (or what it halted or redirected with).
+    public func on(
+        _ method: HttpMethod, _ pattern: String, file: String = #fileID, line: UInt = #line,
+        _ handler: @escaping @Sendable (Request) async throws -> Void
+    ) {
+        on(method, pattern, file: file, line: line) { request -> Response in
+            try await handler(request)
+            return request.response
+        }
     }
 
     // MARK: Filters

@@ -69,3 +69,10 @@ public struct JsonBody<Value: Encodable>: ResponseConvertible {
         return response
     }
 }
+
+extension Never: ResponseConvertible {
+    /// A block that always halts, redirects or passes returns `Never`.
+    public func makeResponse(for request: Request) throws -> Response {
+        switch self {}
+    }
+}

@@ -170,10 +170,13 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// Writes a response's parts through `output` (by default this handler's own context).
     private func writeParts(
-        _ response: Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext
+        _ response: Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext,
+        output: ChannelHandlerContext? = nil
     ) -> EventLoopFuture<Void> {
         guard isActive else { return context.eventLoop.makeSucceededVoidFuture() }
+        let output = output ?? context
         var headers = response.headers
         headers.add(name: "Date", value: currentDate())
         if !keepAlive {
@@ -181,13 +184,13 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         } else if version.major == 1, version.minor == 0 {
             headers.replaceOrAdd(name: "Connection", value: "keep-alive")
         }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: response.status, headers: headers))), promise: nil)
+        output.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: response.status, headers: headers))), promise: nil)
         if let fileRegion {
-            context.write(wrapOutboundOut(.body(.fileRegion(fileRegion))), promise: nil)
+            output.write(wrapOutboundOut(.body(.fileRegion(fileRegion))), promise: nil)
         } else if case .bytes(let buffer) = response.body, buffer.readableBytes > 0 {
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            output.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
-        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        let written = output.writeAndFlush(wrapOutboundOut(.end(nil)))
         if keepAlive {
             state = .idle
             startTimer(.idle, context: context)
@@ -200,14 +203,28 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers a request the server refuses before the app sees it, then closes the
     /// connection (the rest of the request is never read).
-    private func refuse(_ status: HttpStatus, _ message: String, version: HTTPVersion, context: ChannelHandlerContext) {
+    ///
+    /// `beforeHead` says no request head has been decoded: NIO's pipelining handler then
+    /// takes a response for a protocol violation (and traps in debug builds), so the answer
+    /// goes straight to the response encoder in front of it.
+    private func refuse(
+        _ status: HttpStatus, _ message: String, version: HTTPVersion, beforeHead: Bool = false, context: ChannelHandlerContext
+    ) {
         cancelTimer()
         state = .closing
         guard isActive else { return }
+        var output: ChannelHandlerContext?
+        if beforeHead {
+            guard let encoderSide = try? context.pipeline.syncOperations.context(handlerType: HTTPServerPipelineHandler.self) else {
+                context.close(promise: nil)
+                return
+            }
+            output = encoderSide
+        }
         var response = Response(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
         Responder.finalize(&response, for: .GET)
         if settings.accessLog { logger.info("refused: \(status.code) \(message)") }
-        _ = writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context)
+        _ = writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context, output: output)
     }
 
     // MARK: Timeouts
@@ -239,7 +256,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch kind {
         case .idle, .none:
             context.close(promise: nil)
-        case .header, .body:
+        case .header:
+            refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, beforeHead: true, context: context)
+        case .body:
             refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, context: context)
         }
     }
