@@ -1,9 +1,5 @@
 import Micro
 
 let app = App()
-
-app.get("/") { _ in
-    HomePage.html
-}
-
+SampleRoutes.install(in: app)
 try await app.run()
