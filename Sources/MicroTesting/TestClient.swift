@@ -1,5 +1,5 @@
 import Foundation
-import Micro
+@_spi(Testing) import Micro
 import NIOCore
 
 /// Sends requests through the whole app in-process (static files, filters, routing, error
@@ -20,6 +20,10 @@ public final class TestClient {
     public private(set) var cookies: [String: StoredCookie] = [:]
     /// The address the app sees as the client's (`request.remoteAddress`).
     public var remoteAddress = "127.0.0.1"
+    /// Whether POST, PUT, PATCH and DELETE requests carry a valid CSRF token (in the
+    /// `X-CSRF-Token` header), as a form in one of the app's pages would. Turn it off to test
+    /// that a forged request is refused.
+    public var sendsCsrfToken = true
 
     /// A cookie in the client's jar.
     public struct StoredCookie: Sendable, Equatable {
@@ -106,6 +110,13 @@ public final class TestClient {
         let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
         let jar = cookieHeader(for: path)
         if !jar.isEmpty, !headers.contains(name: "Cookie") { headers.add(name: "Cookie", value: jar) }
+        if sendsCsrfToken, [.POST, .PUT, .PATCH, .DELETE].contains(method), !headers.contains(name: "X-CSRF-Token") {
+            let issued = try app.issueCsrfToken(headers: headers)
+            store(issued.response.headers["Set-Cookie"])
+            headers.add(name: "X-CSRF-Token", value: issued.token)
+            let jar = cookieHeader(for: path)
+            if !jar.isEmpty { headers.replaceOrAdd(name: "Cookie", value: jar) }
+        }
         if !body.isEmpty { headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
         let response = try await app.respond(
             method: method, uri: uri, headers: headers, body: ByteBuffer(bytes: body), remoteAddress: remoteAddress)

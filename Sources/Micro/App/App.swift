@@ -20,8 +20,12 @@ public final class App: Sendable {
         var beforeFilters: [Filter] = []
         var afterFilters: [Filter] = []
         var errorHandlers: [ErrorHandler] = []
+        var csrfExemptions: [RoutePattern] = []
+        var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
         /// Mistakes found while the app was defined (a bad pattern), reported at start-up.
         var problems: [String] = []
+        /// The app built for serving, until the definition changes.
+        var responder: Responder?
     }
 
     private let definition: Mutex<Definition>
@@ -55,7 +59,7 @@ public final class App: Sendable {
     /// The settings; change them before the app starts.
     public var settings: Settings {
         get { definition.withLock { $0.settings } }
-        set { definition.withLock { $0.settings = newValue } }
+        set { update { $0.settings = newValue } }
     }
 
     // MARK: Routes
@@ -70,7 +74,7 @@ public final class App: Sendable {
         let route = Route(method: method, pattern: compiled, handler: { request in
             try await handler(request).makeResponse(for: request)
         }, site: site)
-        definition.withLock { $0.router.add(route) }
+        update { $0.router.add(route) }
     }
 
     /// Adds a route whose block returns an `Encodable` value, answered as JSON.
@@ -105,7 +109,7 @@ public final class App: Sendable {
             guard let valid = compile(pattern, at: site) else { return }
             compiled = valid
         }
-        definition.withLock { $0.beforeFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
+        update { $0.beforeFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
     }
 
     /// Runs `handler` after the route (or the error page) of every request, or of those whose
@@ -117,14 +121,14 @@ public final class App: Sendable {
             guard let valid = compile(pattern, at: site) else { return }
             compiled = valid
         }
-        definition.withLock { $0.afterFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
+        update { $0.afterFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
     }
 
     // MARK: Errors
 
     /// Answers requests that no route matched (instead of the default 404 page).
     public func notFound<R: ResponseConvertible>(_ handler: @escaping @Sendable (Request) async throws -> R) {
-        definition.withLock {
+        update {
             $0.errorHandlers.append(ErrorHandler(matches: { _, status in status == .notFound }) { request, _ in
                 try await handler(request).makeResponse(for: request)
             })
@@ -134,7 +138,7 @@ public final class App: Sendable {
     /// Answers errors that end in `status` (a thrown ``HttpError`` of that status, or 500 for
     /// any other error), instead of the default page. `request.response.status` is preset.
     public func error<R: ResponseConvertible>(_ status: HttpStatus, _ handler: @escaping @Sendable (Request, any Error) async throws -> R) {
-        definition.withLock {
+        update {
             $0.errorHandlers.append(ErrorHandler(matches: { _, errorStatus in errorStatus == status }) { request, error in
                 try await handler(request, error).makeResponse(for: request)
             })
@@ -143,11 +147,30 @@ public final class App: Sendable {
 
     /// Answers errors of type `type`, with the error itself (status 500 unless you set one).
     public func error<E: Error, R: ResponseConvertible & SendableMetatype>(_ type: E.Type, _ handler: @escaping @Sendable (Request, E) async throws -> R) {
-        definition.withLock {
+        update {
             $0.errorHandlers.append(ErrorHandler(matches: { error, _ in error is E }) { request, error in
                 try await handler(request, error as! E).makeResponse(for: request)
             })
         }
+    }
+
+    // MARK: Protection
+
+    /// Lets state-changing requests to paths matching `pattern` through without a CSRF token:
+    /// for webhooks and APIs that authenticate otherwise. (JSON bodies never need one: browsers
+    /// cannot send them across sites without CORS.)
+    ///
+    /// ```swift
+    /// app.skipCsrf("/api/*")
+    /// ```
+    public func skipCsrf(_ pattern: String, file: String = #fileID, line: UInt = #line) {
+        guard let compiled = compile(pattern, at: SourceSite(file: file, line: line)) else { return }
+        update { $0.csrfExemptions.append(compiled) }
+    }
+
+    /// Adds values every template sees (what `hook` returns for the request).
+    func addTemplateValues(_ hook: @escaping @Sendable (Request) -> [String: any Sendable]) {
+        update { $0.templateHooks.append(hook) }
     }
 
     // MARK: Running
@@ -155,18 +178,30 @@ public final class App: Sendable {
     /// The whole app as it is now, frozen for serving. Throws the mistakes found while it was
     /// defined (bad route patterns, bad settings), each with where it was made.
     func makeResponder() throws(ConfigurationError) -> Responder {
-        let definition = definition.withLock { $0 }
-        guard definition.problems.isEmpty else {
-            throw ConfigurationError(definition.problems.joined(separator: "\n"))
+        try definition.withLock { (definition: inout Definition) throws(ConfigurationError) -> Responder in
+            if let responder = definition.responder { return responder }
+            guard definition.problems.isEmpty else {
+                throw ConfigurationError(definition.problems.joined(separator: "\n"))
+            }
+            let responder = try Responder(definition: definition, logger: logger)
+            definition.responder = responder
+            return responder
         }
-        return Responder(definition: definition, logger: logger)
+    }
+
+    /// Changes the definition; the app is built anew for the next request.
+    private func update(_ change: (inout Definition) -> Void) {
+        definition.withLock { definition in
+            change(&definition)
+            definition.responder = nil
+        }
     }
 
     private func compile(_ pattern: String, at site: SourceSite) -> RoutePattern? {
         do {
             return try RoutePattern(pattern)
         } catch {
-            definition.withLock { $0.problems.append("\(site): \(error)") }
+            update { $0.problems.append("\(site): \(error)") }
             return nil
         }
     }

@@ -12,8 +12,9 @@ struct Responder: Sendable {
     private let afterFilters: [Filter]
     private let errorHandlers: [ErrorHandler]
     private let staticFiles: StaticFiles?
+    private let services: Services
 
-    init(definition: App.Definition, logger: Logger) {
+    init(definition: App.Definition, logger: Logger) throws(ConfigurationError) {
         settings = definition.settings
         self.logger = logger
         router = definition.router
@@ -23,6 +24,12 @@ struct Responder: Sendable {
         staticFiles = definition.settings.publicFolder.flatMap {
             StaticFiles(folder: $0, cacheControl: definition.settings.staticCacheControl)
         }
+        services = Services(
+            sessions: try Sessions(settings: settings),
+            views: try Views(folder: settings.views, environment: settings.environment),
+            csrf: CsrfProtection(exemptions: definition.csrfExemptions),
+            securityHeaders: settings.securityHeaders,
+            templateHooks: definition.templateHooks)
     }
 
     /// Answers a request given by its parts; never throws: every failure becomes a page.
@@ -34,11 +41,12 @@ struct Responder: Sendable {
         do {
             let request = try Request(
                 method: method, uri: uri, headers: headers, body: body,
-                settings: settings, logger: logger, remoteAddress: remoteAddress)
+                settings: settings, services: services, logger: logger, remoteAddress: remoteAddress)
             response = await respond(to: request)
         } catch {
             response = ErrorPages.page(
                 status: error.status, message: error.message, detail: nil, json: Request.prefersJson(headers))
+            services.securityHeaders.apply(to: &response, signedIn: false)
         }
         Self.finalize(&response, for: method)
         if settings.accessLog {
@@ -50,12 +58,28 @@ struct Responder: Sendable {
 
     private func respond(to request: Request) async -> Response {
         if let staticFiles, request.method == .GET || request.method == .HEAD,
-            let file = staticFiles.response(for: request)
+            var file = staticFiles.response(for: request)
         {
+            services.securityHeaders.apply(to: &file, signedIn: false)
             return file
         }
+        var response = await run(request)
+        if let session = request.loadedSession {
+            do {
+                try services.sessions.commit(session, into: &response, logger: request.logger)
+            } catch {
+                response = await errorResponse(for: error, request)
+            }
+        }
+        services.securityHeaders.apply(to: &response, signedIn: request.isSignedInForHeaders(response))
+        return response
+    }
+
+    /// CSRF protection, before filters, the route, after filters, and error handling.
+    private func run(_ request: Request) async -> Response {
         var response: Response
         do {
+            try services.csrf.check(request)
             for filter in beforeFilters {
                 guard let match = filter.applies(to: request.path) else { continue }
                 request.site = filter.site
@@ -123,6 +147,17 @@ struct Responder: Sendable {
         if let route = request.route { lines.append("Route:   \(request.method == .HEAD ? "GET" : request.method.rawValue) \(route)") }
         if let site = request.site { lines.append("Thrown in the block defined at \(site)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// A token for the session in `headers`' cookie, and the response carrying the session cookie.
+    func issueCsrfToken(headers: HttpHeaders) throws -> (token: String, response: Response) {
+        let request = try Request(
+            method: .GET, uri: "/", headers: headers, body: ByteBuffer(),
+            settings: settings, services: services, logger: logger, remoteAddress: nil)
+        let token = request.csrfToken
+        var response = Response()
+        try services.sessions.commit(request.session, into: &response, logger: logger)
+        return (token, response)
     }
 
     /// Sets `Content-Length` from the body (none for 1xx, 204 and 304) and drops the body of

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The app's settings, with Sinatra's defaults and secure limits.
 ///
 /// ```swift
@@ -33,6 +35,12 @@ public struct Settings: Sendable {
     public var shutdownTimeout: Double = 10
     /// Whether each request is logged (method, path, status, bytes, duration).
     public var accessLog = true
+    /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
+    public var sessions = SessionSettings()
+    /// The headers that protect HTML pages (CSP, frame and sniffing protection).
+    public var securityHeaders = SecurityHeaders()
+    /// The clock sessions and throttles read; tests replace it to travel in time.
+    public var clock: @Sendable () -> Date = { Date() }
 
     /// The defaults.
     public init() {}
@@ -48,6 +56,7 @@ public struct Settings: Sendable {
             }
             settings.port = port
         }
+        if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
         return settings
     }
 }

@@ -35,15 +35,22 @@ public final class Request {
     public internal(set) var route: RoutePattern?
     /// Where the filter or route now running was defined, for the development error page.
     var site: SourceSite?
-    /// Values that extensions (sessions, authentication) keep for the length of the request.
+    /// Sessions, views, CSRF: the app's services.
+    let services: Services
+    /// The session, once something asked for it.
+    var loadedSession: Session?
+    /// The flash, with the session.
+    var loadedFlash: Flash?
+    /// Values that extensions (authentication) keep for the length of the request.
     var storage: [ObjectIdentifier: Any] = [:]
 
     /// Makes a request from its parts. Throws a 400 ``HttpError`` for a malformed target,
     /// query string or form body.
-    public init(
-        method: HttpMethod, uri: String, headers: HttpHeaders = [:], body: ByteBuffer = ByteBuffer(),
-        settings: Settings, logger: Logger, remoteAddress: String? = nil
+    init(
+        method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer,
+        settings: Settings, services: Services, logger: Logger, remoteAddress: String?
     ) throws(HttpError) {
+        self.services = services
         self.method = method
         self.uri = uri
         self.headers = headers

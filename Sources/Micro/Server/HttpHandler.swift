@@ -190,12 +190,16 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         } else if case .bytes(let buffer) = response.body, buffer.readableBytes > 0 {
             output.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
-        let written = output.writeAndFlush(wrapOutboundOut(.end(nil)))
+        // Ready for the next request before the end is written: the pipelining handler hands
+        // over a request it held back from within that write.
         if keepAlive {
             state = .idle
             startTimer(.idle, context: context)
         } else {
             state = .closing
+        }
+        let written = output.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
         return written

@@ -7,6 +7,7 @@ func testApp(publicFolder: String? = nil, environment: Environment = .test, conf
     settings.accessLog = false
     settings.publicFolder = publicFolder
     settings.port = 0
+    if environment == .production { settings.sessions.secret = String(repeating: "0123456789abcdef", count: 4) }
     configure(&settings)
     return App(settings: settings)
 }

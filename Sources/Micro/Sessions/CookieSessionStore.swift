@@ -1,0 +1,47 @@
+import Crypto
+import Foundation
+
+/// Keeps the whole session in the cookie, sealed with AES-GCM under a key derived from the
+/// app's secret with HKDF-SHA256: the client can neither read nor change it.
+///
+/// The cookie value is base64url(nonce ‖ ciphertext ‖ tag); the cookie's name is authenticated
+/// too, so a value cannot be moved to another cookie.
+public struct CookieSessionStore: SessionStore {
+    private let key: SymmetricKey
+    private let authenticatedName: Data
+
+    /// A store sealing with a key derived from `secret` (at least 32 bytes).
+    public init(secret: String, cookieName: String = "micro.session") {
+        key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(secret.utf8)),
+            salt: Data("micro.session.salt".utf8),
+            info: Data("micro session cookie v1".utf8),
+            outputByteCount: 32)
+        authenticatedName = Data(cookieName.utf8)
+    }
+
+    public func load(cookieValue: String) -> SessionData? {
+        // Anything beyond what a browser keeps is not ours; don't spend work on it.
+        guard cookieValue.utf8.count <= 8192, let sealed = Base64Url.decode(cookieValue),
+            let box = try? AES.GCM.SealedBox(combined: sealed),
+            let plain = try? AES.GCM.open(box, using: key, authenticating: authenticatedName)
+        else { return nil }
+        return try? JSONDecoder().decode(SessionData.self, from: plain)
+    }
+
+    public func save(_ data: SessionData) throws -> String {
+        let plain = try JSONEncoder().encode(data)
+        let box = try AES.GCM.seal(plain, using: key, authenticating: authenticatedName)
+        guard let combined = box.combined else { throw SessionError("AES-GCM gave no combined box") }
+        return Base64Url.encode(combined)
+    }
+
+    public func destroy(id: String) {}
+}
+
+/// A session that could not be kept, with the reason.
+public struct SessionError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

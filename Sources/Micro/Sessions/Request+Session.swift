@@ -1,0 +1,43 @@
+extension Request {
+    /// The client's session (see ``Session``), loaded from its cookie the first time it is asked
+    /// for; a new, empty one when the cookie is missing, forged, garbled or expired.
+    public var session: Session {
+        if let session = loadedSession { return session }
+        let session = services.sessions.load(for: self)
+        loadedSession = session
+        loadedFlash = Flash(session: session)
+        return session
+    }
+
+    /// Messages for the next request (see ``Flash``): `request.flash["notice"] = "Saved."`.
+    public var flash: Flash {
+        _ = session
+        return loadedFlash!
+    }
+
+    /// A CSRF token for a form of this session: send it as the `_csrf` field (templates have
+    /// `{{{csrfField}}}`) or the `X-CSRF-Token` header.
+    public var csrfToken: String {
+        CsrfToken.token(for: session)
+    }
+}
+
+extension Session {
+    /// The key under which authentication keeps the signed-in user.
+    static let userKey = "_user"
+}
+
+extension Request {
+    /// Whether the page goes to a signed-in session (it then gets `Cache-Control: no-store`).
+    /// Reads the session only for HTML answers to a client that sent a session cookie.
+    func isSignedInForHeaders(_ response: Response) -> Bool {
+        guard response.contentType?.lowercased().hasPrefix("text/html") == true else { return false }
+        if loadedSession == nil, cookie(services.sessions.settings.cookieName) == nil { return false }
+        return session.get(Session.userKey, as: AnyCodableMarker.self) != nil
+    }
+}
+
+/// Decodes anything: used to ask whether a key holds a value at all.
+struct AnyCodableMarker: Decodable {
+    init(from decoder: any Decoder) throws {}
+}

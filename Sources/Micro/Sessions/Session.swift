@@ -1,0 +1,86 @@
+import Foundation
+
+/// The session of the request's client: values kept between requests.
+///
+/// ```swift
+/// request.session["theme"] = "dark"                     // strings
+/// try request.session.set("prefs", Prefs(zone: "UTC"))  // any Codable value
+/// let prefs = request.session.get("prefs", as: Prefs.self)
+/// request.session.regenerate()                          // new identity, at sign-in
+/// ```
+///
+/// Keys starting with `_` are Micro's own (flash, CSRF token, sign-in state).
+public final class Session {
+    private(set) var data: SessionData
+    /// Whether the values changed in this request (the cookie is written only then).
+    private(set) var changed = false
+    /// Ids this session had earlier in the request, to destroy in server-side stores.
+    private(set) var retiredIds: [String] = []
+    /// Whether the session came from the client (as opposed to begun in this request).
+    let existed: Bool
+
+    init(data: SessionData, existed: Bool) {
+        self.data = data
+        self.existed = existed
+    }
+
+    /// The session's identity.
+    public var id: String { data.id }
+
+    /// Whether it holds no values.
+    public var isEmpty: Bool { data.values.isEmpty }
+
+    /// The keys it holds.
+    public var keys: [String] { Array(data.values.keys) }
+
+    /// A string value: read, set, or remove (with nil).
+    public subscript(key: String) -> String? {
+        get { get(key, as: String.self) }
+        set {
+            if let newValue { try? set(key, newValue) } else { remove(key) }
+        }
+    }
+
+    /// The value of `key` decoded as `T`; nil when absent or of another type.
+    public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) -> T? {
+        guard let json = data.values[key] else { return nil }
+        return try? JSONDecoder().decode(T.self, from: Data(json.utf8))
+    }
+
+    /// Sets `key` to `value`, stored as JSON.
+    public func set<T: Encodable>(_ key: String, _ value: T) throws {
+        let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        guard data.values[key] != json else { return }
+        data.values[key] = json
+        changed = true
+    }
+
+    /// Removes `key`.
+    public func remove(_ key: String) {
+        guard data.values.removeValue(forKey: key) != nil else { return }
+        changed = true
+    }
+
+    /// Removes every value.
+    public func clear() {
+        guard !data.values.isEmpty else { return }
+        data.values.removeAll()
+        changed = true
+    }
+
+    /// Gives the session a new identity, keeping its values (but not the CSRF token): call it
+    /// when privileges change, at sign-in, so an identity planted before cannot be used after.
+    /// With a server-side store, the old session is destroyed.
+    public func regenerate() {
+        retiredIds.append(data.id)
+        data.id = SessionData.randomId()
+        data.values[CsrfToken.sessionKey] = nil
+        changed = true
+    }
+
+    /// Restarts the inactivity window at `now`.
+    func renew(at now: Int64) {
+        data.lastSeen = now
+        changed = true
+    }
+}

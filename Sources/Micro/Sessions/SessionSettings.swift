@@ -1,0 +1,24 @@
+/// How sessions are kept: the cookie, the secret, the timeouts, the store.
+public struct SessionSettings: Sendable {
+    /// The cookie's name.
+    public var cookieName = "micro.session"
+    /// The secret the cookie key is derived from (at least 32 bytes); `MICRO_SESSION_SECRET`
+    /// sets it. Production refuses to start without one; development keeps a generated one in
+    /// ``secretFile``.
+    public var secret: String?
+    /// Where development keeps its generated secret, so a restart keeps everyone signed in.
+    /// Keep it out of version control (Micro's `.gitignore` does).
+    public var secretFile = ".micro-session-secret"
+    /// Seconds without a request after which a session is over (10 minutes).
+    public var idleTimeout: Int64 = 600
+    /// Seconds after which a session is over however active it is (8 hours).
+    public var absoluteLifetime: Int64 = 8 * 3600
+    /// Whether the cookie is marked `Secure` (sent over https only). Nil means: in production.
+    /// Set it to false for a production app served over plain http.
+    public var secureCookie: Bool?
+    /// Where sessions live; nil means the encrypted cookie itself.
+    public var store: (any SessionStore)?
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+
+/// Sessions in the request's life: loaded the first time a route (or Micro) asks for them,
+/// committed to the cookie after the after filters, only when they changed.
+struct Sessions: Sendable {
+    let settings: SessionSettings
+    let store: any SessionStore
+    let secure: Bool
+    let environment: Environment
+    let now: @Sendable () -> Date
+
+    /// The most a cookie may weigh: browsers keep 4096 bytes for name, value and attributes.
+    static let cookieLimit = 4096
+
+    init(settings: Settings) throws(ConfigurationError) {
+        self.settings = settings.sessions
+        environment = settings.environment
+        now = settings.clock
+        secure = settings.sessions.secureCookie ?? (settings.environment == .production)
+        if let store = settings.sessions.store {
+            self.store = store
+        } else {
+            let secret = try SessionSecret.resolve(settings)
+            store = CookieSessionStore(secret: secret, cookieName: settings.sessions.cookieName)
+        }
+    }
+
+    private var clock: Int64 { Int64(now().timeIntervalSince1970) }
+
+    /// The request's session: the client's if its cookie is valid and not expired, else a new one.
+    func load(for request: Request) -> Session {
+        let now = clock
+        if let value = request.cookie(settings.cookieName), let data = store.load(cookieValue: value),
+            now - data.lastSeen < settings.idleTimeout, now - data.created < settings.absoluteLifetime,
+            data.lastSeen <= now + 60
+        {
+            let session = Session(data: data, existed: true)
+            // Renew the inactivity window, at most once a minute, so that reading a session
+            // does not rewrite its cookie on every request.
+            if now - data.lastSeen >= min(60, settings.idleTimeout / 10) { session.renew(at: now) }
+            return session
+        }
+        return Session(data: SessionData(now: now), existed: false)
+    }
+
+    /// Writes the session's cookie into `response` when the session changed; deletes it when
+    /// the session was emptied. Throws (in development) when the cookie would be too large.
+    func commit(_ session: Session, into response: inout Response, logger: Logger) throws {
+        for id in session.retiredIds { store.destroy(id: id) }
+        guard session.changed else { return }
+        if session.isEmpty {
+            store.destroy(id: session.id)
+            if session.existed || !session.retiredIds.isEmpty {
+                response.setCookie(cookie(value: "", maxAge: 0))
+            }
+            return
+        }
+        let value = try store.save(session.data)
+        let cookie = cookie(value: value, maxAge: Int(settings.idleTimeout))
+        guard cookie.headerValue.utf8.count <= Self.cookieLimit else {
+            let message = "The session cookie would be \(cookie.headerValue.utf8.count) bytes, more than the \(Self.cookieLimit) browsers keep: keep less in the session (keys: \(session.keys.sorted().joined(separator: ", "))), or use a server-side store."
+            if environment == .production {
+                logger.error("\(message) The session was not saved.")
+                return
+            }
+            throw SessionError(message)
+        }
+        response.setCookie(cookie)
+    }
+
+    private func cookie(value: String, maxAge: Int) -> Cookie {
+        Cookie(name: settings.cookieName, value: value, path: "/", maxAge: maxAge, secure: secure, httpOnly: true, sameSite: .lax)
+    }
+}

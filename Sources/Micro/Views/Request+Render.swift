@@ -1,0 +1,42 @@
+extension Request {
+    /// Renders `views/NAME.mustache` inside `views/layout.mustache` (at its `{{{yield}}}`), and
+    /// sets the content type to `text/html; charset=utf-8` unless the route set another.
+    ///
+    /// Every template also sees, without the route passing them: `flash` (the messages, e.g.
+    /// `{{flash.notice}}`), `flashMessages` (a list of `{kind, message}`), `csrfToken`,
+    /// `csrfField` (a ready hidden input: `{{{csrfField}}}`), `path`, and, once someone is
+    /// signed in, `currentUser` (`{{currentUser.name}}`) and `signedIn`. Values are
+    /// HTML-escaped unless the template uses triple braces.
+    ///
+    /// ```swift
+    /// app.get("/signin/?") { request in
+    ///     try request.render("signin", ["title": "Sign In"])
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The template, relative to the views folder, without `.mustache`.
+    ///   - values: What the template shows; these win over the automatic values.
+    ///   - layout: Another layout, or nil for none.
+    public func render(_ name: String, _ values: [String: Any] = [:], layout: String? = "layout") throws -> String {
+        var context = templateContext()
+        context.merge(values) { _, route in route }
+        if response.contentType == nil { response.contentType = "text/html; charset=utf-8" }
+        return try services.views.render(name, context: context, layout: layout, layoutRequired: layout != "layout")
+    }
+
+    /// The values every template sees.
+    func templateContext() -> [String: Any] {
+        let token = csrfToken
+        let messages = flash.visible
+        var context: [String: Any] = [
+            "flash": messages,
+            "flashMessages": messages.sorted { $0.key < $1.key }.map { ["kind": $0.key, "message": $0.value] },
+            "csrfToken": token,
+            "csrfField": "<input type=\"hidden\" name=\"\(CsrfToken.fieldName)\" value=\"\(token)\">",
+            "path": path,
+        ]
+        for (key, value) in services.templateValues(self) { context[key] = value }
+        return context
+    }
+}

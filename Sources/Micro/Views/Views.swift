@@ -1,0 +1,113 @@
+import Foundation
+import Mustache
+import Synchronization
+
+/// The templates of the views folder (swift-mustache), rendered inside a layout.
+///
+/// Production loads them once at start-up: a template that does not parse stops start-up with
+/// its file and line. Development reloads them whenever a file in the folder changes.
+final class Views: Sendable {
+    private struct Loaded {
+        var library: MustacheLibrary
+        var stamp: [String: Date]
+        var problem: ConfigurationError?
+    }
+
+    let folder: String
+    private let reloads: Bool
+    private let loaded: Mutex<Loaded>
+
+    init(folder: String, environment: Environment) throws(ConfigurationError) {
+        self.folder = folder
+        reloads = environment == .development
+        let stamp = Self.stamp(of: folder)
+        do {
+            loaded = Mutex(Loaded(library: try Self.load(folder), stamp: stamp))
+        } catch {
+            // Development shows a broken template on the page that uses it; elsewhere it
+            // stops start-up.
+            guard reloads else { throw error }
+            loaded = Mutex(Loaded(library: MustacheLibrary(), stamp: stamp, problem: error))
+        }
+    }
+
+    /// Renders `name` with `context`, inside `layout` when there is one: the layout shows the
+    /// page where it says `{{{yield}}}`. The default layout (`layout`) is optional; a layout
+    /// named explicitly must exist.
+    func render(_ name: String, context: [String: Any], layout: String?, layoutRequired: Bool) throws -> String {
+        let library = try currentLibrary()
+        guard library.getTemplate(named: name) != nil, let page = library.render(context, withTemplate: name) else {
+            throw ViewError("The template \(folder)/\(name).mustache does not exist.")
+        }
+        guard let layout else { return page }
+        guard library.getTemplate(named: layout) != nil else {
+            if layoutRequired { throw ViewError("The layout \(folder)/\(layout).mustache does not exist.") }
+            return page
+        }
+        var outer = context
+        outer["yield"] = page
+        return library.render(outer, withTemplate: layout) ?? page
+    }
+
+    private func currentLibrary() throws -> MustacheLibrary {
+        try loaded.withLock { loaded in
+            if reloads {
+                let stamp = Self.stamp(of: folder)
+                if stamp != loaded.stamp {
+                    loaded.stamp = stamp
+                    do throws(ConfigurationError) {
+                        loaded.library = try Self.load(folder)
+                        loaded.problem = nil
+                    } catch {
+                        loaded.problem = error
+                    }
+                }
+            }
+            if let problem = loaded.problem { throw ViewError(problem.message) }
+            return loaded.library
+        }
+    }
+
+    private static func load(_ folder: String) throws(ConfigurationError) -> MustacheLibrary {
+        var library = MustacheLibrary()
+        for path in templatePaths(in: folder) {
+            let file = folder + "/" + path
+            let name = String(path.dropLast(".mustache".count))
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw ConfigurationError("\(file): cannot be read as UTF-8 text.")
+            }
+            do {
+                try library.register(text, named: name)
+            } catch let error as MustacheTemplate.ParserError {
+                let context = error.context
+                throw ConfigurationError("\(file):\(context.lineNumber):\(context.columnNumber): template error: \(error.error)\n    \(context.line)")
+            } catch {
+                throw ConfigurationError("\(file): template error: \(error)")
+            }
+        }
+        return library
+    }
+
+    /// Template paths relative to the folder (`signin.mustache`, `tools/dates.mustache`).
+    private static func templatePaths(in folder: String) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
+        return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".mustache") }.sorted()
+    }
+
+    /// Each template's modification date: a change, addition or removal changes the stamp.
+    private static func stamp(of folder: String) -> [String: Date] {
+        var stamp: [String: Date] = [:]
+        for path in templatePaths(in: folder) {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + path)
+            stamp[path] = attributes?[.modificationDate] as? Date ?? .distantPast
+        }
+        return stamp
+    }
+}
+
+/// A template that is missing or broken, found while rendering.
+public struct ViewError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, with the file (and line).
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,340 @@
+import Foundation
+import Micro
+import NIOCore
+import Synchronization
+import Testing
+
+/// The server layer over a real socket on 127.0.0.1: keep-alive, pipelining, HEAD, request
+/// bodies, limits, malformed requests, timeouts, graceful shutdown and `100-continue`, each
+/// checked as a client sees it (see ``RawHttpClient``).
+@Suite struct ServerSocketTests {
+    // MARK: Connections
+
+    @Test func keepAliveAnswersTwoRequestsOnOneConnection() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let first = try await client.readResponse()
+            #expect(first.status == 200)
+            #expect(first.text == "Hello")
+            #expect(first.header("Content-Length") == "5")
+            #expect(first.header("Date") != nil)
+            #expect(first.header("Connection")?.lowercased() != "close")
+
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!client.isClosed, "the connection closed between two requests")
+
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let second = try await client.readResponse()
+            #expect(second.status == 200)
+            #expect(second.text == "Hello")
+            #expect(second.header("Content-Length") == "5")
+            #expect(second.header("Date") != nil)
+            #expect(!client.isClosed)
+            await client.close()
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            // The first answer is the slowest, so answering in order means waiting for it.
+            try await client.send(
+                "GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "GET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            var bodies: [String] = []
+            for _ in 0..<3 {
+                let response = try await client.readResponse()
+                #expect(response.status == 200)
+                bodies.append(response.text)
+            }
+            #expect(bodies == ["slow", "Hello", "fast"])
+            #expect(client.unreadBytes.isEmpty)
+            #expect(!client.isClosed)
+            await client.close()
+        }
+    }
+
+    @Test func headIsAnsweredWithoutBodyBytes() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let get = try await client.readResponse()
+            #expect(get.status == 200)
+
+            try await client.send("HEAD /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let head = try await client.readResponse(toHead: true)
+            #expect(head.status == 200)
+            #expect(head.header("Content-Length") == get.header("Content-Length"))
+            #expect(head.header("Content-Length") == "5")
+
+            // Stray body bytes after the HEAD answer would garble this one.
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let after = try await client.readResponse()
+            #expect(after.status == 200)
+            #expect(after.text == "Hello")
+            #expect(client.unreadBytes.isEmpty)
+            await client.close()
+        }
+    }
+
+    // MARK: Request bodies
+
+    @Test func chunkedRequestBodyIsAccepted() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(
+                "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5\r\nHello\r\n7\r\n, world\r\n0\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "12:Hello, world")
+            await client.close()
+        }
+    }
+
+    @Test func bodyOverTheLimitGets413() async throws {
+        try await withServer({ $0.bodyLimit = 1024 }) { server in
+            // A declared length over the limit: refused from the head alone.
+            let declared = try await RawHttpClient.connect(port: server.port)
+            try await declared.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10000\r\n\r\n")
+            let refused = try await declared.readResponse(timeout: 1)
+            #expect(refused.status == 413)
+            #expect(await declared.waitForClose(timeout: 1), "the connection stayed open after a 413")
+
+            // A chunked body that grows over the limit.
+            let chunked = try await RawHttpClient.connect(port: server.port)
+            try await chunked.send(
+                "POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "400\r\n" + String(repeating: "a", count: 1024) + "\r\n"
+                    + "10\r\n" + String(repeating: "b", count: 16) + "\r\n")
+            let tooLong = try await chunked.readResponse(timeout: 1)
+            #expect(tooLong.status == 413)
+            #expect(await chunked.waitForClose(timeout: 1), "the connection stayed open after a 413")
+
+            // The server still serves: a body at the limit is fine.
+            let fresh = try await RawHttpClient.connect(port: server.port)
+            let body = String(repeating: "c", count: 1024)
+            try await fresh.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 1024\r\n\r\n" + body)
+            let accepted = try await fresh.readResponse()
+            #expect(accepted.status == 200)
+            #expect(accepted.text == "1024:" + body)
+            await fresh.close()
+        }
+    }
+
+    // MARK: Limits and malformed requests
+
+    @Test func headerFieldsOverTheLimitGet431() async throws {
+        try await withServer { server in
+            // Over the 16 KiB default, within NIO's parser limit.
+            let big = try await RawHttpClient.connect(port: server.port)
+            try await big.send("GET /hello HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 20 << 10))\r\n\r\n")
+            let response = try await big.readResponse(timeout: 2)
+            #expect(response.status == 431)
+            #expect(await big.waitForClose(timeout: 1))
+
+            // Beyond NIO's own parser limit (80 KiB): still an answer and a close, never a hang.
+            let huge = try await RawHttpClient.connect(port: server.port)
+            var request = "GET /hello HTTP/1.1\r\nHost: localhost\r\n"
+            for index in 0..<10 { request += "X-Huge-\(index): \(String(repeating: "h", count: 10 << 10))\r\n" }
+            // The server may stop reading and close before all of it is written.
+            try? await huge.send(request + "\r\n")
+            let hugeResponse = try await huge.readResponse(timeout: 2)
+            #expect(hugeResponse.status == 431)
+            #expect(await huge.waitForClose(timeout: 1))
+
+            let fresh = try await RawHttpClient.connect(port: server.port)
+            try await fresh.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try await fresh.readResponse().status == 200)
+            await fresh.close()
+        }
+    }
+
+    @Test(arguments: ["GARBAGE\r\n\r\n", "GET / HTTP/9.9x\r\n\r\n", "GET /hello HTTP/1.1\r\nHost localhost\r\n\r\n"])
+    func malformedRequestGets400AndClose(request: String) async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(request)
+            let response = try await client.readResponse(timeout: 2)
+            #expect(response.status == 400)
+            #expect(await client.waitForClose(timeout: 1), "the connection stayed open after a malformed request")
+        }
+    }
+
+    @Test func badPercentEncodingInThePathGets400() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /a%zz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try await client.readResponse(timeout: 2)
+            #expect(response.status == 400)
+            await client.close()
+        }
+    }
+
+    // MARK: Timeouts
+
+    @Test func idleKeepAliveConnectionIsClosed() async throws {
+        try await withServer({ $0.idleTimeout = 0.3 }) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            let answered = ContinuousClock.now
+            #expect(await client.waitForClose(timeout: 2), "the idle connection was never closed")
+            let idle = ContinuousClock.now - answered
+            #expect(idle >= .milliseconds(150), "closed too early: \(idle)")
+            #expect(idle < .seconds(1), "closed too late: \(idle)")
+            #expect(client.unreadBytes.isEmpty)
+        }
+    }
+
+    @Test func slowHeadersAreCutOff() async throws {
+        try await withServer({ $0.headerTimeout = 0.3; $0.idleTimeout = 5 }) { server in
+            let slow = try await RawHttpClient.connect(port: server.port)
+            let started = ContinuousClock.now
+            try await slow.send("GET /hello HTTP/1.1\r\n")
+            let trickle = Task {
+                for byte in Array("X-Slow: 0123456789012345678901234567890123456789".utf8) {
+                    if slow.isClosed || ContinuousClock.now - started > .seconds(3) { return }
+                    try? await slow.send([byte])
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+
+            // Meanwhile another client is served at once.
+            try await Task.sleep(for: .milliseconds(50))
+            let normal = try await RawHttpClient.connect(port: server.port)
+            let asked = ContinuousClock.now
+            try await normal.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try await normal.readResponse(timeout: 1)
+            #expect(response.status == 200)
+            #expect(ContinuousClock.now - asked < .milliseconds(500))
+            await normal.close()
+
+            let closed = await slow.waitForClose(timeout: 2)
+            let elapsed = ContinuousClock.now - started
+            trickle.cancel()
+            await trickle.value
+            #expect(closed, "the slow client was never cut off")
+            #expect(elapsed < .milliseconds(1500), "cut off too late: \(elapsed)")
+            #expect(elapsed >= .milliseconds(200), "cut off too early: \(elapsed)")
+            // The server says why before it cuts the connection.
+            let timedOut = try await slow.readResponse(timeout: 1)
+            #expect(timedOut.status == 408)
+        }
+    }
+
+    // MARK: Shutdown
+
+    @Test func gracefulShutdownFinishesTheRequestInFlight() async throws {
+        let entered = Flag()
+        let server = try await startServer({ $0.shutdownTimeout = 3 }) { app in
+            app.get("/sleepy") { _ in
+                entered.set()
+                try await Task.sleep(for: .milliseconds(300))
+                return "Slept well"
+            }
+        }
+        let port = server.port
+        let client = try await RawHttpClient.connect(port: port)
+        try await client.send("GET /sleepy HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !entered.isSet && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        try #require(entered.isSet, "the request never reached the route")
+
+        let began = ContinuousClock.now
+        async let clean = server.shutdown()
+        let response = try await client.readResponse(timeout: 3)
+        #expect(response.status == 200)
+        #expect(response.text == "Slept well")
+        #expect(await clean, "shutdown reported connections still busy")
+        #expect(ContinuousClock.now - began < .seconds(2))
+        #expect(await client.waitForClose(timeout: 1))
+
+        await #expect(throws: (any Error).self, "a new connection was accepted after the shutdown") {
+            let late = try await RawHttpClient.connect(port: port, timeout: 1)
+            await late.close()
+        }
+    }
+
+    // MARK: Expect
+
+    @Test func expectContinueGets100BeforeTheFinalResponse() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(
+                "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+            let interim = try await client.readResponse(timeout: 2)
+            #expect(interim.status == 100)
+            #expect(interim.body.isEmpty)
+            try await client.send("Hello")
+            let final = try await client.readResponse(timeout: 2)
+            #expect(final.status == 200)
+            #expect(final.text == "5:Hello")
+            await client.close()
+        }
+    }
+}
+
+// MARK: - Helpers
+
+/// Starts an app on a free port with the routes the tests use, test settings, and short
+/// timeouts; `configure` adjusts the settings and `routes` adds more.
+private func startServer(
+    _ configure: (inout Settings) -> Void = { _ in }, routes: (App) -> Void = { _ in }
+) async throws -> RunningServer {
+    var settings = Settings()
+    settings.port = 0
+    settings.environment = .test
+    settings.accessLog = false
+    settings.publicFolder = nil
+    settings.idleTimeout = 2
+    settings.headerTimeout = 2
+    settings.bodyTimeout = 2
+    settings.shutdownTimeout = 1
+    configure(&settings)
+    let app = App(settings: settings)
+    app.get("/hello") { _ in "Hello" }
+    app.get("/fast") { _ in "fast" }
+    app.get("/slow") { _ in
+        try await Task.sleep(for: .milliseconds(50))
+        return "slow"
+    }
+    app.post("/echo") { request in
+        "\(request.body.readableBytes):" + String(buffer: request.body)
+    }
+    // These tests are about the transport; CSRF protection has its own tests.
+    app.skipCsrf("/echo")
+    routes(app)
+    return try await app.start()
+}
+
+/// Runs `body` against a server from ``startServer(_:routes:)``, and shuts it down after.
+private func withServer(
+    _ configure: (inout Settings) -> Void = { _ in }, routes: (App) -> Void = { _ in },
+    _ body: (RunningServer) async throws -> Void
+) async throws {
+    let server = try await startServer(configure, routes: routes)
+    do {
+        try await body(server)
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    await server.shutdown()
+}
+
+/// A flag one task raises and another watches.
+private final class Flag: Sendable {
+    private let raised = Mutex(false)
+
+    /// Whether it was raised.
+    var isSet: Bool { raised.withLock { $0 } }
+
+    /// Raises it.
+    func set() { raised.withLock { $0 = true } }
+}

@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+// The benchmark: a separate package, so the main package's `swift test` never builds it.
+// Run it with `bench/run.sh` from the repository's root.
+import PackageDescription
+
+let package = Package(
+    name: "MicroBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "RawNioServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "MicroBench",
+            dependencies: [.product(name: "Micro", package: "main")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

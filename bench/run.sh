@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Micro's plain-text route against a raw SwiftNIO hello-world server, under wrk.
+# Usage: bench/run.sh   (env: DURATION=10 seconds per run, WARMUP=3, ROUNDS=1, CONNECTIONS=64,
+#                        SKIP_BUILD=1 to reuse the last release build)
+# See bench/README.md.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DURATION="${DURATION:-10}"
+WARMUP="${WARMUP:-3}"
+ROUNDS="${ROUNDS:-1}"
+CONNECTIONS="${CONNECTIONS:-64}"
+RAW_PORT="${RAW_PORT:-18080}"
+MICRO_PORT="${MICRO_PORT:-18081}"
+
+# Servers on core 0, wrk on core 1 (both on core 0 on a one-core machine).
+SERVER_CPU=0
+CLIENT_CPU=1
+if [ "$(nproc)" -lt 2 ]; then
+    echo "warning: one core only; server and wrk share it" >&2
+    CLIENT_CPU=0
+fi
+
+if ! command -v wrk >/dev/null 2>&1; then
+    echo "Installing wrk..."
+    apt-get update
+    apt-get install -y wrk
+fi
+
+if [ "${SKIP_BUILD:-0}" = 1 ]; then
+    echo "SKIP_BUILD=1: using the binaries built last time."
+else
+    echo "Building the bench package (release)..."
+    swift build -c release --package-path "$ROOT/bench"
+fi
+BIN="$(swift build -c release --package-path "$ROOT/bench" --show-bin-path)"
+
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-bench.XXXXXX")"
+RAW_PID=""
+MICRO_PID=""
+
+cleanup() {
+    for pid in $RAW_PID $MICRO_PID; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in $RAW_PID $MICRO_PID; do
+        wait "$pid" 2>/dev/null || true
+    done
+}
+trap cleanup EXIT INT TERM
+
+# Waits until something answers GET /hello on port $1 (at most 10 s).
+wait_ready() {
+    local port="$1" i
+    for i in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "error: nothing listens on port $port" >&2
+    return 1
+}
+
+# Both servers run from the repository's root: Micro serves its public/ folder there, so each
+# request also pays for the static-file look-up, as in a real app.
+cd "$ROOT"
+PORT="$RAW_PORT" taskset -c "$SERVER_CPU" "$BIN/RawNioServer" >"$OUT/raw.log" 2>&1 &
+RAW_PID=$!
+MICRO_ENV=production PORT="$MICRO_PORT" taskset -c "$SERVER_CPU" "$BIN/MicroBench" >"$OUT/micro.log" 2>&1 &
+MICRO_PID=$!
+wait_ready "$RAW_PORT"
+wait_ready "$MICRO_PORT"
+
+# Runs wrk against port $2, writing its output to $OUT/$1-round$3.txt.
+load() {
+    local name="$1" port="$2" round="$3"
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$port/hello" >/dev/null
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency \
+        "http://127.0.0.1:$port/hello" >"$OUT/$name-round$round.txt"
+    echo "  $name: $(awk '/^Requests\/sec:/ { print $2 " req/s" }' "$OUT/$name-round$round.txt")"
+}
+
+# Fields of one wrk output: req/s p50 p99 errors (socket errors + non-2xx/3xx).
+parse() {
+    awk '
+        /^Requests\/sec:/ { rps = $2 }
+        /^ +50%/ { p50 = $2 }
+        /^ +99%/ { p99 = $2 }
+        /Socket errors:/ { gsub(",", ""); errors += $4 + $6 + $8 + $10 }
+        /Non-2xx or 3xx responses:/ { errors += $5 }
+        END { printf "%s %s %s %d\n", rps, p50, p99, errors }
+    ' "$1"
+}
+
+# The round with the most requests per second of a server: its file name.
+best() {
+    local name="$1" file best_file="" best_rps=0 rps
+    for file in "$OUT/$name"-round*.txt; do
+        rps="$(awk '/^Requests\/sec:/ { print $2 }' "$file")"
+        if awk -v a="$rps" -v b="$best_rps" 'BEGIN { exit !(a > b) }'; then
+            best_rps="$rps"
+            best_file="$file"
+        fi
+    done
+    echo "$best_file"
+}
+
+echo "Load: wrk -t1 -c$CONNECTIONS -d${DURATION}s --latency GET /hello (after a ${WARMUP}s warm-up), $ROUNDS round(s);"
+echo "servers pinned to CPU $SERVER_CPU, wrk to CPU $CLIENT_CPU; access logging off for both."
+for round in $(seq 1 "$ROUNDS"); do
+    echo "Round $round:"
+    if [ $((round % 2)) -eq 1 ]; then
+        load raw "$RAW_PORT" "$round"
+        load micro "$MICRO_PORT" "$round"
+    else
+        load micro "$MICRO_PORT" "$round"
+        load raw "$RAW_PORT" "$round"
+    fi
+done
+
+# Peak resident memory over the whole run, from the kernel.
+peak_rss() {
+    awk '/^VmHWM:/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"
+}
+
+read -r RAW_RPS RAW_P50 RAW_P99 RAW_ERR < <(parse "$(best raw)")
+read -r MICRO_RPS MICRO_P50 MICRO_P99 MICRO_ERR < <(parse "$(best micro)")
+RAW_RSS="$(peak_rss "$RAW_PID")"
+MICRO_RSS="$(peak_rss "$MICRO_PID")"
+RATIO="$(awk -v m="$MICRO_RPS" -v r="$RAW_RPS" 'BEGIN { printf "%.2f", (r > 0 ? m / r : 0) }')"
+
+echo
+echo "| server | req/s | p50 | p99 | errors | peak RSS |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| RawNioServer | $RAW_RPS | $RAW_P50 | $RAW_P99 | $RAW_ERR | $RAW_RSS |"
+echo "| Micro (MicroBench) | $MICRO_RPS | $MICRO_P50 | $MICRO_P99 | $MICRO_ERR | $MICRO_RSS |"
+echo
+echo "Micro/RawNio req/s: ${RATIO}x (target >= 0.80x)"
+echo "errors = socket errors + non-2xx/3xx responses; best of $ROUNDS round(s); wrk output in $OUT"
