@@ -1,3 +1,4 @@
+import Foundation
 import Micro
 
 /// An app for tests: test environment, no access log, no public folder unless given.
@@ -7,6 +8,8 @@ func testApp(publicFolder: String? = nil, environment: Environment = .test, conf
     settings.accessLog = false
     settings.publicFolder = publicFolder
     settings.port = 0
+    // Development keeps its generated secret in a file: not in the working tree.
+    settings.sessions.secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("micro-test-secret-\(UUID().uuidString)").path
     if environment == .production { settings.sessions.secret = String(repeating: "0123456789abcdef", count: 4) }
     configure(&settings)
     return App(settings: settings)
