@@ -67,7 +67,7 @@ wait_ready() {
 cd "$ROOT"
 PORT="$RAW_PORT" taskset -c "$SERVER_CPU" "$BIN/RawNioServer" >"$OUT/raw.log" 2>&1 &
 RAW_PID=$!
-MICRO_ENV=production PORT="$MICRO_PORT" taskset -c "$SERVER_CPU" "$BIN/MicroBench" >"$OUT/micro.log" 2>&1 &
+MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d " \n")" MICRO_ENV=production PORT="$MICRO_PORT" taskset -c "$SERVER_CPU" "$BIN/MicroBench" >"$OUT/micro.log" 2>&1 &
 MICRO_PID=$!
 wait_ready "$RAW_PORT"
 wait_ready "$MICRO_PORT"

@@ -22,6 +22,7 @@ public final class App: Sendable {
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
         var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
+        var extensions: [ObjectIdentifier: any Sendable] = [:]
         /// Mistakes found while the app was defined (a bad pattern), reported at start-up.
         var problems: [String] = []
         /// The app built for serving, until the definition changes.
@@ -166,6 +167,11 @@ public final class App: Sendable {
     public func skipCsrf(_ pattern: String, file: String = #fileID, line: UInt = #line) {
         guard let compiled = compile(pattern, at: SourceSite(file: file, line: line)) else { return }
         update { $0.csrfExemptions.append(compiled) }
+    }
+
+    /// Keeps a plugin's service, found again by its type while requests are answered.
+    func register<T: Sendable>(_ service: T) {
+        update { $0.extensions[ObjectIdentifier(T.self)] = service }
     }
 
     /// Adds values every template sees (what `hook` returns for the request).

@@ -29,7 +29,8 @@ struct Responder: Sendable {
             views: try Views(folder: settings.views, environment: settings.environment),
             csrf: CsrfProtection(exemptions: definition.csrfExemptions),
             securityHeaders: settings.securityHeaders,
-            templateHooks: definition.templateHooks)
+            templateHooks: definition.templateHooks,
+            extensions: definition.extensions)
     }
 
     /// Answers a request given by its parts; never throws: every failure becomes a page.

@@ -7,6 +7,13 @@ struct Services: Sendable {
     let securityHeaders: SecurityHeaders
     /// Values extensions add to every template (authentication adds the user).
     let templateHooks: [@Sendable (Request) -> [String: any Sendable]]
+    /// Services plugins registered, by type.
+    let extensions: [ObjectIdentifier: any Sendable]
+
+    /// The service of type `T` a plugin registered.
+    func `extension`<T: Sendable>(_ type: T.Type) -> T? {
+        extensions[ObjectIdentifier(type)] as? T
+    }
 
     func templateValues(_ request: Request) -> [String: Any] {
         var values: [String: Any] = [:]

@@ -30,11 +30,13 @@ struct StaticFiles: Sendable {
     /// then goes on to the routes).
     func response(for request: Request) -> Response? {
         guard let relative = Self.safeRelativePath(request.path) else { return nil }
-        guard let resolved = Self.realPath(root + relative),
-            resolved.hasPrefix(root + "/")
-        else { return nil }
+        // One stat answers most requests (those for routes: no such file); the real path is
+        // resolved only for a file that exists, to refuse symlinks leading out of the folder.
         var info = stat()
-        guard stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard stat(root + relative, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            let resolved = Self.realPath(root + relative), resolved.hasPrefix(root + "/"),
+            stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG
+        else { return nil }
 
         let size = Int(info.st_size)
         let modified = Int(info.st_mtim.tv_sec)
@@ -67,15 +69,37 @@ struct StaticFiles: Sendable {
     /// The decoded path if it is safe to join to the folder: no malformed escapes, no encoded
     /// slash or backslash, no backslash, NUL, `.` or `..` segment.
     static func safeRelativePath(_ rawPath: String) -> String? {
-        let lowered = rawPath.lowercased()
-        guard !lowered.contains("%2f"), !lowered.contains("%5c"), !lowered.contains("%00"),
-            let decoded = PercentEncoding.decode(Substring(rawPath)),
-            decoded.hasPrefix("/"), !decoded.contains("\\"), !decoded.utf8.contains(0)
-        else { return nil }
-        for segment in decoded.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        where segment == ".." || segment == "." {
-            return nil
+        // Encoded slashes, backslashes and NULs are refused before decoding.
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in rawPath.utf8 {
+            if previous.0 == UInt8(ascii: "%") {
+                let escape = (previous.1, byte | 0x20)  // lowercase the second hex digit
+                if escape == (UInt8(ascii: "2"), UInt8(ascii: "f")) || escape == (UInt8(ascii: "5"), UInt8(ascii: "c"))
+                    || escape == (UInt8(ascii: "0"), UInt8(ascii: "0"))
+                {
+                    return nil
+                }
+            }
+            previous = (previous.1, byte)
         }
+        guard let decoded = PercentEncoding.decode(Substring(rawPath)), decoded.utf8.first == UInt8(ascii: "/") else { return nil }
+        // No backslash or NUL anywhere, no `.` or `..` segment.
+        var segmentLength = 0
+        var dots = 0
+        for byte in decoded.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"), 0:
+                return nil
+            case UInt8(ascii: "/"):
+                if segmentLength > 0, segmentLength == dots, dots <= 2 { return nil }
+                segmentLength = 0
+                dots = 0
+            default:
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        if segmentLength > 0, segmentLength == dots, dots <= 2 { return nil }
         return decoded
     }
 

@@ -1,0 +1,81 @@
+extension Request {
+    static let originalPathKey = "_original_request"
+
+    /// The flow's settings, or the defaults when the app does not use ``Authentication``.
+    private var authentication: AuthenticationService? {
+        services.extension(AuthenticationService.self)
+    }
+
+    /// The signed-in user, if any.
+    public var currentUser: User? {
+        session.get(Session.userKey, as: User.self)
+    }
+
+    /// Whether someone is signed in.
+    public var isSignedIn: Bool { currentUser != nil }
+
+    /// Sinatra's `authenticate!`: with nobody signed in, remembers this page (path and query,
+    /// for GET and HEAD) and redirects to the sign-in page; after sign-in the user lands back
+    /// here. Does nothing when someone is signed in.
+    ///
+    /// ```swift
+    /// app.before("/tools/*") { request in try request.authenticate() }
+    /// ```
+    public func authenticate() throws {
+        guard !isSignedIn else { return }
+        if method == .GET || method == .HEAD, let path = LocalPath.sanitize(fullPath) {
+            session[Self.originalPathKey] = path
+        }
+        try redirect(to: authentication?.settings.signInPath ?? "/signin")
+    }
+
+    /// Checks `username` and `password` (bcrypt, off the event loop, throttled) and, when they
+    /// match, signs the user in: the session gets a new identity (no fixation) and the user.
+    /// Returns nil for a wrong username or password. Throws a 429 ``HttpError`` with
+    /// `Retry-After` while the username or the client is throttled, and a 503 when the user
+    /// store cannot be read.
+    public func signIn(username: String, password: String) async throws -> User? {
+        guard let service = authentication else {
+            throw ConfigurationError("signIn needs app.use(Authentication(users: ...)).")
+        }
+        let name = username.trimmingSpaces().lowercased()
+        let now = Int64(settings.clock().timeIntervalSince1970)
+        if let wait = service.throttle.retryAfter(username: name, address: remoteAddress, now: now) {
+            let minutes = (wait + 59) / 60
+            throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                headers: ["Retry-After": String(wait)])
+        }
+        let stored: StoredUser?
+        do {
+            stored = name.isEmpty ? nil : try service.settings.users.find(username: name)
+        } catch {
+            logger.error("The user store cannot be read: \(error)")
+            throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.")
+        }
+        // An unknown user costs one bcrypt verification too: the time does not tell.
+        let hash = try stored?.passwordHash ?? service.dummyHash()
+        let matches = try await service.settings.hasher.verify(password, against: hash)
+        guard let stored, matches, !password.isEmpty else {
+            service.throttle.recordFailure(username: name, address: remoteAddress, now: now)
+            return nil
+        }
+        service.throttle.recordSuccess(username: name)
+        let originalPath = session[Self.originalPathKey]
+        session.regenerate()
+        session[Self.originalPathKey] = originalPath
+        try session.set(Session.userKey, stored.user)
+        return stored.user
+    }
+
+    /// Signs the user out: the session is emptied and gets a new identity.
+    public func signOut() {
+        session.clear()
+        session.regenerate()
+    }
+
+    /// The page `authenticate()` remembered, made safe, and forgotten.
+    func takeOriginalPath() -> String? {
+        defer { session.remove(Self.originalPathKey) }
+        return session[Self.originalPathKey].flatMap(LocalPath.sanitize)
+    }
+}

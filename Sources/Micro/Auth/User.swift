@@ -1,0 +1,52 @@
+/// A user who can sign in.
+public struct User: Codable, Sendable, Equatable {
+    /// The name they sign in with, lowercased.
+    public var username: String
+    /// The name pages show: the stored name, else the username capitalized ("user" -> "User").
+    public var name: String
+
+    /// A user; `name` defaults to the username capitalized.
+    public init(username: String, name: String? = nil) {
+        self.username = username.lowercased()
+        if let name, !name.isEmpty {
+            self.name = name
+        } else {
+            self.name = self.username.prefix(1).uppercased() + self.username.dropFirst()
+        }
+    }
+}
+
+/// A user as a store keeps them: with their bcrypt password hash.
+public struct StoredUser: Sendable, Equatable {
+    /// The user.
+    public var user: User
+    /// The bcrypt hash of their password.
+    public var passwordHash: String
+
+    /// A user with their hash.
+    public init(user: User, passwordHash: String) {
+        self.user = user
+        self.passwordHash = passwordHash
+    }
+}
+
+/// Where users are looked up: ``YamlUserStore`` (credentials.yml) or ``SqliteUserStore``.
+public protocol UserStore: Sendable {
+    /// The user named `username` (case-insensitively); nil when there is none. Throws when the
+    /// store cannot be read (the request then gets a 503).
+    func find(username: String) throws -> StoredUser?
+    /// The bcrypt cost most of the store's hashes use, so an unknown username costs as much
+    /// time as a known one; nil when unknown.
+    var typicalCost: Int? { get }
+}
+
+extension UserStore {
+    public var typicalCost: Int? { nil }
+}
+
+/// A user store that cannot be read, or holds something wrong, with where.
+public struct UserStoreError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong, starting with the file (and line).
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

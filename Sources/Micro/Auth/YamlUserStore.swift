@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+
+/// Users from a YAML file (credentials.yml), read with libyaml.
+///
+/// Two forms are accepted. The seed's single user:
+/// ```yaml
+/// username: user
+/// password_hash: $2a$10$38FTKkrtpylOYomyC03Mb..Efdzu1BFa7c7bZav1FKuYJUAzosx1u
+/// ```
+/// and a list:
+/// ```yaml
+/// users:
+///   - username: ann
+///     password_hash: $2b$12$...
+///     name: Ann Smith
+/// ```
+/// A missing file, bad YAML, a missing key, a duplicate user or a malformed hash is an error
+/// naming the file and line. ``reload()`` reads the file again, keeping the users it had when
+/// the new file is broken.
+public final class YamlUserStore: UserStore {
+    /// The file's path.
+    public let file: String
+    private let users: Mutex<[String: StoredUser]>
+    private let cost: Mutex<Int?>
+
+    /// Reads `file`. Throws a ``ConfigurationError`` naming the file and line of any problem.
+    public init(file: String) throws(ConfigurationError) {
+        self.file = file
+        let loaded = try Self.load(file)
+        users = Mutex(loaded)
+        cost = Mutex(Self.typicalCost(of: loaded))
+    }
+
+    public func find(username: String) throws -> StoredUser? {
+        users.withLock { $0[username.lowercased()] }
+    }
+
+    public var typicalCost: Int? { cost.withLock { $0 } }
+
+    /// How many users the file holds.
+    public var count: Int { users.withLock { $0.count } }
+
+    /// Reads the file again. On a problem, throws it and keeps the users read before.
+    public func reload() throws(ConfigurationError) {
+        let loaded = try Self.load(file)
+        users.withLock { $0 = loaded }
+        cost.withLock { $0 = Self.typicalCost(of: loaded) }
+    }
+
+    static func load(_ file: String) throws(ConfigurationError) -> [String: StoredUser] {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigurationError("\(file): cannot read the users file (missing or unreadable).")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError("\(file): is not UTF-8 text.")
+        }
+        let root: YamlNode?
+        do {
+            root = try YamlNode.parse(text)
+        } catch {
+            throw ConfigurationError("\(file):\(error.line): malformed YAML: \(error.message).")
+        }
+        guard let root, case .mapping = root else {
+            throw ConfigurationError("\(file):\(root?.line ?? 1): expected `username:` and `password_hash:`, or a `users:` list.")
+        }
+        var entries: [YamlNode] = []
+        if let list = root["users"] {
+            guard case .sequence(let items, _) = list else {
+                throw ConfigurationError("\(file):\(list.line): `users` must be a list of users (`- username: ...`).")
+            }
+            entries = items
+        } else {
+            entries = [root]
+        }
+        var users: [String: StoredUser] = [:]
+        for entry in entries {
+            guard case .mapping = entry else {
+                throw ConfigurationError("\(file):\(entry.line): a user must be a mapping with `username` and `password_hash`.")
+            }
+            guard let username = entry["username"]?.text?.trimmingCharacters(in: .whitespaces), !username.isEmpty else {
+                throw ConfigurationError("\(file):\(entry.line): missing key `username`.")
+            }
+            guard let hashNode = entry["password_hash"], let hash = hashNode.text, !hash.isEmpty else {
+                throw ConfigurationError("\(file):\(entry.line): user '\(username)' has no `password_hash`.")
+            }
+            guard Password.isValidHash(hash) else {
+                throw ConfigurationError("\(file):\(hashNode.line): the password_hash of user '\(username)' is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters). Make one with: swift run SampleApp hash-password")
+            }
+            let user = User(username: username, name: entry["name"]?.text)
+            guard users[user.username] == nil else {
+                throw ConfigurationError("\(file):\(entry.line): user '\(username)' appears twice (usernames are case-insensitive).")
+            }
+            users[user.username] = StoredUser(user: user, passwordHash: hash)
+        }
+        return users
+    }
+
+    static func typicalCost(of users: [String: StoredUser]) -> Int? {
+        let costs = users.values.compactMap { Password.cost(of: $0.passwordHash) }.sorted()
+        return costs.isEmpty ? nil : costs[costs.count / 2]
+    }
+}

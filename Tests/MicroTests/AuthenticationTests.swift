@@ -1,0 +1,301 @@
+import Foundation
+import MicroTesting
+import Testing
+@testable import Micro
+
+/// The whole sign-in flow through the test client, against both user stores.
+@Suite struct AuthenticationTests {
+    /// An app with the flow, a protected page, a catch-all protected route, and a fake clock.
+    private func makeApp(
+        _ kind: UserStoreKind, folder: TemporaryFolder, clock: TestClock = TestClock(),
+        sessionStore: (any SessionStore)? = nil, configure: (inout Authentication) -> Void = { _ in }
+    ) throws -> App {
+        let app = isolatedApp { settings in
+            settings.clock = { clock.now }
+            settings.sessions.store = sessionStore
+        }
+        var authentication = Authentication(users: try kind.make(in: folder))
+        authentication.hasher = PasswordHasher(threads: 1)
+        configure(&authentication)
+        app.use(authentication)
+        app.get("/") { request in "home: \(request.flash["notice"] ?? "-")" }
+        app.get("/protected/?") { request in
+            try request.authenticate()
+            return "protected for \(request.currentUser?.name ?? "?"): \(request.flash["notice"] ?? "-")"
+        }
+        app.get("/open/*") { request in
+            try request.authenticate()
+            return "open"
+        }
+        return app
+    }
+
+    private func signIn(_ client: TestClient, _ username: String = "user", _ password: String = "secret123") async throws -> TestResponse {
+        try await client.post("/signin", form: ["username": username, "password": password])
+    }
+
+    @Test(arguments: UserStoreKind.allCases)
+    func protectedPageRedirectsToSignInAndBackWithTheQuery(_ kind: UserStoreKind) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = TestClient(try makeApp(kind, folder: folder))
+
+        let first = try await client.get("/protected?tab=2&x=%C3%A9")
+        #expect(first.status == .found)
+        #expect(first.location == "/signin")
+
+        let form = try await client.get("/signin")
+        #expect(form.status == .ok)
+        #expect(form.text.contains(#"name="password""#))
+
+        let signedIn = try await signIn(client)
+        #expect(signedIn.status == .seeOther)
+        #expect(signedIn.location == "/protected?tab=2&x=%C3%A9")
+
+        let page = try await client.get(signedIn.location!)
+        #expect(page.status == .ok)
+        #expect(page.text == "protected for User: Welcome back User.")
+        // The flash is gone on the next request.
+        #expect(try await client.get("/protected").text == "protected for User: -")
+    }
+
+    @Test(arguments: UserStoreKind.allCases)
+    func signInWithoutAStoredPathLandsHomeAndNamesComeFromTheStore(_ kind: UserStoreKind) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = TestClient(try makeApp(kind, folder: folder), followRedirects: true)
+        let page = try await signIn(client, "ANN", "ann-password")
+        #expect(page.text == "home: Welcome back Ann Smith.")
+    }
+
+    @Test(arguments: UserStoreKind.allCases)
+    func wrongPasswordOrUnknownUserFailsWithTheSeedsMessage(_ kind: UserStoreKind) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = TestClient(try makeApp(kind, folder: folder))
+        for (username, password) in [("user", "wrong"), ("nobody", "secret123"), ("", ""), ("user", "")] {
+            let failed = try await signIn(client, username, password)
+            #expect(failed.status == .seeOther)
+            #expect(failed.location == "/signin")
+            let form = try await client.get("/signin")
+            #expect(form.text.contains("You could not be signed in. Did you enter the correct username and password?"))
+        }
+        #expect(try await client.get("/protected").status == .found)
+    }
+
+    @Test(arguments: UserStoreKind.allCases)
+    func signOutNeedsAPostAndSaysSo(_ kind: UserStoreKind) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = TestClient(try makeApp(kind, folder: folder))
+        _ = try await signIn(client)
+
+        // GET shows the button and changes nothing.
+        let page = try await client.get("/signout")
+        #expect(page.status == .ok)
+        #expect(page.text.contains(#"method="post""#))
+        #expect(page.text.contains(#"name="_csrf""#))
+        #expect(try await client.get("/protected").status == .ok)
+
+        // A forged POST (no token) is refused and signs nobody out.
+        client.sendsCsrfToken = false
+        #expect(try await client.post("/signout", form: [:]).status == .forbidden)
+        #expect(try await client.get("/protected").status == .ok)
+        client.sendsCsrfToken = true
+
+        let signedOut = try await client.post("/signout", form: [:])
+        #expect(signedOut.status == .seeOther)
+        #expect(signedOut.location == "/")
+        #expect(try await client.get("/").text == "home: You have been signed out.")
+        let again = try await client.get("/protected")
+        #expect(again.status == .found)
+        #expect(again.location == "/signin")
+    }
+
+    @Test(arguments: UserStoreKind.allCases)
+    func signInRegeneratesTheSession(_ kind: UserStoreKind) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let memory = MemorySessionStore()
+        let client = TestClient(try makeApp(kind, folder: folder, sessionStore: memory))
+        _ = try await client.get("/protected")
+        let before = try #require(client.cookies[sessionCookie]?.value)
+        _ = try await signIn(client)
+        let after = try #require(client.cookies[sessionCookie]?.value)
+        #expect(before != after)
+        // The session an attacker might have planted before sign-in is gone, not signed in.
+        #expect(memory.load(cookieValue: before) == nil)
+        let planted = TestClient(try makeApp(kind, folder: folder, sessionStore: memory))
+        planted.setCookie(sessionCookie, before)
+        #expect(try await planted.get("/protected").status == .found)
+    }
+
+    @Test func theStoredPathIsAlwaysLocal() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try makeApp(.yaml, folder: folder)
+        let attempts: [(String, String)] = [
+            ("/open//evil.example/x", "/open//evil.example/x"),
+            ("//evil.example/x", "/evil.example/x"),
+            ("///x", "/x"),
+            ("/%2f%2fevil.example", "/evil.example"),
+            ("/%2F/evil.example", "/evil.example"),
+            ("/\\evil.example", "/"),
+            ("/%5cevil.example", "/"),
+            ("/open/a%0d%0aSet-Cookie:x", "/"),
+        ]
+        app.get("*") { request in
+            try request.authenticate()
+            return "catch-all"
+        }
+        for (path, expected) in attempts {
+            let client = TestClient(app)
+            let first = try await client.get(path)
+            guard first.status == .found else {
+                Issue.record("\(path) -> \(first.status)")
+                continue
+            }
+            let signedIn = try await signIn(client)
+            #expect(signedIn.location == expected, "\(path)")
+        }
+        #expect(LocalPath.sanitize("https://evil.example/") == nil)
+        #expect(LocalPath.sanitize("/ok?next=//x") == "/ok?next=//x")
+    }
+
+    @Test func postRequestsAreNotRememberedAsThePathToReturnTo() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try makeApp(.yaml, folder: folder)
+        app.post("/tools/run") { request in
+            try request.authenticate()
+            return "ran"
+        }
+        let client = TestClient(app)
+        let refused = try await client.post("/tools/run", form: ["x": "1"])
+        #expect(refused.status == .seeOther)
+        #expect(refused.location == "/signin")
+        #expect(try await signIn(client).location == "/")
+    }
+
+    @Test(arguments: UserStoreKind.allCases)
+    func failedSignInsAreThrottledPerUsername(_ kind: UserStoreKind) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let client = TestClient(try makeApp(kind, folder: folder, clock: clock))
+        for _ in 0..<5 {
+            #expect(try await signIn(client, "user", "wrong").location == "/signin")
+        }
+        // Locked now, right password or not.
+        let locked = try await signIn(client, "USER", "secret123")
+        #expect(locked.status == .tooManyRequests)
+        #expect(locked.headers.first(name: "Retry-After") == "900")
+        #expect(locked.text.contains("Too many failed sign-ins"))
+        // Another user is not affected.
+        #expect(try await signIn(client, "ann", "ann-password").location == "/")
+
+        clock.advance(seconds: 600)
+        #expect(try await signIn(client, "user", "secret123").headers.first(name: "Retry-After") == "300")
+        clock.advance(seconds: 301)
+        #expect(try await signIn(client, "user", "secret123").location == "/")
+    }
+
+    @Test func aSuccessResetsTheUsernamesCount() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = TestClient(try makeApp(.yaml, folder: folder))
+        for _ in 0..<4 { _ = try await signIn(client, "user", "wrong") }
+        #expect(try await signIn(client).location == "/")
+        for _ in 0..<4 { _ = try await signIn(client, "user", "wrong") }
+        #expect(try await signIn(client).location == "/")
+    }
+
+    @Test func failedSignInsAreThrottledPerClientAddress() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = TestClient(try makeApp(.yaml, folder: folder) { $0.throttleLimits.failuresPerAddress = 6 })
+        for index in 0..<6 { _ = try await signIn(client, "sprayed\(index)", "guess") }
+        #expect(try await signIn(client).status == .tooManyRequests)
+        client.remoteAddress = "10.0.0.2"
+        #expect(try await signIn(client).location == "/")
+    }
+
+    @Test func throttleMemoryIsBounded() {
+        var limits = SignInThrottle.Limits()
+        limits.capacity = 100
+        let throttle = SignInThrottle(limits: limits)
+        for index in 0..<10_000 {
+            throttle.recordFailure(username: "user\(index)", address: "10.0.\(index / 256).\(index % 256)", now: Int64(index))
+        }
+        #expect(throttle.trackedCount.usernames <= 100)
+        #expect(throttle.trackedCount.addresses <= 100)
+        // The most recent are still tracked.
+        for _ in 0..<4 { throttle.recordFailure(username: "user9999", address: nil, now: 10_000) }
+        #expect(throttle.retryAfter(username: "user9999", address: nil, now: 10_000) != nil)
+    }
+
+    @Test func anUnknownUsernameCostsOneBcryptVerification() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let hasher = PasswordHasher(threads: 1)
+        let client = TestClient(try makeApp(.yaml, folder: folder) { $0.hasher = hasher })
+        _ = try await signIn(client, "nobody", "whatever")
+        #expect(hasher.verifications.load(ordering: .relaxed) == 1)
+        _ = try await signIn(client, "user", "wrong")
+        #expect(hasher.verifications.load(ordering: .relaxed) == 2)
+    }
+
+    @Test func signedInPagesAreNotCachedAndTemplatesSeeTheUser() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let views = try TemporaryFolder([
+            "layout.mustache": "{{#signedIn}}<form method=\"post\" action=\"{{signOutPath}}\">{{{csrfField}}}<button>Sign out {{currentUser.name}}</button></form>{{/signedIn}}{{{yield}}}",
+            "page.mustache": "<p>{{#currentUser}}Hi {{name}}{{/currentUser}}{{^currentUser}}Hi stranger{{/currentUser}}</p>",
+        ])
+        defer { views.remove() }
+        let app = try makeApp(.yaml, folder: folder)
+        app.settings.views = views.path
+        app.get("/page") { request in try request.render("page") }
+        let client = TestClient(app)
+        let anonymous = try await client.get("/page")
+        #expect(anonymous.text == "<p>Hi stranger</p>")
+        #expect(anonymous.headers.first(name: "Cache-Control") == nil)
+        _ = try await signIn(client)
+        let page = try await client.get("/page")
+        #expect(page.text.contains("<p>Hi User</p>"))
+        #expect(page.text.contains("Sign out User"))
+        #expect(page.headers.first(name: "Cache-Control") == "no-store")
+    }
+
+    @Test func appsCanWriteTheirOwnSignInRoutes() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = isolatedApp()
+        var authentication = Authentication(users: try UserStoreKind.yaml.make(in: folder))
+        authentication.installsRoutes = false
+        authentication.signInPath = "/login"
+        app.use(authentication)
+        app.post("/login") { request in
+            guard let user = try await request.signIn(username: request.params["username"] ?? "", password: request.params["password"] ?? "") else {
+                try request.halt(.unauthorized, "no")
+            }
+            return "hello \(user.username)"
+        }
+        app.get("/secret") { request in
+            try request.authenticate()
+            return "secret"
+        }
+        let client = TestClient(app)
+        #expect(try await client.get("/secret").location == "/login")
+        #expect(try await client.get("/signin").status == .notFound)
+        #expect(try await client.post("/login", form: ["username": "user", "password": "nope"]).status == .unauthorized)
+        #expect(try await client.post("/login", form: ["username": "user", "password": "secret123"]).text == "hello user")
+        #expect(try await client.get("/secret").text == "secret")
+    }
+
+    @Test func displayNamesFollowTheSeed() {
+        #expect(User(username: "user").name == "User")
+        #expect(User(username: "ANN").username == "ann")
+        #expect(User(username: "bob", name: "Robert").name == "Robert")
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+@testable import Micro
+
+/// The seed's credentials.yml, exactly as its author wrote it (user / secret123).
+let seedCredentials = """
+    username: user
+    password_hash: $2a$10$38FTKkrtpylOYomyC03Mb..Efdzu1BFa7c7bZav1FKuYJUAzosx1u # secret 123
+
+    # Use the bcrypt gem's Password.create('password') method to generate the password hash.
+
+    """
+
+/// Cheap hashes (cost 4) for tests that sign in often.
+enum TestHashes {
+    static let secret123 = try! Password.hash("secret123", cost: 4)
+    static let annPassword = try! Password.hash("ann-password", cost: 4)
+}
+
+/// The two kinds of user store, holding the same users: `user` / secret123 (no name) and
+/// `Ann` / ann-password (name "Ann Smith").
+enum UserStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case yaml, sqlite
+
+    var testDescription: String { rawValue }
+
+    func make(in folder: TemporaryFolder) throws -> any UserStore {
+        switch self {
+        case .yaml:
+            try folder.write("credentials.yml", """
+                users:
+                  - username: user
+                    password_hash: \(TestHashes.secret123)
+                  - username: Ann
+                    password_hash: "\(TestHashes.annPassword)"
+                    name: Ann Smith
+                """)
+            return try YamlUserStore(file: folder.file("credentials.yml"))
+        case .sqlite:
+            let store = try SqliteUserStore(path: folder.file("users.db"), create: true)
+            try store.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+            try store.save(username: "Ann", passwordHash: TestHashes.annPassword, name: "Ann Smith")
+            return store
+        }
+    }
+}
