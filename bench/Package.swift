@@ -3,6 +3,9 @@
 // Run it with `bench/run.sh` from the repository's root.
 import PackageDescription
 
+// SwiftPM names a path dependency after its folder: the checkout's folder, whatever it is.
+let micro = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "micro").lowercased()
+
 let package = Package(
     name: "MicroBenchmarks",
     platforms: [.macOS(.v14)],
@@ -21,7 +24,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MicroBench",
-            dependencies: [.product(name: "Micro", package: "main")]
+            dependencies: [.product(name: "Micro", package: micro)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,10 +1,24 @@
 import Micro
 
-/// The sample app's routes, apart from `main.swift` so that tests can serve them.
+/// The sample app's routes: what `main.swift` serves and the tests exercise.
 enum SampleRoutes {
-    static func install(in app: App) {
-        app.get("/") { _ in
-            HomePage.html
+    /// The tool categories of the home page.
+    static let categories: [[String: String]] = [
+        ["name": "Date Conversion", "path": "/tools/date-conversion", "summary": "Milliseconds since 1970 to a formatted date, and back."],
+        ["name": "Data Encoding", "path": "/tools/data-encoding", "summary": "Base64, URL, hex and HTML encoding and decoding."],
+        ["name": "Data Encryption", "path": "/tools/data-encryption", "summary": "MD5, SHA digests, HMAC-SHA256 and bcrypt hashes."],
+    ]
+
+    static func install(in app: App, users: any UserStore) {
+        app.use(Authentication(users: users))
+
+        app.get("/") { request in
+            try request.render("index", ["title": "Engineering Utilities", "categories": categories])
+        }
+
+        app.get("/protected/?") { request in
+            try request.authenticate()
+            return try request.render("protected", ["title": "Protected Page"])
         }
     }
 }

@@ -1,30 +1,54 @@
+import Foundation
 import Micro
 import MicroTesting
 import Testing
 @testable import SampleApp
 
-@Suite struct HomePageTests {
-    private func client() -> TestClient {
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
-        let app = App(settings: settings)
-        SampleRoutes.install(in: app)
-        return TestClient(app)
-    }
+/// The sample app as `swift run SampleApp` serves it, with the repository's views, public
+/// folder and credentials.yml.
+func sampleClient(followRedirects: Bool = false) throws -> TestClient {
+    var settings = Settings()
+    settings.environment = .test
+    settings.accessLog = false
+    let app = App(settings: settings)
+    SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
+    return TestClient(app, followRedirects: followRedirects)
+}
 
-    @Test func homePageListsTheCategoriesAndLinksTheStylesheet() async throws {
-        let page = try await client().get("/")
+@Suite struct HomePageTests {
+    @Test func homePageListsTheCategoriesInTheLayout() async throws {
+        let page = try await sampleClient().get("/")
         #expect(page.status == .ok)
         #expect(page.contentType == "text/html; charset=utf-8")
         #expect(page.text.contains("Date Conversion"))
+        #expect(page.text.contains(#"href="/tools/data-encoding""#))
         #expect(page.text.contains(#"<link rel="stylesheet" href="/css/app.css">"#))
+        #expect(page.text.contains(#"href="/signin""#))
+        #expect(page.headers.first(name: "Content-Security-Policy") != nil)
     }
 
     @Test func stylesheetIsServedFromPublic() async throws {
-        let css = try await client().get("/css/app.css")
+        let css = try await sampleClient().get("/css/app.css")
         #expect(css.status == .ok)
         #expect(css.contentType == "text/css; charset=utf-8")
         #expect(css.text.contains("prefers-color-scheme: dark"))
+    }
+
+    @Test func theSeedsDemoUserSignsInAndSeesTheProtectedPage() async throws {
+        let client = try sampleClient()
+        let refused = try await client.get("/protected")
+        #expect(refused.location == "/signin")
+        let form = try await client.get("/signin")
+        #expect(form.text.contains(#"name="_csrf""#))
+        let signedIn = try await client.post("/signin", form: ["username": "User", "password": "secret123"])
+        #expect(signedIn.location == "/protected")
+        let page = try await client.get("/protected")
+        #expect(page.text.contains("Welcome back User."))
+        #expect(page.text.contains("Only signed-in users see this page, User."))
+        // The layout carries the sign-out form on signed-in pages.
+        #expect(page.text.contains(#"action="/signout""#))
+        let signedOut = try await client.post("/signout", form: [:])
+        #expect(signedOut.location == "/")
+        #expect(try await client.get("/").text.contains("You have been signed out."))
     }
 }

@@ -38,7 +38,9 @@ indirect enum YamlNode {
         guard loaded == 1 else {
             let problem = parser.problem.map { String(cString: $0) } ?? "malformed YAML"
             let context = parser.context.map { " " + String(cString: $0) } ?? ""
-            throw YamlError(line: Int(parser.problem_mark.line) + 1, message: problem + context)
+            // An unclosed construct is reported at the end of the file; where it began says more.
+            let mark = parser.context == nil ? parser.problem_mark : parser.context_mark
+            throw YamlError(line: Int(mark.line) + 1, message: problem + context)
         }
         defer { yaml_document_delete(&document) }
         guard let root = yaml_document_get_root_node(&document) else { return nil }
