@@ -5,14 +5,20 @@ extension Request {
         if let session = loadedSession { return session }
         let session = services.sessions.load(for: self)
         loadedSession = session
-        loadedFlash = Flash(session: session)
         return session
     }
 
     /// Messages for the next request (see ``Flash``): `request.flash["notice"] = "Saved."`.
+    ///
+    /// The previous request's messages leave the session the first time the flash is asked
+    /// for (by the route, or by ``render(_:_:layout:)``), not when the session loads: a request
+    /// that only reads the session (a sign-in check before a redirect, a JSON call, a CSRF
+    /// check) leaves them for the page that shows them.
     public var flash: Flash {
-        _ = session
-        return loadedFlash!
+        if let flash = loadedFlash { return flash }
+        let flash = Flash(session: session)
+        loadedFlash = flash
+        return flash
     }
 
     /// A CSRF token for a form of this session: send it as the `_csrf` field (templates have

@@ -37,6 +37,11 @@ enum Base64Url {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The bytes `text` encodes; nil unless `text` is exactly what ``encode(_:)`` makes of them.
+    ///
+    /// Only the canonical form is accepted: the decoder ignores the spare low bits of the last
+    /// character, so without this check several texts would decode to the same bytes, and a
+    /// changed cookie or token would still be taken for the one the app issued.
     static func decode(_ text: String) -> Data? {
         guard text.utf8.allSatisfy({ byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
@@ -44,6 +49,7 @@ enum Base64Url {
         }) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        guard let data = Data(base64Encoded: base64), encode(data) == text else { return nil }
+        return data
     }
 }

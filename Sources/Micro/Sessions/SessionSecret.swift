@@ -16,7 +16,7 @@ enum SessionSecret {
         case .production:
             throw ConfigurationError("MICRO_SESSION_SECRET is not set. In production Micro needs a secret of at least \(minimumBytes) bytes to encrypt session cookies; generate one with: openssl rand -hex 32")
         case .test:
-            return randomSecret()
+            return testSecret
         case .development:
             return try fromFile(settings.sessions.secretFile)
         }
@@ -41,6 +41,11 @@ enum SessionSecret {
         }
         return secret
     }
+
+    /// The test environment's secret: made once per process, so that a session survives the
+    /// app being rebuilt (a route defined after the first request) and another app of the
+    /// same test run can read it.
+    private static let testSecret = randomSecret()
 
     private static func randomSecret() -> String {
         var generator = SystemRandomNumberGenerator()

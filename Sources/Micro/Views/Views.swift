@@ -111,3 +111,10 @@ public struct ViewError: Error, Sendable, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
 }
+
+extension Views {
+    /// Whether the folder has the template `name`.
+    func hasTemplate(_ name: String) -> Bool {
+        (try? currentLibrary())?.getTemplate(named: name) != nil
+    }
+}

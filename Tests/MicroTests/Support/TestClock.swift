@@ -1,0 +1,26 @@
+import Foundation
+import Synchronization
+
+/// A clock tests move by hand, to travel in time through session timeouts:
+///
+/// ```swift
+/// let clock = TestClock()
+/// let app = isolatedApp { $0.clock = { clock.now } }
+/// clock.advance(seconds: 601)
+/// ```
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    /// A clock showing `start`.
+    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        current = Mutex(start)
+    }
+
+    /// The time it shows.
+    var now: Date { current.withLock { $0 } }
+
+    /// Moves the clock forward.
+    func advance(seconds: Double) {
+        current.withLock { $0 += seconds }
+    }
+}
