@@ -293,6 +293,23 @@ import Testing
         #expect(try await client.get("/secret").text == "secret")
     }
 
+    @Test func anActiveUserStaysSignedInThroughPagesThatNeverReadTheSession() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let app = try makeApp(.yaml, folder: folder, clock: clock)
+        app.get("/plain") { _ in "plain" }
+        let client = TestClient(app)
+        _ = try await signIn(client)
+        for _ in 0..<6 {
+            clock.advance(seconds: 5 * 60)
+            #expect(try await client.get("/plain").text == "plain")
+        }
+        #expect(try await client.get("/protected").status == .ok)
+        clock.advance(seconds: 601)
+        #expect(try await client.get("/protected").status == .found)
+    }
+
     @Test func displayNamesFollowTheSeed() {
         #expect(User(username: "user").name == "User")
         #expect(User(username: "ANN").username == "ann")

@@ -21,8 +21,6 @@ enum ErrorPages {
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(Html.escape(title))</title>
-            <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
-            pre{white-space:pre-wrap;background:#f3f3f3;color:#111;padding:1rem;overflow-wrap:anywhere}</style>
             </head><body><h1>\(Html.escape(title))</h1>
             <p>\(Html.escape(message))</p>
 

@@ -64,6 +64,9 @@ struct Responder: Sendable {
             services.securityHeaders.apply(to: &file, signedIn: false)
             return file
         }
+        // A client with a session cookie is active: load its session so that the inactivity
+        // window is renewed even by routes that never look at the session.
+        if request.cookie(services.sessions.settings.cookieName) != nil { _ = request.session }
         var response = await run(request)
         if let session = request.loadedSession {
             do {
