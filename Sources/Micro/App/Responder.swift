@@ -4,7 +4,7 @@ import NIOCore
 
 /// The app frozen for serving: runs one request through static files, before filters, the
 /// router, error handlers and after filters. Both the server and the test client use it.
-struct Responder: Sendable {
+final class Responder: Sendable {
     let settings: Settings
     let logger: Logger
     private let router: Router
@@ -22,9 +22,10 @@ struct Responder: Sendable {
         afterFilters = definition.afterFilters
         errorHandlers = definition.errorHandlers
         staticFiles = definition.settings.publicFolder.flatMap {
-            StaticFiles(folder: $0, cacheControl: definition.settings.staticCacheControl)
+            StaticFiles(folder: $0, cacheControl: definition.settings.staticCacheControl, environment: definition.settings.environment)
         }
         services = Services(
+            settings: definition.settings,
             sessions: try Sessions(settings: settings),
             views: try Views(folder: settings.views, environment: settings.environment),
             csrf: CsrfProtection(exemptions: definition.csrfExemptions),
@@ -37,12 +38,12 @@ struct Responder: Sendable {
     func respond(
         method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?
     ) async -> Response {
-        let start = NIODeadline.now()
+        let start = settings.accessLog ? NIODeadline.now() : .uptimeNanoseconds(0)
         var response: Response
         do {
             let request = try Request(
                 method: method, uri: uri, headers: headers, body: body,
-                settings: settings, services: services, logger: logger, remoteAddress: remoteAddress)
+                services: services, logger: logger, remoteAddress: remoteAddress)
             response = await respond(to: request)
         } catch {
             response = ErrorPages.page(
@@ -157,7 +158,7 @@ struct Responder: Sendable {
     func issueCsrfToken(headers: HttpHeaders) throws -> (token: String, response: Response) {
         let request = try Request(
             method: .GET, uri: "/", headers: headers, body: ByteBuffer(),
-            settings: settings, services: services, logger: logger, remoteAddress: nil)
+            services: services, logger: logger, remoteAddress: nil)
         let token = request.csrfToken
         var response = Response()
         try services.sessions.commit(request.session, into: &response, logger: logger)

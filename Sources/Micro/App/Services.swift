@@ -1,6 +1,8 @@
-/// What a request can reach of the app beyond its routes: sessions, views, CSRF protection,
-/// security headers. Built once when the app starts.
-struct Services: Sendable {
+/// What a request can reach of the app beyond its routes: settings, sessions, views, CSRF
+/// protection, security headers. Built once when the app starts; each request holds a
+/// reference to it (copying these per request showed in profiles).
+final class Services: Sendable {
+    let settings: Settings
     let sessions: Sessions
     let views: Views
     let csrf: CsrfProtection
@@ -9,6 +11,19 @@ struct Services: Sendable {
     let templateHooks: [@Sendable (Request) -> [String: any Sendable]]
     /// Services plugins registered, by type.
     let extensions: [ObjectIdentifier: any Sendable]
+
+    init(
+        settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
+        templateHooks: [@Sendable (Request) -> [String: any Sendable]], extensions: [ObjectIdentifier: any Sendable]
+    ) {
+        self.settings = settings
+        self.sessions = sessions
+        self.views = views
+        self.csrf = csrf
+        self.securityHeaders = securityHeaders
+        self.templateHooks = templateHooks
+        self.extensions = extensions
+    }
 
     /// The service of type `T` a plugin registered.
     func `extension`<T: Sendable>(_ type: T.Type) -> T? {

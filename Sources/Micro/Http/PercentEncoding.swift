@@ -30,6 +30,14 @@ enum PercentEncoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
+    /// Whether `text`'s escapes are well-formed and decode to UTF-8 without NUL; without
+    /// allocating when there is no escape (the common path).
+    static func isValid(_ text: String) -> Bool {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return true }
+        guard let decoded = decode(Substring(text)) else { return false }
+        return !decoded.utf8.contains(0)
+    }
+
     /// Encodes every byte outside RFC 3986's unreserved set as `%XX`.
     static func encode(_ text: String) -> String {
         var out = ""

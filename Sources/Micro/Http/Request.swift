@@ -26,7 +26,7 @@ public final class Request {
     /// The response being built: routes and filters set its status, headers and content type.
     public var response = Response()
     /// The app's settings.
-    public let settings: Settings
+    public var settings: Settings { services.settings }
     /// A logger labelled with the request.
     public var logger: Logger
     /// The client's address, when the request came over a socket.
@@ -48,14 +48,13 @@ public final class Request {
     /// query string or form body.
     init(
         method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer,
-        settings: Settings, services: Services, logger: Logger, remoteAddress: String?
+        services: Services, logger: Logger, remoteAddress: String?
     ) throws(HttpError) {
         self.services = services
         self.method = method
         self.uri = uri
         self.headers = headers
         self.body = body
-        self.settings = settings
         self.logger = logger
         self.remoteAddress = remoteAddress
 
@@ -67,7 +66,7 @@ public final class Request {
             path = String(target)
             queryString = ""
         }
-        guard let decodedPath = PercentEncoding.decode(Substring(path)), !decodedPath.utf8.contains(0) else {
+        guard PercentEncoding.isValid(path) else {
             throw HttpError(.badRequest, "Malformed percent-encoding in the request path.")
         }
         params = Params()

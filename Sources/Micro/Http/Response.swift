@@ -37,6 +37,12 @@ public struct Response: Sendable {
         }
     }
 
+    /// Whether the content type is `text/html` (any case, any parameters).
+    var isHtml: Bool {
+        guard let type = contentType?.utf8, type.count >= 9 else { return false }
+        return zip(type.prefix(9), "text/html".utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+    }
+
     /// Replaces the body with a text.
     public mutating func setBody(_ text: String) {
         body = .bytes(ByteBuffer(string: text))

@@ -17,11 +17,13 @@ struct Router: Sendable {
         for route in candidates(for: request.method) {
             guard let match = route.pattern.match(request.path) else { continue }
             let saved = request.params
-            request.params.path = route.pattern.tokens.compactMap { token in
-                guard case .parameter(let name, _) = token, let value = match.parameters[name] else { return nil }
-                return (name, value)
+            if !match.parameters.isEmpty {
+                request.params.path = route.pattern.tokens.compactMap { token in
+                    guard case .parameter(let name, _) = token, let value = match.parameters[name] else { return nil }
+                    return (name, value)
+                }
             }
-            request.params.splat = match.splat
+            if !match.splat.isEmpty { request.params.splat = match.splat }
             request.route = route.pattern
             request.site = route.site
             do {

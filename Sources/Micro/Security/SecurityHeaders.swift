@@ -29,7 +29,7 @@ public struct SecurityHeaders: Sendable {
             if let value, !response.headers.contains(name: name) { response.headers.add(name: name, value: value) }
         }
         add("X-Content-Type-Options", contentTypeOptions)
-        guard response.contentType?.lowercased().hasPrefix("text/html") == true else { return }
+        guard response.isHtml else { return }
         add("X-Frame-Options", frameOptions)
         add("Referrer-Policy", referrerPolicy)
         add("Content-Security-Policy", contentSecurityPolicy)

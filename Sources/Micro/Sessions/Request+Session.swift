@@ -37,7 +37,7 @@ extension Request {
     /// Whether the page goes to a signed-in session (it then gets `Cache-Control: no-store`).
     /// Reads the session only for HTML answers to a client that sent a session cookie.
     func isSignedInForHeaders(_ response: Response) -> Bool {
-        guard response.contentType?.lowercased().hasPrefix("text/html") == true else { return false }
+        guard response.isHtml else { return false }
         if loadedSession == nil, cookie(services.sessions.settings.cookieName) == nil { return false }
         return session.get(Session.userKey, as: AnyCodableMarker.self) != nil
     }

@@ -1,4 +1,6 @@
 import NIOHTTP1
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,23 +14,39 @@ import Darwin
 /// slashes and backslashes are refused before the file system is touched, and the resolved
 /// path (symlinks followed) must still lie inside the folder.
 ///
-/// The look-up (`realpath`, `stat`) runs on the calling thread: it reads metadata only, as
-/// nginx does on its event loop; the content is streamed later without blocking.
+/// The look-up (`stat`, and `realpath` for a file that exists) runs on the calling thread: it
+/// reads metadata only, as nginx does on its event loop; the content is streamed later without
+/// blocking. In production the folder's top-level names are read once at start-up, so a
+/// request for a route costs no system call at all; a new top-level file or folder then
+/// needs a restart (files added inside existing folders are found at once).
 struct StaticFiles: Sendable {
     /// The folder's real path, without a trailing slash.
     let root: String
     let cacheControl: String
+    /// The names at the top of the folder (production), or nil to look on disk every time.
+    let topLevelNames: Set<String>?
 
     /// Nil when the folder does not exist.
-    init?(folder: String, cacheControl: String) {
+    init?(folder: String, cacheControl: String, environment: Environment) {
         guard let root = Self.realPath(folder), Self.fileType(root) == S_IFDIR else { return nil }
         self.root = root
         self.cacheControl = cacheControl
+        if environment == .production {
+            topLevelNames = Set((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+        } else {
+            topLevelNames = nil
+        }
     }
 
     /// The response for a file under the folder, or nil when the path names none (the request
     /// then goes on to the routes).
     func response(for request: Request) -> Response? {
+        if let topLevelNames {
+            // The path's first segment, still encoded: enough to rule out most route paths.
+            let first = request.path.utf8.dropFirst().prefix { $0 != UInt8(ascii: "/") }
+            let name = String(decoding: first, as: UTF8.self)
+            if !topLevelNames.contains(name), !name.contains("%") { return nil }
+        }
         guard let relative = Self.safeRelativePath(request.path) else { return nil }
         // One stat answers most requests (those for routes: no such file); the real path is
         // resolved only for a file that exists, to refuse symlinks leading out of the folder.
