@@ -20,5 +20,7 @@ enum SampleRoutes {
             try request.authenticate()
             return try request.render("protected", ["title": "Protected Page"])
         }
+
+        ToolRoutes.install(in: app)
     }
 }

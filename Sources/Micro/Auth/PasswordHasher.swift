@@ -19,6 +19,12 @@ public final class PasswordHasher: Sendable {
         pool.start()
     }
 
+    /// Runs other password work (a tool that hashes with a chosen cost, say) on the hasher's
+    /// threads, off the event loops.
+    public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await pool.runIfActive(work)
+    }
+
     /// ``Password/hash(_:cost:)`` on the hasher's threads.
     public func hash(_ password: String, cost: Int = Password.defaultCost) async throws -> String {
         try await pool.runIfActive { try Password.hash(password, cost: cost) }
