@@ -87,7 +87,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > settings.bodyLimit {
                 return refuse(.payloadTooLarge, "The request body is larger than \(settings.bodyLimit) bytes.", version: head.version, context: context)
             }
-            if head.headers[canonicalForm: "Expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+            if let expect = head.headers.first(name: "Expect"), expect.lowercased() == "100-continue" {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
             }
             state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
@@ -138,20 +138,25 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Answering
 
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
-        let promise = context.eventLoop.makePromise(of: Response.self)
         let responder = responder
         let remoteAddress = remoteAddress
-        // Run the route at once, on this event loop: a route that does not suspend answers
-        // within this read, without a hop through the task queue.
+        // The task runs on this event loop (its executor), so the handler and its context may
+        // be used from it; NIOLoopBound checks that they are.
+        let connection = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        // Run the route at once: a route that does not suspend answers within this read,
+        // with no hop through a task queue and no promise.
         Task.immediateDetached(executorPreference: executor) {
-            promise.succeed(await responder.respond(
-                method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress))
+            let response = await responder.respond(
+                method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
+            let (handler, context) = connection.value
+            handler.answered(response, to: head, context: context)
         }
-        promise.futureResult.assumeIsolated().whenSuccess { response in
-            let closing: Bool
-            if case .closing = self.state { closing = true } else { closing = false }
-            self.write(response, version: head.version, keepAlive: head.isKeepAlive && !closing, context: context)
-        }
+    }
+
+    private func answered(_ response: Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let closing: Bool
+        if case .closing = state { closing = true } else { closing = false }
+        write(response, version: head.version, keepAlive: head.isKeepAlive && !closing, context: context)
     }
 
     private func write(_ response: Response, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
