@@ -72,12 +72,14 @@ MICRO_PID=$!
 wait_ready "$RAW_PORT"
 wait_ready "$MICRO_PORT"
 
-# Runs wrk against port $2, writing its output to $OUT/$1-round$3.txt.
+# Runs wrk against port $2 and path $4 (extra wrk arguments after), writing its output to
+# $OUT/$1-round$3.txt.
 load() {
-    local name="$1" port="$2" round="$3"
-    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$port/hello" >/dev/null
-    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency \
-        "http://127.0.0.1:$port/hello" >"$OUT/$name-round$round.txt"
+    local name="$1" port="$2" round="$3" path="$4"
+    shift 4
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" "$@" "http://127.0.0.1:$port$path" >/dev/null
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" \
+        "http://127.0.0.1:$port$path" >"$OUT/$name-round$round.txt"
     echo "  $name: $(awk '/^Requests\/sec:/ { print $2 " req/s" }' "$OUT/$name-round$round.txt")"
 }
 
@@ -106,16 +108,23 @@ best() {
     echo "$best_file"
 }
 
-echo "Load: wrk -t1 -c$CONNECTIONS -d${DURATION}s --latency GET /hello (after a ${WARMUP}s warm-up), $ROUNDS round(s);"
+# A session cookie for /page, from /login.
+COOKIE="$(curl -s -o /dev/null -D - "http://127.0.0.1:$MICRO_PORT/login" | awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }')"
+[ -n "$COOKIE" ] || { echo "error: no session cookie from /login" >&2; exit 1; }
+
+echo "Load: wrk -t1 -c$CONNECTIONS -d${DURATION}s --latency (after a ${WARMUP}s warm-up), $ROUNDS round(s):"
+echo "GET /hello on both servers, and Micro's GET /page (Mustache page in a layout, session read from its cookie);"
 echo "servers pinned to CPU $SERVER_CPU, wrk to CPU $CLIENT_CPU; access logging off for both."
 for round in $(seq 1 "$ROUNDS"); do
     echo "Round $round:"
     if [ $((round % 2)) -eq 1 ]; then
-        load raw "$RAW_PORT" "$round"
-        load micro "$MICRO_PORT" "$round"
+        load raw "$RAW_PORT" "$round" /hello
+        load micro "$MICRO_PORT" "$round" /hello
+        load page "$MICRO_PORT" "$round" /page -H "Cookie: $COOKIE"
     else
-        load micro "$MICRO_PORT" "$round"
-        load raw "$RAW_PORT" "$round"
+        load page "$MICRO_PORT" "$round" /page -H "Cookie: $COOKIE"
+        load micro "$MICRO_PORT" "$round" /hello
+        load raw "$RAW_PORT" "$round" /hello
     fi
 done
 
@@ -126,15 +135,19 @@ peak_rss() {
 
 read -r RAW_RPS RAW_P50 RAW_P99 RAW_ERR < <(parse "$(best raw)")
 read -r MICRO_RPS MICRO_P50 MICRO_P99 MICRO_ERR < <(parse "$(best micro)")
+read -r PAGE_RPS PAGE_P50 PAGE_P99 PAGE_ERR < <(parse "$(best page)")
 RAW_RSS="$(peak_rss "$RAW_PID")"
 MICRO_RSS="$(peak_rss "$MICRO_PID")"
 RATIO="$(awk -v m="$MICRO_RPS" -v r="$RAW_RPS" 'BEGIN { printf "%.2f", (r > 0 ? m / r : 0) }')"
+PAGE_COST="$(awk -v m="$MICRO_RPS" -v p="$PAGE_RPS" 'BEGIN { printf "%.2f", (p > 0 ? m / p : 0) }')"
 
 echo
-echo "| server | req/s | p50 | p99 | errors | peak RSS |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-echo "| RawNioServer | $RAW_RPS | $RAW_P50 | $RAW_P99 | $RAW_ERR | $RAW_RSS |"
-echo "| Micro (MicroBench) | $MICRO_RPS | $MICRO_P50 | $MICRO_P99 | $MICRO_ERR | $MICRO_RSS |"
+echo "| server | route | req/s | p50 | p99 | errors | peak RSS |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+echo "| RawNioServer | GET /hello | $RAW_RPS | $RAW_P50 | $RAW_P99 | $RAW_ERR | $RAW_RSS |"
+echo "| Micro (MicroBench) | GET /hello | $MICRO_RPS | $MICRO_P50 | $MICRO_P99 | $MICRO_ERR | $MICRO_RSS |"
+echo "| Micro (MicroBench) | GET /page | $PAGE_RPS | $PAGE_P50 | $PAGE_P99 | $PAGE_ERR | (same process) |"
 echo
-echo "Micro/RawNio req/s: ${RATIO}x (target >= 0.80x)"
+echo "Micro/RawNio req/s on /hello: ${RATIO}x (target >= 0.80x)"
+echo "Cost of /page relative to /hello (req/s of /hello over /page): ${PAGE_COST}x (target <= 2x)"
 echo "errors = socket errors + non-2xx/3xx responses; best of $ROUNDS round(s); wrk output in $OUT"

@@ -50,6 +50,21 @@ import Testing
         #expect(process.terminationStatus == 0, "Python's crypt did not verify \(hash)")
     }
 
+    @Test func theHashersThreadsYieldToTheEventLoops() async throws {
+        #if os(Linux)
+        @Sendable func niceOfThisThread() throws -> Int {
+            // Field 19 of /proc/thread-self/stat; the name in field 2 has no spaces here.
+            let fields = try String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8).split(separator: " ")
+            return Int(fields[18]) ?? -99
+        }
+        let hasher = PasswordHasher(threads: 1)
+        #expect(try await hasher.run { try niceOfThisThread() } == 10)
+        // Only the hasher's thread: the process (its main thread) keeps its priority.
+        let main = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8).split(separator: " ")
+        #expect(Int(main[18]) == 0)
+        #endif
+    }
+
     @Test func theHasherRunsOffTheCallersThread() async throws {
         let hasher = PasswordHasher(threads: 1)
         let hash = try await hasher.hash("pw", cost: 4)

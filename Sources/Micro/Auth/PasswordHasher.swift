@@ -1,10 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import NIOPosix
 import Synchronization
 
 /// Runs bcrypt off the event loops, on threads of its own, so a burst of sign-ins never stalls
-/// other requests. It uses at most `threads` cores (half of them by default), leaving the
-/// rest to the server.
+/// other requests. It uses at most `threads` cores (half of them by default), and its threads
+/// run at a lower scheduling priority (nice 10) than the event loops, so that on a busy
+/// machine the server's other answers come first.
 public final class PasswordHasher: Sendable {
     private let pool: NIOThreadPool
     /// How many verifications it ran: tests read it to see that an unknown user costs one too.
@@ -22,17 +26,29 @@ public final class PasswordHasher: Sendable {
     /// Runs other password work (a tool that hashes with a chosen cost, say) on the hasher's
     /// threads, off the event loops.
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await pool.runIfActive(work)
+        try await pool.runIfActive {
+            Self.yieldToTheEventLoops()
+            return try work()
+        }
     }
 
     /// ``Password/hash(_:cost:)`` on the hasher's threads.
     public func hash(_ password: String, cost: Int = Password.defaultCost) async throws -> String {
-        try await pool.runIfActive { try Password.hash(password, cost: cost) }
+        try await run { try Password.hash(password, cost: cost) }
     }
 
     /// ``Password/verify(_:against:)`` on the hasher's threads.
     public func verify(_ password: String, against hash: String) async throws -> Bool {
         verifications.add(1, ordering: .relaxed)
-        return try await pool.runIfActive { Password.verify(password, against: hash) }
+        return try await run { Password.verify(password, against: hash) }
+    }
+
+    /// Lowers the calling pool thread's priority. On Linux a nice value belongs to a thread, and
+    /// `PRIO_PROCESS` with id 0 names the calling one.
+    private static func yieldToTheEventLoops() {
+        #if os(Linux)
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        if getpriority(which, 0) < 10 { _ = setpriority(which, 0, 10) }
+        #endif
     }
 }

@@ -60,20 +60,36 @@ extension Response {
 /// Parsing of `Cookie` request headers.
 enum Cookies {
     /// The name/value pairs of `Cookie` header values (`a=1; b=2`). Pairs without `=` are
-    /// skipped; values in double quotes lose their quotes.
+    /// skipped; values in double quotes lose their quotes. Works on UTF-8 bytes: cookies are
+    /// long (a session is hundreds of bytes) and read on every request.
     static func parse<S: StringProtocol>(_ headerValues: [S]) -> [(name: String, value: String)] {
         var cookies: [(name: String, value: String)] = []
         for header in headerValues {
-            for pair in header.split(separator: ";") {
-                guard let equals = pair.firstIndex(of: "=") else { continue }
-                let name = pair[..<equals].trimmingSpaces()
-                var value = pair[pair.index(after: equals)...].trimmingSpaces()
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                    value = String(value.dropFirst().dropLast())
+            let bytes = Array(header.utf8)
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: ";") { end += 1 }
+                if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) {
+                    let name = trimmed(bytes[start..<equals])
+                    var value = trimmed(bytes[(equals + 1)..<end])
+                    if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
+                        value = value.dropFirst().dropLast()
+                    }
+                    if !name.isEmpty {
+                        cookies.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+                    }
                 }
-                if !name.isEmpty { cookies.append((name, value)) }
+                start = end + 1
             }
         }
         return cookies
+    }
+
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
+        while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { slice = slice.dropFirst() }
+        while let last = slice.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { slice = slice.dropLast() }
+        return slice
     }
 }

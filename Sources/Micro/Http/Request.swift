@@ -41,6 +41,8 @@ public final class Request {
     var loadedSession: Session?
     /// The flash, with the session.
     var loadedFlash: Flash?
+    /// The `Cookie` header's pairs, parsed when first asked for.
+    private var parsedCookies: [(name: String, value: String)]?
     /// Values that extensions (authentication) keep for the length of the request.
     var storage: [ObjectIdentifier: Any] = [:]
 
@@ -81,7 +83,8 @@ public final class Request {
 
     /// The value of the cookie `name` sent by the client.
     public func cookie(_ name: String) -> String? {
-        Cookies.parse(headers["Cookie"]).last { $0.name == name }?.value
+        if parsedCookies == nil { parsedCookies = Cookies.parse(headers["Cookie"]) }
+        return parsedCookies?.last { $0.name == name }?.value
     }
 
     /// Whether the client prefers JSON to HTML (its `Accept` names JSON and not HTML).

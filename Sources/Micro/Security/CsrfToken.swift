@@ -16,8 +16,7 @@ enum CsrfToken {
     /// A fresh token for the session (creating its secret on first use).
     static func token(for session: Session) -> String {
         let secret = secret(of: session)
-        var generator = SystemRandomNumberGenerator()
-        let pad = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let pad = SecureRandom.bytes(size)
         return Base64Url.encode(pad + zip(pad, secret).map { $0 ^ $1 })
     }
 
@@ -38,7 +37,7 @@ enum CsrfToken {
         if let stored = session.get(sessionKey, as: String.self), let secret = Base64Url.decode(stored), secret.count == size {
             return Array(secret)
         }
-        let secret = Array(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
+        let secret = SecureRandom.bytes(size)
         try? session.set(sessionKey, Base64Url.encode(secret))
         return secret
     }

@@ -26,11 +26,11 @@ public struct CookieSessionStore: SessionStore {
             let box = try? AES.GCM.SealedBox(combined: sealed),
             let plain = try? AES.GCM.open(box, using: key, authenticating: authenticatedName)
         else { return nil }
-        return try? JSONDecoder().decode(SessionData.self, from: plain)
+        return SessionCodec.decode(Array(plain))
     }
 
     public func save(_ data: SessionData) throws -> String {
-        let plain = try JSONEncoder().encode(data)
+        let plain = SessionCodec.encode(data)
         let box = try AES.GCM.seal(plain, using: key, authenticating: authenticatedName)
         guard let combined = box.combined else { throw SessionError("AES-GCM gave no combined box") }
         return Base64Url.encode(combined)

@@ -44,12 +44,18 @@ public final class Session {
     /// The value of `key` decoded as `T`; nil when absent or of another type.
     public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) -> T? {
         guard let json = data.values[key] else { return nil }
+        if T.self == String.self, let text = Self.plainString(json) { return text as? T }
         return try? JSONDecoder().decode(T.self, from: Data(json.utf8))
     }
 
     /// Sets `key` to `value`, stored as JSON.
     public func set<T: Encodable>(_ key: String, _ value: T) throws {
-        let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        let json: String
+        if let text = value as? String, Self.isPlain(text) {
+            json = "\"" + text + "\""
+        } else {
+            json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        }
         guard data.values[key] != json else { return }
         data.values[key] = json
         changed = true
@@ -76,6 +82,21 @@ public final class Session {
         data.id = SessionData.randomId()
         data.values[CsrfToken.sessionKey] = nil
         changed = true
+    }
+
+    /// Strings with nothing JSON escapes are stored and read without a JSON coder (most values
+    /// are such strings; the coder costs microseconds per use).
+    private static func isPlain(_ text: String) -> Bool {
+        !text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
+    }
+
+    /// The text of a JSON string literal without escapes; nil for anything else.
+    private static func plainString(_ json: String) -> String? {
+        let bytes = json.utf8
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return nil }
+        let inner = Substring(json).dropFirst().dropLast()
+        guard !inner.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return nil }
+        return String(inner)
     }
 
     /// Restarts the inactivity window at `now`.
