@@ -45,7 +45,7 @@ struct StaticFiles: Sendable {
             // The path's first segment, still encoded: enough to rule out most route paths.
             let first = request.path.utf8.dropFirst().prefix { $0 != UInt8(ascii: "/") }
             let name = String(decoding: first, as: UTF8.self)
-            if !topLevelNames.contains(name), !name.contains("%") { return nil }
+            if !topLevelNames.contains(name), !name.utf8.contains(UInt8(ascii: "%")) { return nil }
         }
         guard let relative = Self.safeRelativePath(request.path) else { return nil }
         // One stat answers most requests (those for routes: no such file); the real path is

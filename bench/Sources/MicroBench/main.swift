@@ -6,11 +6,14 @@
 // GET /login  starts a session as a browser's would be after its first page: a name and a
 //             CSRF secret (run.sh calls it once and keeps the cookie; wrk sends it as it is).
 // GET /page   a Mustache page in a layout, for the session read from the cookie.
+// /signin     the Authentication flow, with bench/credentials.yml (bench / bench-password,
+//             cost 12), for bench/signin-load.sh.
 import Micro
 
 let app = App()
 app.settings.accessLog = false
 app.settings.views = "bench/views"
+app.use(Authentication(users: try YamlUserStore(file: "bench/credentials.yml")))
 
 app.get("/hello") { request in
     request.response.contentType = "text/plain; charset=utf-8"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A plain page's latency while 8 clients sign in continuously (bcrypt cost 12), against the
+# same page's latency with no sign-ins, in one run of MicroBench.
+# Usage: bench/signin-load.sh   (env: DURATION=10, SKIP_BUILD=1 to reuse the last build)
+# See bench/README.md.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DURATION="${DURATION:-10}"
+PORT="${MICRO_PORT:-18082}"
+
+command -v wrk >/dev/null 2>&1 || { apt-get update && apt-get install -y wrk; }
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    swift build -c release --package-path "$ROOT/bench" --product MicroBench
+fi
+BIN="$(swift build -c release --package-path "$ROOT/bench" --show-bin-path)"
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-signin.XXXXXX")"
+
+cd "$ROOT"
+MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$PORT" \
+    "$BIN/MicroBench" >"$OUT/server.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT INT TERM
+for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+    sleep 0.1
+done
+
+# A session and its CSRF token, as the sign-in page gives them to a browser.
+PAGE="$(curl -s -D "$OUT/headers" "http://127.0.0.1:$PORT/signin")"
+TOKEN="$(printf '%s' "$PAGE" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
+export SIGNIN_COOKIE="$(awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }' "$OUT/headers")"
+export SIGNIN_BODY="_csrf=$TOKEN&username=bench&password=bench-password"
+STATUS="$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $SIGNIN_COOKIE" --data "$SIGNIN_BODY" "http://127.0.0.1:$PORT/signin")"
+[ "$STATUS" = 303 ] || { echo "error: a test sign-in answered $STATUS, not 303" >&2; exit 1; }
+
+plain() {
+    wrk -t1 -c16 -d"${DURATION}s" --latency "http://127.0.0.1:$PORT/hello" >"$OUT/$1.txt"
+}
+p99() { awk '/^ +99%/ { print $2 }' "$OUT/$1.txt"; }
+rps() { awk '/^Requests\/sec:/ { print $2 }' "$OUT/$1.txt"; }
+
+wrk -t1 -c16 -d3s "http://127.0.0.1:$PORT/hello" >/dev/null
+plain quiet
+wrk -t1 -c8 -d"$((DURATION + 6))s" -s "$ROOT/bench/signin.lua" "http://127.0.0.1:$PORT/signin" >"$OUT/signins.txt" &
+SIGNINS=$!
+sleep 3
+plain loaded
+wait $SIGNINS
+
+to_ms() { awk -v v="$1" 'BEGIN { if (v ~ /us$/) printf "%.3f", v / 1000; else if (v ~ /ms$/) printf "%.3f", v + 0; else printf "%.3f", v * 1000 }'; }
+QUIET="$(to_ms "$(p99 quiet)")"
+LOADED="$(to_ms "$(p99 loaded)")"
+echo "| GET /hello (wrk -c16) | req/s | p99 |"
+echo "| --- | ---: | ---: |"
+echo "| no sign-ins | $(rps quiet) | $(p99 quiet) |"
+echo "| 8 clients signing in (cost 12) | $(rps loaded) | $(p99 loaded) |"
+echo
+echo "Sign-ins completed: $(awk '/requests in/ { print $1 }' "$OUT/signins.txt") in $((DURATION + 6)) s ($(rps signins)/s); errors: $(awk '/Non-2xx|Socket errors/' "$OUT/signins.txt" | tr '\n' ' ')"
+echo "p99 with sign-ins / p99 without: $(awk -v a="$LOADED" -v b="$QUIET" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')x (target <= 2x)"
+echo "wrk output in $OUT"
