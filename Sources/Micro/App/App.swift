@@ -104,25 +104,22 @@ public final class App: Sendable {
     /// Runs `handler` before the route of every request, or of those whose path matches
     /// `pattern`. It may halt, redirect, or set up the response.
     public func before(_ pattern: String? = nil, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> Void) {
-        let site = SourceSite(file: file, line: line)
-        var compiled: RoutePattern?
-        if let pattern {
-            guard let valid = compile(pattern, at: site) else { return }
-            compiled = valid
-        }
-        update { $0.beforeFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
+        guard let filter = filter(pattern, SourceSite(file: file, line: line), handler) else { return }
+        update { $0.beforeFilters.append(filter) }
     }
 
     /// Runs `handler` after the route (or the error page) of every request, or of those whose
     /// path matches `pattern`; it can change `request.response`.
     public func after(_ pattern: String? = nil, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> Void) {
-        let site = SourceSite(file: file, line: line)
-        var compiled: RoutePattern?
-        if let pattern {
-            guard let valid = compile(pattern, at: site) else { return }
-            compiled = valid
-        }
-        update { $0.afterFilters.append(Filter(pattern: compiled, handler: handler, site: site)) }
+        guard let filter = filter(pattern, SourceSite(file: file, line: line), handler) else { return }
+        update { $0.afterFilters.append(filter) }
+    }
+
+    /// A filter for all paths (no pattern) or those matching `pattern`; nil when the pattern is
+    /// invalid (the mistake is reported at start-up).
+    private func filter(_ pattern: String?, _ site: SourceSite, _ handler: @escaping Filter.Handler) -> Filter? {
+        guard let pattern else { return Filter(pattern: nil, handler: handler, site: site) }
+        return compile(pattern, at: site).map { Filter(pattern: $0, handler: handler, site: site) }
     }
 
     // MARK: Errors
