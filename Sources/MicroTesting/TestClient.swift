@@ -92,7 +92,7 @@ public final class TestClient {
         for _ in 0...10 {
             let response = try await send(method, uri, headers: headers, body: body)
             guard followRedirects, (300...399).contains(response.status.code),
-                let location = response.headers.first(name: "Location")
+                let location = response.headers.first(name: "Location"), Self.isOnSite(location)
             else { return response }
             uri = Self.resolve(location, against: uri)
             if response.status.code != 307 && response.status.code != 308 {
@@ -179,6 +179,14 @@ public final class TestClient {
             try handle.seek(toOffset: UInt64(file.offset))
             return Array(try handle.read(upToCount: file.length) ?? Data())
         }
+    }
+
+    /// Whether a `Location` stays on the app: a path, or an absolute URL to localhost. A
+    /// redirect elsewhere is returned, not followed, so a test sees an open redirect.
+    private static func isOnSite(_ location: String) -> Bool {
+        if location.hasPrefix("/") && !location.hasPrefix("//") && !location.hasPrefix("/\\") { return true }
+        guard let url = URL(string: location), let host = url.host else { return !location.contains(":") }
+        return ["localhost", "127.0.0.1"].contains(host.lowercased())
     }
 
     private static func resolve(_ location: String, against uri: String) -> String {

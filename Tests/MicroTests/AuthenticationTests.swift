@@ -316,3 +316,59 @@ import Testing
         #expect(User(username: "bob", name: "Robert").name == "Robert")
     }
 }
+
+@Suite struct AuthenticationHardeningTests {
+    @Test func parallelGuessesCannotSlipPastTheLimit() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = isolatedApp()
+        var authentication = Authentication(users: try UserStoreKind.yaml.make(in: folder))
+        authentication.hasher = PasswordHasher(threads: 1)
+        app.use(authentication)
+        let statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
+            for index in 0..<12 {
+                group.addTask {
+                    let client = TestClient(app)
+                    client.remoteAddress = "10.1.0.\(index)"
+                    return try await client.post("/signin", form: ["username": "user", "password": "guess\(index)"]).status.code
+                }
+            }
+            return try await group.reduce(into: [UInt]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 303 }.count == 5)
+        #expect(statuses.filter { $0 == 429 }.count == 7)
+    }
+
+    @Test func aUsernameWithANulNamesNobody() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = isolatedApp()
+        app.use(Authentication(users: try UserStoreKind.sqlite.make(in: folder)))
+        let client = TestClient(app)
+        let response = try await client.post("/signin", form: ["username": "user\u{0}x", "password": "secret123"])
+        #expect(response.location == "/signin")
+    }
+
+    @Test func aFloodOfChecksGetsA503NotAQueue() async throws {
+        let hasher = PasswordHasher(threads: 1, capacity: 1)
+        async let slow: String = hasher.hash("pw", cost: 10)
+        try await Task.sleep(for: .milliseconds(20))
+        await #expect(throws: HttpError.self) { try await hasher.verify("pw", against: TestHashes.secret123) }
+        _ = try await slow
+    }
+
+    @Test func aStaleSessionCookieIsDeleted() async throws {
+        let app = isolatedApp()
+        app.get("/plain") { _ in "plain" }
+        let response = try await TestClient(app).get("/plain", headers: ["Cookie": "micro.session=forged"])
+        #expect(response.headers["Set-Cookie"].contains { $0.hasPrefix("micro.session=;") && $0.contains("Max-Age=0") })
+    }
+
+    @Test func theTestClientDoesNotFollowARedirectOffSite() async throws {
+        let app = isolatedApp()
+        app.get("/out") { request in try request.redirect(to: "https://evil.example/x") }
+        let response = try await TestClient(app, followRedirects: true).get("/out")
+        #expect(response.status == .found)
+        #expect(response.location == "https://evil.example/x")
+    }
+}

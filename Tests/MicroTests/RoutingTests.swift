@@ -186,3 +186,30 @@ import Testing
         }
     }
 }
+
+@Suite struct RoutingHardeningTests {
+    @Test func aRedirectWithALineBreakIsRefusedNotACrash() async throws {
+        let app = testApp()
+        app.get("/go") { request in try request.redirect(to: request.params["next"] ?? "/") }
+        let response = try await TestClient(app).get("/go?next=/x%0d%0aSet-Cookie:%20a=b")
+        #expect(response.status == .badRequest)
+        #expect(response.headers["Set-Cookie"].isEmpty)
+    }
+
+    @Test func badSettingsStopStartUpWithTheSettingsName() async throws {
+        let app = testApp { $0.idleTimeout = .infinity; $0.bodyLimit = 0 }
+        do {
+            _ = try await app.start()
+            Issue.record("expected a configuration error")
+        } catch let error as ConfigurationError {
+            #expect(error.message.contains("settings.idleTimeout"))
+            #expect(error.message.contains("settings.bodyLimit"))
+        }
+    }
+
+    @Test func theFirstOfTwoCookiesWithOneNameWins() async throws {
+        let app = testApp()
+        app.get("/c") { request in request.cookie("a") ?? "-" }
+        #expect(try await TestClient(app).get("/c", headers: ["Cookie": "a=first; a=second"]).text == "first")
+    }
+}

@@ -116,3 +116,39 @@ private struct Site {
         #expect(response.contentType == "application/octet-stream")
     }
 }
+
+@Suite struct StaticFilesHardeningTests {
+    @Test func hostileConditionalHeadersNeverCrash() async throws {
+        let folder = try TemporaryFolder(["public/a.txt": "a\n"])
+        defer { folder.remove() }
+        let client = TestClient(testApp(publicFolder: folder.file("public")))
+        for value in [
+            "Sun, 06 Nov 1994 99999999999:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 -1:00:00 GMT",
+            "Sun, 99 Nov 1994 08:49:37 GMT", "garbage", "", "Sun, 06 Nov 99999999999999999999 08:49:37 GMT",
+        ] {
+            let response = try await client.get("/a.txt", headers: ["If-Modified-Since": value])
+            #expect(response.status == .ok || response.status == .notModified, "\(value)")
+        }
+    }
+
+    @Test func hiddenFilesAreNotServed() async throws {
+        let folder = try TemporaryFolder(["public/.env": "SECRET=1\n", "public/.git/config": "x\n", "public/ok.txt": "ok\n"])
+        defer { folder.remove() }
+        let client = TestClient(testApp(publicFolder: folder.file("public")))
+        #expect(try await client.get("/.env").status == .notFound)
+        #expect(try await client.get("/.git/config").status == .notFound)
+        #expect(try await client.get("/%2eenv").status == .notFound)
+        #expect(try await client.get("/ok.txt").text == "ok\n")
+    }
+
+    @Test func productionFindsFilesThroughTheTopLevelNames() async throws {
+        let folder = try TemporaryFolder(["public/css/a.css": "a{}\n"])
+        defer { folder.remove() }
+        let app = testApp(publicFolder: folder.file("public"), environment: .production)
+        app.get("/hello") { _ in "hello" }
+        let client = TestClient(app)
+        #expect(try await client.get("/css/a.css").text == "a{}\n")
+        #expect(try await client.get("/hello").text == "hello")
+        #expect(try await client.get("/%2e%2e/x").status == .notFound)
+    }
+}

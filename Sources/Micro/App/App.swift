@@ -7,7 +7,7 @@ import Synchronization
 /// ```swift
 /// let app = App()
 /// app.get("/hello/:name") { request in
-///     "Hello, \(request.params["name"] ?? "world")!"
+///     "Hello, \(Html.escape(request.params["name"] ?? "world"))!"
 /// }
 /// try await app.run()
 /// ```
@@ -183,8 +183,9 @@ public final class App: Sendable {
     func makeResponder() throws(ConfigurationError) -> Responder {
         try definition.withLock { (definition: inout Definition) throws(ConfigurationError) -> Responder in
             if let responder = definition.responder { return responder }
-            guard definition.problems.isEmpty else {
-                throw ConfigurationError(definition.problems.joined(separator: "\n"))
+            let problems = definition.problems + definition.settings.problems()
+            guard problems.isEmpty else {
+                throw ConfigurationError(problems.joined(separator: "\n"))
             }
             let responder = try Responder(definition: definition, logger: logger)
             definition.responder = responder

@@ -45,6 +45,28 @@ public struct Settings: Sendable {
     /// The defaults.
     public init() {}
 
+    /// The mistakes in these settings, each in words that say what to change.
+    func problems() -> [String] {
+        var problems: [String] = []
+        for (name, value) in [("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("idleTimeout", idleTimeout), ("shutdownTimeout", shutdownTimeout)]
+        where !(value.isFinite && value > 0 && value <= 86_400) {
+            problems.append("settings.\(name) is \(value); it must be more than 0 and at most 86400 seconds.")
+        }
+        if bodyLimit <= 0 { problems.append("settings.bodyLimit is \(bodyLimit); it must be positive.") }
+        if headerLimit < 1024 { problems.append("settings.headerLimit is \(headerLimit); it must be at least 1024 bytes.") }
+        let token = sessions.cookieName.utf8
+        if token.isEmpty || token.contains(where: { $0 <= 0x20 || $0 >= 0x7F || Array("()<>@,;:\\\"/[]?={}".utf8).contains($0) }) {
+            problems.append("settings.sessions.cookieName '\(sessions.cookieName)' is not a valid cookie name.")
+        }
+        if sessions.idleTimeout <= 0 || sessions.absoluteLifetime <= 0 {
+            problems.append("settings.sessions.idleTimeout and absoluteLifetime must be positive.")
+        }
+        for (name, value) in [("staticCacheControl", staticCacheControl)] where value.utf8.contains(where: { $0 < 0x20 }) {
+            problems.append("settings.\(name) holds a control character.")
+        }
+        return problems
+    }
+
     /// The defaults, with `MICRO_ENV`, `HOST` and `PORT` applied.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()

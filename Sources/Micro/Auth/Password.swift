@@ -14,14 +14,20 @@ import Foundation
 public enum Password {
     /// The cost (log2 of the rounds) of new hashes.
     public static let defaultCost = 12
-    /// The longest password accepted: bcrypt reads 72 bytes; more is refused rather than
-    /// silently cut, and the bound keeps hostile input cheap.
+    /// The longest password checked: the bound keeps hostile input cheap. (bcrypt reads 72
+    /// bytes; a new hash refuses more, see ``hashableLength``.)
     public static let maximumLength = 1024
+    /// The longest password a new hash accepts: bcrypt reads 72 bytes and would silently
+    /// ignore the rest.
+    public static let hashableLength = 72
 
     /// A new `$2b$` hash of `password` with a random salt.
     public static func hash(_ password: String, cost: Int = defaultCost) throws -> String {
         guard (4...31).contains(cost) else { throw PasswordError("bcrypt cost must be from 4 to 31, not \(cost).") }
         try check(password)
+        guard password.utf8.count <= hashableLength else {
+            throw PasswordError("bcrypt reads only the first \(hashableLength) bytes of a password; this one has \(password.utf8.count).")
+        }
         var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
         guard crypt_gensalt_rn("$2b$", UInt(cost), nil, 0, &setting, Int32(setting.count)) != nil else {
             throw PasswordError("libcrypt could not make a bcrypt salt (errno \(errno)).")

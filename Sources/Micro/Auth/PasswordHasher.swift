@@ -11,22 +11,34 @@ import Synchronization
 /// answers come first.
 public final class PasswordHasher: Sendable {
     private let pool: NIOThreadPool
+    /// The most checks waiting or running at once; beyond it callers get a 503 at once rather
+    /// than queue behind a flood.
+    public let capacity: Int
+    private let waiting = Atomic<Int>(0)
     /// How many verifications it ran: tests read it to see that an unknown user costs one too.
     let verifications = Atomic<Int>(0)
 
     /// The process's shared hasher.
     public static let shared = PasswordHasher(threads: max(1, System.coreCount / 2))
 
-    /// A hasher with `threads` threads of its own.
-    public init(threads: Int) {
+    /// A hasher with `threads` threads of its own, and room for `capacity` checks at once.
+    public init(threads: Int, capacity: Int = 32) {
         pool = NIOThreadPool(numberOfThreads: max(1, threads))
+        self.capacity = max(1, capacity)
         pool.start()
     }
 
     /// Runs other password work (a tool that hashes with a chosen cost, say) on the hasher's
     /// threads, off the event loops.
+    /// Throws a 503 ``HttpError`` when `capacity` checks are already waiting or running.
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await pool.runIfActive {
+        guard waiting.wrappingAdd(1, ordering: .relaxed).newValue <= capacity else {
+            waiting.wrappingSubtract(1, ordering: .relaxed)
+            throw HttpError(.serviceUnavailable, "Too many password checks at once. Please try again in a moment.",
+                headers: ["Retry-After": "1"])
+        }
+        defer { waiting.wrappingSubtract(1, ordering: .relaxed) }
+        return try await pool.runIfActive {
             Self.yieldToTheEventLoops()
             return try work()
         }

@@ -45,21 +45,29 @@ extension Request {
             throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                 headers: ["Retry-After": String(wait)])
         }
+        // Counted now, before the slow check, so that parallel attempts cannot all pass the
+        // limit; a success takes it back.
+        service.throttle.recordFailure(username: name, address: remoteAddress, now: now)
         let stored: StoredUser?
         do {
-            stored = name.isEmpty ? nil : try service.settings.users.find(username: name)
+            // A username with control characters (a NUL, say) names nobody.
+            let plausible = !name.isEmpty && !name.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+            stored = plausible ? try service.settings.users.find(username: name) : nil
         } catch {
             logger.error("The user store cannot be read: \(error)")
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.")
         }
         // An unknown user costs one bcrypt verification too: the time does not tell.
-        let hash = try stored?.passwordHash ?? service.dummyHash()
-        let matches = try await service.settings.hasher.verify(password, against: hash)
-        guard let stored, matches, !password.isEmpty else {
-            service.throttle.recordFailure(username: name, address: remoteAddress, now: now)
-            return nil
+        let hasher = service.settings.hasher
+        let hash: String
+        if let stored {
+            hash = stored.passwordHash
+        } else {
+            hash = try await hasher.run { try service.dummyHash() }
         }
-        service.throttle.recordSuccess(username: name)
+        let matches = try await hasher.verify(password, against: hash)
+        guard let stored, matches, !password.isEmpty else { return nil }
+        service.throttle.recordSuccess(username: name, address: remoteAddress)
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
         session[Self.originalPathKey] = originalPath

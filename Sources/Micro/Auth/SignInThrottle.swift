@@ -68,9 +68,18 @@ public final class SignInThrottle: Sendable {
         }
     }
 
-    /// Clears the username's failures after a successful sign-in.
-    public func recordSuccess(username: String) {
-        _ = state.withLock { $0.usernames.removeValue(forKey: username.lowercased()) }
+    /// After a successful sign-in: clears the username's failures, and takes back the attempt
+    /// counted for the address when the check began (see ``recordFailure(username:address:now:)``:
+    /// attempts are counted before the slow password check, so parallel guesses cannot slip
+    /// past the limit).
+    public func recordSuccess(username: String, address: String?) {
+        state.withLock { state in
+            state.usernames.removeValue(forKey: username.lowercased())
+            if let address, var counter = state.addresses[address], !counter.failures.isEmpty {
+                counter.failures.removeLast()
+                state.addresses[address] = counter.failures.isEmpty ? nil : counter
+            }
+        }
     }
 
     /// How many usernames and addresses are tracked now.

@@ -17,6 +17,7 @@ public final class SqliteUserStore: UserStore {
     /// The database file.
     public let path: String
     private let connection: Mutex<Connection>
+    private let cost: Mutex<Int?>
 
     /// Opens the users table in `path`. With `create`, makes the file and the table when missing
     /// (for tools that add users); otherwise a missing file or table is an error. Every stored
@@ -25,7 +26,8 @@ public final class SqliteUserStore: UserStore {
         self.path = path
         let connection = try Connection(path: path, create: create)
         if create { try connection.execute(Self.schema) }
-        try connection.checkUsers()
+        let costs = try connection.checkUsers().sorted()
+        cost = Mutex(costs.isEmpty ? nil : costs[costs.count / 2])
         self.connection = Mutex(connection)
     }
 
@@ -42,6 +44,9 @@ public final class SqliteUserStore: UserStore {
             try connection.findUser(username.lowercased())
         }
     }
+
+    /// The median cost of the hashes found when the store was opened.
+    public var typicalCost: Int? { cost.withLock { $0 } }
 
     /// Adds the user, or changes their hash and name when they exist.
     public func save(username: String, passwordHash: String, name: String?) throws {
@@ -103,8 +108,8 @@ private final class Connection {
         return statement
     }
 
-    /// Checks the table has the columns and every hash is bcrypt.
-    func checkUsers() throws(ConfigurationError) {
+    /// Checks the table has the columns and every hash is bcrypt; returns their costs.
+    func checkUsers() throws(ConfigurationError) -> [Int] {
         let statement: OpaquePointer
         do {
             statement = try prepare("SELECT rowid, username, password_hash FROM users")
@@ -112,15 +117,17 @@ private final class Connection {
             throw ConfigurationError("\(path): no usable `users` table (username, password_hash, name): \(lastError).")
         }
         defer { sqlite3_finalize(statement) }
+        var costs: [Int] = []
         while true {
             let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return }
+            if step == SQLITE_DONE { return costs }
             guard step == SQLITE_ROW else { throw ConfigurationError("\(path): cannot read the users table: \(lastError).") }
             let row = sqlite3_column_int64(statement, 0)
             let username = text(statement, 1) ?? ""
             guard let hash = text(statement, 2), Password.isValidHash(hash) else {
                 throw ConfigurationError("\(path): users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$).")
             }
+            if let cost = Password.cost(of: hash) { costs.append(cost) }
         }
     }
 
@@ -133,7 +140,7 @@ private final class Connection {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
         }
-        sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
+        sqlite3_bind_text(statement, 1, username, Int32(username.utf8.count), sqliteTransient)
         switch sqlite3_step(statement) {
         case SQLITE_ROW:
             guard let name = text(statement, 0), let hash = text(statement, 1) else { return nil }

@@ -27,15 +27,18 @@ enum HttpDate {
         guard fields.count == 6, fields[5] == "GMT", let day = Int(fields[1]),
             let month = months.firstIndex(of: String(fields[2])), let year = Int(fields[3])
         else { return nil }
-        let clock = fields[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, (1...31).contains(day), (1970...9999).contains(year) else { return nil }
+        let clock = fields[4].split(separator: ":").map { $0.utf8.count == 2 ? Int($0) : nil }
+        guard clock.count == 3, let hour = clock[0], let minute = clock[1], let second = clock[2],
+            hour < 24, minute < 60, second <= 60, fields[1].utf8.count == 2, fields[3].utf8.count == 4,
+            (1...31).contains(day), (1970...9999).contains(year)
+        else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month)
         parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(clock[0])
-        parts.tm_min = Int32(clock[1])
-        parts.tm_sec = Int32(clock[2])
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
         return Int(timegm(&parts))
     }
 }

@@ -43,8 +43,6 @@ public final class Request {
     var loadedFlash: Flash?
     /// The `Cookie` header's pairs, parsed when first asked for.
     private var parsedCookies: [(name: String, value: String)]?
-    /// Values that extensions (authentication) keep for the length of the request.
-    var storage: [ObjectIdentifier: Any] = [:]
 
     /// Makes a request from its parts. Throws a 400 ``HttpError`` for a malformed target,
     /// query string or form body.
@@ -81,10 +79,12 @@ public final class Request {
     /// The path with its query string, as a browser would show it: `/tools?x=1`.
     public var fullPath: String { queryString.isEmpty ? path : path + "?" + queryString }
 
-    /// The value of the cookie `name` sent by the client.
+    /// The value of the cookie `name` sent by the client (the first, when it sent several).
     public func cookie(_ name: String) -> String? {
         if parsedCookies == nil { parsedCookies = Cookies.parse(headers["Cookie"]) }
-        return parsedCookies?.last { $0.name == name }?.value
+        // Browsers send the most specific cookie first; a later one of the same name may have
+        // been planted by a sibling subdomain.
+        return parsedCookies?.first { $0.name == name }?.value
     }
 
     /// Whether the client prefers JSON to HTML (its `Accept` names JSON and not HTML).
@@ -136,7 +136,10 @@ public final class Request {
     /// Stops the request here and redirects to `location`: 303 See Other after a non-GET
     /// request, 302 Found otherwise (Sinatra's choice), or `status` when given.
     public func redirect(to location: String, status: HttpStatus? = nil) throws -> Never {
-        precondition(!location.contains(where: { $0 == "\r" || $0 == "\n" }), "A redirect location cannot hold CR or LF")
+        // A line break would split the Location header: refuse rather than answer it.
+        guard !location.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
+            throw HttpError(.badRequest, "The redirect location holds a line break.")
+        }
         var response = self.response
         response.status = status ?? (method == .GET || method == .HEAD ? .found : .seeOther)
         response.headers.replaceOrAdd(name: "Location", value: location)

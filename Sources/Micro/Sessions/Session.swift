@@ -18,6 +18,8 @@ public final class Session {
     private(set) var retiredIds: [String] = []
     /// Whether the session came from the client (as opposed to begun in this request).
     let existed: Bool
+    /// Whether the client sent a session cookie that named no valid session.
+    var staleCookie = false
 
     init(data: SessionData, existed: Bool) {
         self.data = data

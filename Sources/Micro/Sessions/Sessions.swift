@@ -41,17 +41,24 @@ struct Sessions: Sendable {
             if now - data.lastSeen >= min(60, settings.idleTimeout / 10) { session.renew(at: now) }
             return session
         }
-        return Session(data: SessionData(now: now), existed: false)
+        let session = Session(data: SessionData(now: now), existed: false)
+        // A cookie that named no valid session (expired, forged, from an old secret) is
+        // deleted, so the browser stops sending it.
+        session.staleCookie = request.cookie(settings.cookieName) != nil
+        return session
     }
 
     /// Writes the session's cookie into `response` when the session changed; deletes it when
     /// the session was emptied. Throws (in development) when the cookie would be too large.
     func commit(_ session: Session, into response: inout Response, logger: Logger) throws {
         for id in session.retiredIds { store.destroy(id: id) }
-        guard session.changed else { return }
+        guard session.changed else {
+            if session.staleCookie { response.setCookie(cookie(value: "", maxAge: 0)) }
+            return
+        }
         if session.isEmpty {
             store.destroy(id: session.id)
-            if session.existed || !session.retiredIds.isEmpty {
+            if session.existed || session.staleCookie || !session.retiredIds.isEmpty {
                 response.setCookie(cookie(value: "", maxAge: 0))
             }
             return

@@ -85,7 +85,7 @@ struct StaticFiles: Sendable {
     }
 
     /// The decoded path if it is safe to join to the folder: no malformed escapes, no encoded
-    /// slash or backslash, no backslash, NUL, `.` or `..` segment.
+    /// slash or backslash, no backslash or NUL, no segment starting with a dot.
     static func safeRelativePath(_ rawPath: String) -> String? {
         // Encoded slashes, backslashes and NULs are refused before decoding.
         var previous: (UInt8, UInt8) = (0, 0)
@@ -101,23 +101,14 @@ struct StaticFiles: Sendable {
             previous = (previous.1, byte)
         }
         guard let decoded = PercentEncoding.decode(Substring(rawPath)), decoded.utf8.first == UInt8(ascii: "/") else { return nil }
-        // No backslash or NUL anywhere, no `.` or `..` segment.
-        var segmentLength = 0
-        var dots = 0
+        // No backslash or NUL anywhere, and no segment starting with a dot: that refuses `.` and
+        // `..`, and keeps hidden files (`.env`, `.git/`) private.
+        var last = UInt8(ascii: "/")
         for byte in decoded.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"), 0:
-                return nil
-            case UInt8(ascii: "/"):
-                if segmentLength > 0, segmentLength == dots, dots <= 2 { return nil }
-                segmentLength = 0
-                dots = 0
-            default:
-                segmentLength += 1
-                if byte == UInt8(ascii: ".") { dots += 1 }
-            }
+            if byte == UInt8(ascii: "\\") || byte == 0 { return nil }
+            if byte == UInt8(ascii: "."), last == UInt8(ascii: "/") { return nil }
+            last = byte
         }
-        if segmentLength > 0, segmentLength == dots, dots <= 2 { return nil }
         return decoded
     }
 

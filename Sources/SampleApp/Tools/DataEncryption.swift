@@ -75,6 +75,10 @@ enum DataEncryption {
                     message: "Not a bcrypt hash: expected 60 characters such as $2b$10$ followed by 53 characters "
                         + "of salt and checksum ($2a$ and $2y$ hashes are read too).")
             }
+            // A cost above the offered range would hold a hashing thread for minutes.
+            guard let hashCost = Password.cost(of: hash), costs.contains(hashCost) else {
+                throw ToolError(field: "hash", message: "This tool checks hashes of cost \(costs.lowerBound) to \(costs.upperBound); this one has cost \(Password.cost(of: hash) ?? 0).")
+            }
             try checkBcryptInput(input)
             return Password.verify(input, against: hash) ? "Match" : "No match"
         }

@@ -58,10 +58,11 @@ enum DateConversion {
             guard !name.isEmpty else {
                 throw ToolError(field: "format", message: "Choose a format, or type a pattern such as yyyy-MM-dd HH:mm:ss.")
             }
-            guard name.count <= maximumPatternLength else {
+            // Bytes, not characters: combining marks make a short "character" count long.
+            guard name.utf8.count <= maximumPatternLength else {
                 throw ToolError(
                     field: "format",
-                    message: "The pattern is \(name.count) characters long; the limit is \(maximumPatternLength).")
+                    message: "The pattern is \(name.utf8.count) bytes long; the limit is \(maximumPatternLength).")
             }
             return .custom(name)
         }

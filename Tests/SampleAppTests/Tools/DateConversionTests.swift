@@ -123,7 +123,7 @@ import Testing
         #expect(error { () throws(ToolError) in try DateConversion.Format.named("  ") }?.field == "format")
         #expect(try DateConversion.Format.named(String(repeating: "y", count: 64)) == .custom(String(repeating: "y", count: 64)))
         let overlong = error { () throws(ToolError) in try DateConversion.Format.named(String(repeating: "y", count: 65)) }
-        #expect(overlong == ToolError(field: "format", message: "The pattern is 65 characters long; the limit is 64."))
+        #expect(overlong == ToolError(field: "format", message: "The pattern is 65 bytes long; the limit is 64."))
     }
 
     @Test func zonesAreFoundByTheirIanaName() throws {
