@@ -188,3 +188,20 @@ private func viewApp(_ views: TemporaryFolder, environment: Environment = .test)
         #expect(error.message.contains(views.path + "/broken.mustache:3:"))
     }
 }
+
+@Suite struct LazyCsrfTests {
+    @Test func aPageWithoutAFormStartsNoSession() async throws {
+        let views = try TemporaryFolder(["plain.mustache": "<p>{{title}}</p>", "form.mustache": "<form>{{{csrfField}}}</form>"])
+        defer { views.remove() }
+        let app = isolatedApp { $0.views = views.path }
+        app.get("/plain") { request in try request.render("plain", ["title": "Hi"]) }
+        app.get("/form") { request in try request.render("form") }
+        let client = TestClient(app)
+        let plain = try await client.get("/plain")
+        #expect(plain.text == "<p>Hi</p>")
+        #expect(plain.headers["Set-Cookie"].isEmpty)
+        let form = try await client.get("/form")
+        #expect(form.text.contains(#"name="_csrf" value=""#))
+        #expect(!form.headers["Set-Cookie"].isEmpty)
+    }
+}

@@ -1,3 +1,5 @@
+import Mustache
+
 extension Request {
     /// Renders `views/NAME.mustache` inside `views/layout.mustache` (at its `{{{yield}}}`), and
     /// sets the content type to `text/html; charset=utf-8` unless the route set another.
@@ -27,16 +29,34 @@ extension Request {
 
     /// The values every template sees.
     func templateContext() -> [String: Any] {
-        let token = csrfToken
         let messages = flash.visible
         var context: [String: Any] = [
             "flash": messages,
             "flashMessages": messages.sorted { $0.key < $1.key }.map { ["kind": $0.key, "message": $0.value] },
-            "csrfToken": token,
-            "csrfField": "<input type=\"hidden\" name=\"\(CsrfToken.fieldName)\" value=\"\(token)\">",
+            "csrfToken": LazyCsrfValue(request: self, asField: false),
+            "csrfField": LazyCsrfValue(request: self, asField: true),
             "path": path,
         ]
         for (key, value) in services.templateValues(self) { context[key] = value }
         return context
     }
+}
+
+/// The CSRF token (or its hidden field), made only if a template shows it: a page without a
+/// form then starts no session and sets no cookie.
+final class LazyCsrfValue: MustacheCustomRenderable {
+    private let request: Request
+    private let asField: Bool
+
+    init(request: Request, asField: Bool) {
+        self.request = request
+        self.asField = asField
+    }
+
+    var renderText: String {
+        let token = request.csrfToken
+        return asField ? "<input type=\"hidden\" name=\"\(CsrfToken.fieldName)\" value=\"\(token)\">" : token
+    }
+
+    var isNull: Bool { false }
 }
