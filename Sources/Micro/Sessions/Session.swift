@@ -26,8 +26,12 @@ public final class Session {
         self.existed = existed
     }
 
-    /// The session's identity.
-    public var id: String { data.id }
+    /// The session's identity. A new session draws it when first needed (when it is saved),
+    /// so requests that never keep a session never pay for the random bytes.
+    public var id: String {
+        if data.id.isEmpty { data.id = SessionData.randomId() }
+        return data.id
+    }
 
     /// Whether it holds no values.
     public var isEmpty: Bool { data.values.isEmpty }
@@ -80,7 +84,7 @@ public final class Session {
     /// when privileges change, at sign-in, so an identity planted before cannot be used after.
     /// With a server-side store, the old session is destroyed.
     public func regenerate() {
-        retiredIds.append(data.id)
+        if !data.id.isEmpty { retiredIds.append(data.id) }
         data.id = SessionData.randomId()
         data.values[CsrfToken.sessionKey] = nil
         changed = true

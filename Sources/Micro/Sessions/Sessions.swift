@@ -41,7 +41,7 @@ struct Sessions: Sendable {
             if now - data.lastSeen >= min(60, settings.idleTimeout / 10) { session.renew(at: now) }
             return session
         }
-        let session = Session(data: SessionData(now: now), existed: false)
+        let session = Session(data: SessionData(id: "", created: now, lastSeen: now), existed: false)
         // A cookie that named no valid session (expired, forged, from an old secret) is
         // deleted, so the browser stops sending it.
         session.staleCookie = request.cookie(settings.cookieName) != nil
@@ -57,12 +57,13 @@ struct Sessions: Sendable {
             return
         }
         if session.isEmpty {
-            store.destroy(id: session.id)
+            if !session.data.id.isEmpty { store.destroy(id: session.data.id) }
             if session.existed || session.staleCookie || !session.retiredIds.isEmpty {
                 response.setCookie(cookie(value: "", maxAge: 0))
             }
             return
         }
+        _ = session.id  // a new session draws its identity now
         let value = try store.save(session.data)
         let cookie = cookie(value: value, maxAge: Int(settings.idleTimeout))
         guard cookie.headerValue.utf8.count <= Self.cookieLimit else {
