@@ -23,6 +23,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "InProcessBench",
+            dependencies: [.product(name: "Micro", package: micro)]
+        ),
+        .executableTarget(
             name: "MicroBench",
             dependencies: [.product(name: "Micro", package: micro)]
         ),
