@@ -104,6 +104,17 @@ import Testing
         #expect(try await TestClient(app).request(.POST, "/upload", headers: noBoundary, body: Array("x".utf8)).status == .badRequest)
     }
 
+    @Test func aMultipartBodyCutShortIs400() async throws {
+        let app = testApp()
+        app.post("/upload") { request in request.params["title"] ?? "-" }
+        var headers = HttpHeaders()
+        headers.add(name: "Content-Type", value: "multipart/form-data; boundary=abc")
+        let complete = "--abc\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nHello\r\n--abc--\r\n"
+        #expect(try await TestClient(app).request(.POST, "/upload", headers: headers, body: Array(complete.utf8)).text == "Hello")
+        let cut = "--abc\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nHel"
+        #expect(try await TestClient(app).request(.POST, "/upload", headers: headers, body: Array(cut.utf8)).status == .badRequest)
+    }
+
     @Test func bodyOverTheLimitIs413() async throws {
         let app = testApp { $0.bodyLimit = 10 }
         app.post("/x") { _ in "ok" }

@@ -1,3 +1,4 @@
+@testable import Micro
 import Micro
 import MicroTesting
 import Testing
@@ -45,5 +46,25 @@ import Testing
         app.get("/loop") { request in try request.redirect(to: "/loop") }
         let client = TestClient(app, followRedirects: true)
         await #expect(throws: TestClientError.self) { try await client.get("/loop") }
+    }
+}
+
+@Suite struct CookieValueTests {
+    @Test func aValueFromInputCannotAddAttributesAndReadsBackIntact() async throws {
+        let app = testApp()
+        app.get("/remember") { request in
+            request.response.setCookie(Cookie(name: "last", value: request.params["q"] ?? ""))
+            return "ok"
+        }
+        app.get("/recall") { request in request.cookie("last") ?? "-" }
+        let client = TestClient(app)
+        let hostile = "x; Domain=evil.example; SameSite=None 100% é"
+        let set = try await client.get("/remember?q=" + PercentEncoding.encode(hostile))
+        let header = try #require(set.headers["Set-Cookie"].first)
+        // The value's `;` and spaces are escaped: the browser sees no Domain attribute.
+        let attributes = header.components(separatedBy: "; ").dropFirst()
+        #expect(!attributes.contains { $0.hasPrefix("Domain") })
+        #expect(header.hasPrefix("last=x%3B%20Domain=evil.example%3B%20SameSite=None%20100%25%20%C3%A9; Path=/;"))
+        #expect(try await client.get("/recall").text == hostile)
     }
 }

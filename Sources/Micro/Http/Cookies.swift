@@ -37,16 +37,43 @@ public struct Cookie: Sendable, Equatable {
         self.sameSite = sameSite
     }
 
-    /// The `Set-Cookie` header value.
+    /// The `Set-Cookie` header value. Characters a cookie cannot hold (`;`, spaces, quotes,
+    /// line breaks, non-ASCII, and `%` itself) are percent-encoded in the name and value, as
+    /// Rack does, so a value taken from input cannot add attributes; ``Request/cookie(_:)``
+    /// decodes them. The path and domain lose such characters.
     public var headerValue: String {
-        var parts = ["\(name)=\(value)"]
-        if let path { parts.append("Path=\(path)") }
-        if let domain { parts.append("Domain=\(domain)") }
+        var parts = ["\(Self.encoded(name))=\(Self.encoded(value))"]
+        if let path { parts.append("Path=\(Self.stripped(path))") }
+        if let domain { parts.append("Domain=\(Self.stripped(domain))") }
         if let maxAge { parts.append("Max-Age=\(max(maxAge, 0))") }
         if secure { parts.append("Secure") }
         if httpOnly { parts.append("HttpOnly") }
         if let sameSite { parts.append("SameSite=\(sameSite.rawValue)") }
         return parts.joined(separator: "; ")
+    }
+
+    /// RFC 6265's cookie-octet, less `%` (kept for the escapes).
+    private static func isCookieOctet(_ byte: UInt8) -> Bool {
+        byte == 0x21 || (0x23...0x2B).contains(byte) && byte != 0x25 || (0x2D...0x3A).contains(byte)
+            || (0x3C...0x5B).contains(byte) || (0x5D...0x7E).contains(byte)
+    }
+
+    private static func encoded(_ text: String) -> String {
+        guard !text.utf8.allSatisfy(isCookieOctet) else { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
+            if isCookieOctet(byte) {
+                bytes.append(byte)
+            } else {
+                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func stripped(_ text: String) -> String {
+        String(decoding: text.utf8.filter { isCookieOctet($0) || $0 == 0x25 }, as: UTF8.self)
     }
 }
 

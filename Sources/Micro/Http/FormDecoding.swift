@@ -23,6 +23,17 @@ enum FormDecoding {
         return pairs
     }
 
+    private static func contains(_ haystack: ByteBufferView, _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        var start = haystack.startIndex
+        while let first = haystack[start...].firstIndex(of: needle[0]) {
+            guard haystack.endIndex - first >= needle.count else { return false }
+            if haystack[first..<(first + needle.count)].elementsEqual(needle) { return true }
+            start = first + 1
+        }
+        return false
+    }
+
     /// Parses a `multipart/form-data` body into its text fields and files.
     static func multipart(_ body: ByteBuffer, boundary: String) throws(HttpError) -> (
         fields: [(name: String, value: String)], files: [UploadedFile]
@@ -61,6 +72,11 @@ enum FormDecoding {
             try parser.execute(body)
         } catch {
             throw HttpError(.badRequest, "Malformed multipart/form-data body.")
+        }
+        // MultipartKit's parser accepts a body cut short; a complete one ends with the
+        // closing delimiter (`--boundary--`), possibly followed by an epilogue.
+        guard Self.contains(body.readableBytesView, Array("--\(boundary)--".utf8)) else {
+            throw HttpError(.badRequest, "The multipart/form-data body is incomplete (no closing boundary).")
         }
         guard !malformedPart else {
             throw HttpError(.badRequest, "A multipart part has no form-data name or is not valid UTF-8.")

@@ -84,7 +84,8 @@ public final class Request {
         if parsedCookies == nil { parsedCookies = Cookies.parse(headers["Cookie"]) }
         // Browsers send the most specific cookie first; a later one of the same name may have
         // been planted by a sibling subdomain.
-        return parsedCookies?.first { $0.name == name }?.value
+        guard let value = parsedCookies?.first(where: { $0.name == name })?.value else { return nil }
+        return value.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(Substring(value)) ?? value : value
     }
 
     /// Whether the client prefers JSON to HTML (its `Accept` names JSON and not HTML).
