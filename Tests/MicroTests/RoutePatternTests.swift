@@ -56,3 +56,14 @@ import Testing
         #expect(throws: RoutePatternError.self) { try RoutePattern("/a??") }
     }
 }
+
+@Suite struct RoutePatternLimitsTests {
+    @Test func aHostilePathCannotMakeMatchingSlow() throws {
+        let pattern = try RoutePattern("/*/*/*/end")
+        let path = "/" + String(repeating: "a/", count: 6000)
+        // Without the step budget this would backtrack through ~10^11 states; with it the match
+        // gives up after RoutePattern.stepBudget steps.
+        #expect(pattern.match(path) == nil)
+        #expect(pattern.match("/a/b/c/end")?.splat == ["a", "b", "c"])
+    }
+}

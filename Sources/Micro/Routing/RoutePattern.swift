@@ -87,7 +87,10 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
                 return bytes.elementsEqual(exact) ? Match() : nil
             }
             var captures: [(token: Int, range: Range<Int>)] = []
-            guard matchTokens(0, bytes, 0, &captures) else { return nil }
+            // Backtracking over several splats and parameters can take polynomial time on a
+            // long hostile path; past this many steps the path simply does not match.
+            var budget = Self.stepBudget
+            guard matchTokens(0, bytes, 0, &captures, &budget) else { return nil }
             var match = Match()
             for capture in captures {
                 let raw = Substring(decoding: UnsafeBufferPointer(rebasing: bytes[capture.range]), as: UTF8.self)
@@ -102,23 +105,28 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The most steps one match may take: far more than any real path needs.
+    static let stepBudget = 50_000
+
     private func matchTokens(
         _ tokenIndex: Int, _ path: UnsafeBufferPointer<UInt8>, _ position: Int,
-        _ captures: inout [(token: Int, range: Range<Int>)]
+        _ captures: inout [(token: Int, range: Range<Int>)], _ budget: inout Int
     ) -> Bool {
+        budget -= 1
+        guard budget > 0 else { return false }
         guard tokenIndex < tokens.count else { return position == path.count }
         switch tokens[tokenIndex] {
         case .literal(let literal):
             guard path.count - position >= literal.count else { return false }
             for offset in 0..<literal.count where path[position + offset] != literal[offset] { return false }
-            return matchTokens(tokenIndex + 1, path, position + literal.count, &captures)
+            return matchTokens(tokenIndex + 1, path, position + literal.count, &captures, &budget)
         case .optionalByte(let byte):
             if position < path.count, path[position] == byte,
-                matchTokens(tokenIndex + 1, path, position + 1, &captures)
+                matchTokens(tokenIndex + 1, path, position + 1, &captures, &budget)
             {
                 return true
             }
-            return matchTokens(tokenIndex + 1, path, position, &captures)
+            return matchTokens(tokenIndex + 1, path, position, &captures, &budget)
         case .parameter(_, let optional):
             // Greedy: the longest run without a slash first, then shorter ones.
             var end = position
@@ -128,7 +136,7 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
             while length >= shortest {
                 let saved = captures.count
                 if length > position { captures.append((tokenIndex, position..<length)) }
-                if matchTokens(tokenIndex + 1, path, length, &captures) { return true }
+                if matchTokens(tokenIndex + 1, path, length, &captures, &budget) { return true }
                 captures.removeSubrange(saved...)
                 length -= 1
             }
@@ -138,7 +146,7 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
             for end in position...path.count {
                 let saved = captures.count
                 captures.append((tokenIndex, position..<end))
-                if matchTokens(tokenIndex + 1, path, end, &captures) { return true }
+                if matchTokens(tokenIndex + 1, path, end, &captures, &budget) { return true }
                 captures.removeSubrange(saved...)
             }
             return false
