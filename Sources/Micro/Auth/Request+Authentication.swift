@@ -48,17 +48,21 @@ extension Request {
         // Counted now, before the slow check, so that parallel attempts cannot all pass the
         // limit; a success takes it back.
         service.throttle.recordFailure(username: name, address: remoteAddress, now: now)
+        let hasher = service.settings.hasher
         let stored: StoredUser?
         do {
-            // A username with control characters (a NUL, say) names nobody.
+            // A username with control characters (a NUL, say) names nobody. The look-up runs on
+            // the hasher's threads: a store on disk may wait for a lock.
             let plausible = !name.isEmpty && !name.utf8.contains { $0 < 0x20 || $0 == 0x7F }
-            stored = plausible ? try service.settings.users.find(username: name) : nil
+            let users = service.settings.users
+            stored = plausible ? try await hasher.run { try users.find(username: name) } : nil
+        } catch let error as HttpError {
+            throw error
         } catch {
             logger.error("The user store cannot be read: \(error)")
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.")
         }
         // An unknown user costs one bcrypt verification too: the time does not tell.
-        let hasher = service.settings.hasher
         let hash: String
         if let stored {
             hash = stored.passwordHash
