@@ -261,6 +261,26 @@ import Testing
         }
     }
 
+    @Test func shutdownClosesWhatIsStillBusyWhenItsTimeIsUp() async throws {
+        let entered = Flag()
+        let server = try await startServer({ $0.shutdownTimeout = 0.2 }) { app in
+            app.get("/stuck") { _ in
+                entered.set()
+                try await Task.sleep(for: .seconds(5))
+                return "too late"
+            }
+        }
+        let client = try await RawHttpClient.connect(port: server.port)
+        try await client.send("GET /stuck HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !entered.isSet && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        try #require(entered.isSet, "the request never reached the route")
+        #expect(await server.shutdown() == false)
+        #expect(await client.waitForClose(timeout: 2), "the busy connection was left open")
+    }
+
     // MARK: Expect
 
     @Test func expectContinueGets100BeforeTheFinalResponse() async throws {

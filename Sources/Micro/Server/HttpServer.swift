@@ -14,11 +14,13 @@ final class HttpServer: Sendable {
     let port: Int
     private let channel: any Channel
     private let quiesce: ServerQuiescingHelper
+    private let connections: Connections
     private let shutdownTimeout: Double
 
-    private init(channel: any Channel, quiesce: ServerQuiescingHelper, host: String, shutdownTimeout: Double) {
+    private init(channel: any Channel, quiesce: ServerQuiescingHelper, connections: Connections, host: String, shutdownTimeout: Double) {
         self.channel = channel
         self.quiesce = quiesce
+        self.connections = connections
         self.host = host
         self.port = channel.localAddress?.port ?? 0
         self.shutdownTimeout = shutdownTimeout
@@ -30,6 +32,7 @@ final class HttpServer: Sendable {
         let group = MultiThreadedEventLoopGroup.singleton
         let quiesce = ServerQuiescingHelper(group: group)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
+        let connections = Connections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -41,7 +44,8 @@ final class HttpServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.add(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     let handler = HttpHandler(responder: responder, fileIO: fileIO)
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
@@ -51,7 +55,9 @@ final class HttpServer: Sendable {
             }
             .bind(host: settings.host, port: settings.port)
             .get()
-        return HttpServer(channel: channel, quiesce: quiesce, host: settings.host, shutdownTimeout: settings.shutdownTimeout)
+        return HttpServer(
+            channel: channel, quiesce: quiesce, connections: connections, host: settings.host,
+            shutdownTimeout: settings.shutdownTimeout)
     }
 
     /// Stops accepting connections, lets the requests in flight finish (up to the shutdown
@@ -61,8 +67,29 @@ final class HttpServer: Sendable {
         let finished = channel.eventLoop.makePromise(of: Void.self)
         quiesce.initiateShutdown(promise: finished)
         let result = await FirstOf.wait(finished.futureResult, orSeconds: shutdownTimeout)
-        if !result { try? await channel.close() }
+        if !result {
+            // Time is up: close the connections still busy.
+            try? await channel.close()
+            connections.closeAll()
+        }
         return result
+    }
+}
+
+/// The open connections, so that a shutdown that runs out of time can close them.
+final class Connections: Sendable {
+    private let channels = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        channels.withLockedValue { $0[id] = channel }
+        channel.closeFuture.whenComplete { _ in
+            _ = self.channels.withLockedValue { $0.removeValue(forKey: id) }
+        }
+    }
+
+    func closeAll() {
+        for channel in channels.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }
 
