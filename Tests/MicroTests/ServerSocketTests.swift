@@ -281,6 +281,33 @@ import Testing
         #expect(await client.waitForClose(timeout: 2), "the busy connection was left open")
     }
 
+    @Test func aRouteIsCancelledWhenItsClientLeaves() async throws {
+        let entered = Flag()
+        let cancelled = Flag()
+        try await withServer(routes: { app in
+            app.get("/long") { _ in
+                entered.set()
+                do {
+                    try await Task.sleep(for: .seconds(5))
+                } catch {
+                    cancelled.set()
+                    throw error
+                }
+                return "done"
+            }
+        }) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /long HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            var deadline = ContinuousClock.now + .seconds(2)
+            while !entered.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            try #require(entered.isSet)
+            await client.close()
+            deadline = ContinuousClock.now + .seconds(2)
+            while !cancelled.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(cancelled.isSet, "the route kept running for a client that left")
+        }
+    }
+
     // MARK: Expect
 
     @Test func expectContinueGets100BeforeTheFinalResponse() async throws {

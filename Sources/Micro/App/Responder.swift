@@ -114,7 +114,7 @@ final class Responder: Sendable {
         if let halt = error as? Halt { return halt.response }
         let httpError = error as? HttpError
         let status = httpError?.status ?? .internalServerError
-        if httpError == nil {
+        if httpError == nil, !(error is CancellationError) {
             request.logger.error("\(request.method.rawValue) \(request.path): \(String(reflecting: error))", metadata: request.site.map { ["site": "\($0)"] })
         }
         var preset = Response(status: status)

@@ -40,6 +40,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var executor: EventLoopTaskExecutor?
     private var remoteAddress: String?
     private var isActive = false
+    /// The task answering the current request.
+    private var routeTask: Task<Void, Never>?
     private var dateCache: (second: Int, text: String) = (0, "")
 
     init(responder: Responder, fileIO: NonBlockingFileIO) {
@@ -65,6 +67,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isActive = false
+        // The client is gone: a route still working for it is told to stop.
+        routeTask?.cancel()
+        routeTask = nil
         cancelTimer()
         timeout?.cancel()
         timeout = nil
@@ -126,15 +131,6 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, event == .inputClosed {
-            // The client half-closed: answer what is in flight, then close.
-            if case .responding = state { state = .closing } else { context.close(promise: nil) }
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
     // MARK: Answering
 
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
@@ -145,7 +141,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         let connection = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         // Run the route at once: a route that does not suspend answers within this read,
         // with no hop through a task queue and no promise.
-        Task.immediateDetached(executorPreference: executor) {
+        routeTask = Task.immediateDetached(executorPreference: executor) {
             let response = await responder.respond(
                 method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
             let (handler, context) = connection.value

@@ -42,7 +42,6 @@ final class HttpServer: Sendable {
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
