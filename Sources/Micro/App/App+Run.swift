@@ -94,10 +94,8 @@ extension App {
     ) async throws -> Response {
         let responder = try makeResponder()
         if let length = headers.first(name: "Content-Length").flatMap(Int.init), length > responder.settings.bodyLimit {
-            var response = Response(status: .payloadTooLarge, contentType: "text/plain; charset=utf-8",
-                body: "The request body is larger than \(responder.settings.bodyLimit) bytes.\n")
-            Responder.finalize(&response, for: method)
-            return response
+            // The server refuses it from the head alone; the test client answers the same.
+            return Responder.refusal(.payloadTooLarge, Responder.bodyTooLarge(limit: responder.settings.bodyLimit))
         }
         return await responder.respond(method: method, uri: uri, headers: headers, body: body, remoteAddress: remoteAddress)
     }

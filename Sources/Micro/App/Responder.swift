@@ -165,6 +165,18 @@ final class Responder: Sendable {
         return (token, response)
     }
 
+    /// The plain-text answer to a request refused before the app sees it (413, 431, 408, 400).
+    static func refusal(_ status: HttpStatus, _ message: String) -> Response {
+        var response = Response(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
+        finalize(&response, for: .GET)
+        return response
+    }
+
+    /// What a 413 says.
+    static func bodyTooLarge(limit: Int) -> String {
+        "The request body is larger than \(limit) bytes."
+    }
+
     /// Sets `Content-Length` from the body (none for 1xx, 204 and 304) and drops the body of
     /// an answer to HEAD, keeping the length GET would have had.
     static func finalize(_ response: inout Response, for method: HttpMethod) {

@@ -59,17 +59,7 @@ public struct Cookie: Sendable, Equatable {
     }
 
     private static func encoded(_ text: String) -> String {
-        guard !text.utf8.allSatisfy(isCookieOctet) else { return text }
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        for byte in text.utf8 {
-            if isCookieOctet(byte) {
-                bytes.append(byte)
-            } else {
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        PercentEncoding.encode(text, keeping: isCookieOctet)
     }
 
     private static func stripped(_ text: String) -> String {

@@ -90,7 +90,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return refuse(.requestHeaderFieldsTooLarge, "The request's header fields are larger than \(settings.headerLimit) bytes.", version: head.version, context: context)
             }
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > settings.bodyLimit {
-                return refuse(.payloadTooLarge, "The request body is larger than \(settings.bodyLimit) bytes.", version: head.version, context: context)
+                return refuse(.payloadTooLarge, Responder.bodyTooLarge(limit: settings.bodyLimit), version: head.version, context: context)
             }
             if let expect = head.headers.first(name: "Expect"), expect.lowercased() == "100-continue" {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
@@ -100,7 +100,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .body(var chunk):
             guard case .receiving(let head, var body) = state else { return }
             guard body.readableBytes + chunk.readableBytes <= settings.bodyLimit else {
-                return refuse(.payloadTooLarge, "The request body is larger than \(settings.bodyLimit) bytes.", version: head.version, context: context)
+                return refuse(.payloadTooLarge, Responder.bodyTooLarge(limit: settings.bodyLimit), version: head.version, context: context)
             }
             state = .responding  // lets `body` be uniquely referenced while it grows
             body.writeBuffer(&chunk)
@@ -232,8 +232,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             output = encoderSide
         }
-        var response = Response(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
-        Responder.finalize(&response, for: .GET)
+        let response = Responder.refusal(status, message)
         if settings.accessLog { logger.info("refused: \(status.code) \(message)") }
         _ = writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context, output: output)
     }

@@ -39,11 +39,6 @@ extension Request {
     func isSignedInForHeaders(_ response: Response) -> Bool {
         guard response.isHtml else { return false }
         if loadedSession == nil, cookie(services.sessions.settings.cookieName) == nil { return false }
-        return session.get(Session.userKey, as: AnyCodableMarker.self) != nil
+        return session.contains(Session.userKey)
     }
-}
-
-/// Decodes anything: used to ask whether a key holds a value at all.
-struct AnyCodableMarker: Decodable {
-    init(from decoder: any Decoder) throws {}
 }

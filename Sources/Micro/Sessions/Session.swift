@@ -47,6 +47,11 @@ public final class Session {
         }
     }
 
+    /// Whether `key` holds a value.
+    public func contains(_ key: String) -> Bool {
+        data.values[key] != nil
+    }
+
     /// The value of `key` decoded as `T`; nil when absent or of another type.
     public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) -> T? {
         guard let json = data.values[key] else { return nil }
