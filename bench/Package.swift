@@ -22,13 +22,14 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .target(name: "BenchRoutes", dependencies: [.product(name: "Micro", package: micro)]),
         .executableTarget(
             name: "InProcessBench",
-            dependencies: [.product(name: "Micro", package: micro)]
+            dependencies: ["BenchRoutes", .product(name: "Micro", package: micro)]
         ),
         .executableTarget(
             name: "MicroBench",
-            dependencies: [.product(name: "Micro", package: micro)]
+            dependencies: ["BenchRoutes", .product(name: "Micro", package: micro)]
         ),
     ],
     swiftLanguageModes: [.v6]

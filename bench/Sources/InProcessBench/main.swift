@@ -2,27 +2,15 @@
 // route, the same route for a client with a session cookie, and a page rendered in a layout.
 // It isolates the framework from the network stack that bench/run.sh also measures.
 import Foundation
+import BenchRoutes
 import Micro
 
 var settings = Settings()
 settings.environment = .production
 settings.accessLog = false
-settings.views = "bench/views"
 settings.sessions.secret = String(repeating: "0123456789abcdef", count: 4)
 let app = App(settings: settings)
-app.get("/hello") { request in
-    request.response.contentType = "text/plain; charset=utf-8"
-    return "Hello, World!"
-}
-app.get("/login") { request in
-    request.session["name"] = "Bench User"
-    _ = request.csrfToken
-    return "signed in"
-}
-let items = ["Date Conversion", "Data Encoding", "Data Encryption"]
-app.get("/page") { request in
-    try request.render("page", ["title": "Bench page", "name": request.session["name"] ?? "guest", "items": items])
-}
+BenchRoutes.install(in: app)
 
 @Sendable func microseconds(_ path: String, cookie: String?, count: Int) async throws -> Double {
     var headers: HttpHeaders = ["Host": "localhost"]
