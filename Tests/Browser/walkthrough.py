@@ -27,7 +27,6 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 EXIT_CANNOT_START = 3
@@ -91,15 +90,25 @@ def wait_for_path(driver, path, why):
 
 
 def wait_loaded(driver):
-    WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    WebDriverWait(driver, WAIT, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def submit_with(driver, button):
     """Clicks a submit button and waits for the next page to replace this one."""
     old = driver.find_element(By.TAG_NAME, "html")
     button.click()
+    def replaced(_):
+        # Chrome may answer a question about the old page's node, mid-navigation, with any
+        # WebDriverException ("does not belong to the document"), not only a stale-element one.
+        try:
+            old.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+
     try:
-        WebDriverWait(driver, WAIT).until(EC.staleness_of(old))
+        WebDriverWait(driver, WAIT).until(replaced)
     except TimeoutException:
         invalid = driver.execute_script(
             "return [...document.querySelectorAll(':invalid')].filter(e => e.name)"
