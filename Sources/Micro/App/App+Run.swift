@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 extension App {
     /// Starts serving on the settings' host and port and returns at once; for tests and for
@@ -20,7 +21,9 @@ extension App {
     }
 
     /// Serves the app until SIGINT or SIGTERM, then shuts down gracefully: stops accepting,
-    /// finishes the requests in flight (up to `shutdownTimeout`), and returns.
+    /// finishes the requests in flight (up to `shutdownTimeout`), and returns. SIGHUP meanwhile
+    /// reloads (see ``reload()``: the users of ``Authentication`` when they come from a file)
+    /// and the server goes on serving.
     ///
     /// When the app cannot start (a bad setting, a bad route pattern, a port in use) it
     /// prints the reason and exits with status 1, without a crash trace; use ``start()`` to
@@ -35,8 +38,17 @@ extension App {
             exit(1)
         }
         let settings = settings
+        // Caught from here on, before the start-up line: whoever waits for it may signal at once.
+        let signals = ShutdownSignal([SIGINT, SIGTERM]) { [self] in
+            guard !reloadables.isEmpty else {
+                logger.info("Received SIGHUP: nothing to reload")
+                return
+            }
+            logger.info("Received SIGHUP: reloading")
+            try? reload()  // each failure is logged, and the last good state kept
+        }
         logger.info("Micro listening on http://\(server.host):\(server.port) (\(settings.environment.rawValue), pid \(getpid()))")
-        let signal = await ShutdownSignal.wait(for: [SIGINT, SIGTERM])
+        let signal = await signals.wait()
         logger.info("Received \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight (up to \(settings.shutdownTimeout)s)")
         let clean = await server.shutdown()
         logger.info(clean ? "Stopped." : "Stopped; some connections were still busy and were closed.")
@@ -60,28 +72,59 @@ public struct RunningServer: Sendable {
     public func shutdown() async -> Bool { await server.shutdown() }
 }
 
-/// Waits for the first of some signals, with their default action turned off meanwhile.
-enum ShutdownSignal {
-    static func wait(for signals: [Int32]) async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let queue = DispatchQueue(label: "micro.signals")
-            queue.sync {
-                var sources: [any DispatchSourceSignal] = []
-                var resumed = false
-                for number in signals {
-                    signal(number, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                    source.setEventHandler {
-                        guard !resumed else { return }
-                        resumed = true
-                        sources.forEach { $0.cancel() }
-                        continuation.resume(returning: number)
-                    }
-                    source.resume()
-                    sources.append(source)
+/// Catches SIGINT and SIGTERM (their default action turned off) until the first arrives, and
+/// SIGHUP meanwhile, from the moment it is made.
+final class ShutdownSignal: Sendable {
+    private struct State {
+        var sources: [any DispatchSourceSignal] = []
+        var received: Int32?
+        var waiter: CheckedContinuation<Int32, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts catching `signals`, and SIGHUP, which calls `hangup` each time, on a queue of its
+    /// own so that a slow reload never holds up a shutdown.
+    init(_ signals: [Int32], hangup: @escaping @Sendable () -> Void) {
+        let queue = DispatchQueue(label: "micro.signals")
+        let reloads = DispatchQueue(label: "micro.reload")
+        state.withLock { state in
+            for number in signals + [SIGHUP] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                if number == SIGHUP {
+                    source.setEventHandler { reloads.async(execute: hangup) }
+                } else {
+                    source.setEventHandler { [weak self] in self?.receive(number) }
                 }
+                source.resume()
+                state.sources.append(source)
             }
         }
+    }
+
+    /// The first of the signals, at once when it has already come.
+    func wait() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let received = state.withLock { state -> Int32? in
+                if state.received == nil { state.waiter = continuation }
+                return state.received
+            }
+            if let received { continuation.resume(returning: received) }
+        }
+    }
+
+    private func receive(_ number: Int32) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+            guard state.received == nil else { return nil }
+            state.received = number
+            // Nothing more is caught (signals stay ignored): a second Ctrl-C or a SIGHUP does not
+            // cut the graceful shutdown short.
+            state.sources.forEach { $0.cancel() }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: number)
     }
 }
 

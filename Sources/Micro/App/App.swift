@@ -23,6 +23,8 @@ public final class App: Sendable {
         var csrfExemptions: [RoutePattern] = []
         var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
+        /// What ``App/reload()`` and SIGHUP read again.
+        var reloadables: [any Reloadable] = []
         /// Mistakes found while the app was defined (a bad pattern), reported at start-up.
         var problems: [String] = []
         /// The app built for serving, until the definition changes.
@@ -174,6 +176,14 @@ public final class App: Sendable {
     /// Adds values every template sees (what `hook` returns for the request).
     func addTemplateValues(_ hook: @escaping @Sendable (Request) -> [String: any Sendable]) {
         update { $0.templateHooks.append(hook) }
+    }
+
+    /// What ``reload()`` reads again.
+    var reloadables: [any Reloadable] { definition.withLock { $0.reloadables } }
+
+    /// Changes what ``reload()`` reads again; the app being served stays as it is.
+    func updateReloadables(_ change: (inout [any Reloadable]) -> Void) {
+        definition.withLock { change(&$0.reloadables) }
     }
 
     // MARK: Running

@@ -50,9 +50,13 @@ public struct Authentication: AppPlugin, Sendable {
         self.users = users
     }
 
+    /// Adds the routes and the user in templates, and registers the user store with
+    /// ``App/addReloadable(_:)`` when it can reload (``YamlUserStore``, ``SqliteUserStore``), so
+    /// that SIGHUP picks up an edited users file.
     public func install(in app: App) {
         let service = AuthenticationService(self)
         app.register(service)
+        if let reloadable = users as? any Reloadable { app.addReloadable(reloadable) }
         app.addTemplateValues { request in
             var values: [String: any Sendable] = ["signInPath": signInPath, "signOutPath": signOutPath]
             if let user = request.currentUser {

@@ -16,9 +16,12 @@ import Synchronization
 ///     name: Ann Smith
 /// ```
 /// A missing file, bad YAML, a missing key, a duplicate user or a malformed hash is an error
-/// naming the file and line. ``reload()`` reads the file again, keeping the users it had when
-/// the new file is broken.
-public final class YamlUserStore: UserStore {
+/// naming the file and line.
+///
+/// The file is read once; edit it while the app runs, then send the process `SIGHUP`
+/// (`kill -HUP <pid>`; ``App/run()`` reloads on it) or call ``reload()`` or ``App/reload()``.
+/// A broken edit is reported and the users read before stay in force.
+public final class YamlUserStore: UserStore, Reloadable {
     /// The file's path.
     public let file: String
     private let users: Mutex<[String: StoredUser]>
@@ -41,11 +44,22 @@ public final class YamlUserStore: UserStore {
     /// How many users the file holds.
     public var count: Int { users.withLock { $0.count } }
 
-    /// Reads the file again. On a problem, throws it and keeps the users read before.
+    /// Reads the file again. On a problem, throws it (file, line, what is wrong) and keeps the
+    /// users read before.
+    ///
+    /// ```swift
+    /// do { try users.reload() } catch { logger.error("\(error)") }
+    /// ```
     public func reload() throws(ConfigurationError) {
         let loaded = try Self.load(file)
         users.withLock { $0 = loaded }
         cost.withLock { $0 = Self.typicalCost(of: loaded) }
+    }
+
+    /// `users from credentials.yml (3 users)`, for the log after a reload.
+    public var reloadSummary: String {
+        let count = count
+        return "users from \(file) (\(count) user\(count == 1 ? "" : "s"))"
     }
 
     static func load(_ file: String) throws(ConfigurationError) -> [String: StoredUser] {
