@@ -56,11 +56,15 @@ extension Request {
             let plausible = !name.isEmpty && !name.utf8.contains { $0 < 0x20 || $0 == 0x7F }
             let users = service.settings.users
             stored = plausible ? try await hasher.run { try users.find(username: name) } : nil
-        } catch let error as HttpError {
-            throw error
         } catch {
-            logger.error("The user store cannot be read: \(error)")
-            throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.")
+            // Nothing was checked: the attempt does not count. The same answer whoever the
+            // username names (the store failed before it could tell), and no detail for the
+            // client: the log has the file and what is wrong with it.
+            service.throttle.recordUnchecked(username: name, address: remoteAddress)
+            if let error = error as? HttpError { throw error }
+            logger.error("Sign-in unavailable, the user store cannot be read: \(error)")
+            throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
+                headers: ["Retry-After": "60"])
         }
         // An unknown user costs one bcrypt verification too: the time does not tell.
         let hash: String

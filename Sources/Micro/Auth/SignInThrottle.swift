@@ -82,6 +82,21 @@ public final class SignInThrottle: Sendable {
         }
     }
 
+    /// Takes back the attempt counted when a check began that could not be made (the user store
+    /// was unavailable): a fault on the server's side never counts against the user.
+    public func recordUnchecked(username: String, address: String?) {
+        state.withLock { state in
+            Self.removeLatest(from: &state.usernames, key: username.lowercased())
+            if let address { Self.removeLatest(from: &state.addresses, key: address) }
+        }
+    }
+
+    private static func removeLatest(from counters: inout [String: Counter], key: String) {
+        guard var counter = counters[key], !counter.failures.isEmpty else { return }
+        counter.failures.removeLast()
+        counters[key] = counter.failures.isEmpty ? nil : counter
+    }
+
     /// How many usernames and addresses are tracked now.
     public var trackedCount: (usernames: Int, addresses: Int) {
         state.withLock { ($0.usernames.count, $0.addresses.count) }

@@ -13,22 +13,47 @@ import Synchronization
 /// ```
 ///
 /// Safe to use from many requests at once: one connection, its statements used one at a time.
-public final class SqliteUserStore: UserStore {
+///
+/// Faults while the app runs answer the sign-in with a 503 and heal by themselves: a database
+/// locked by another writer is waited for up to `busyTimeout`; a file that became unreadable or
+/// corrupt closes the connection, and the next look-up opens the file afresh; a file moved away
+/// is reported missing; another file put in its place (a restored backup) is opened instead.
+/// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:)``.
+public final class SqliteUserStore: UserStore, Reloadable {
     /// The database file.
     public let path: String
-    private let connection: Mutex<Connection>
-    private let cost: Mutex<Int?>
+    /// How long a look-up waits for another connection's write lock before it gives up.
+    public let busyTimeout: Duration
+    private let connection: Mutex<Connection?>
+    private let summary: Mutex<Summary>
+    /// How often a look-up found the database locked and waited: tests watch it.
+    let lockWaits: LockWaits
+
+    private struct Summary {
+        var cost: Int?
+        var users: Int
+    }
 
     /// Opens the users table in `path`. With `create`, makes the file and the table when missing
     /// (for tools that add users); otherwise a missing file or table is an error. Every stored
-    /// hash is checked: a malformed one is an error naming the user.
-    public init(path: String, create: Bool = false) throws(ConfigurationError) {
+    /// hash is checked: a malformed one is an error naming the user. A lock held by another
+    /// writer is waited for up to `busyTimeout` (2 seconds by default).
+    ///
+    /// Every error names the file and what is wrong with it: missing, locked, not a SQLite
+    /// database, corrupt, no `users` table, a bad hash.
+    public init(path: String, create: Bool = false, busyTimeout: Duration = .seconds(2)) throws(ConfigurationError) {
         self.path = path
-        let connection = try Connection(path: path, create: create)
-        if create { try connection.execute(Self.schema) }
-        let costs = try connection.checkUsers().sorted()
-        cost = Mutex(costs.isEmpty ? nil : costs[costs.count / 2])
-        self.connection = Mutex(connection)
+        self.busyTimeout = busyTimeout
+        let lockWaits = LockWaits()
+        self.lockWaits = lockWaits
+        let opened: (Connection, Summary)
+        do throws(SqliteFailure) {
+            opened = try Self.open(path, create: create, busyTimeout: busyTimeout, lockWaits: lockWaits)
+        } catch {
+            throw ConfigurationError(error.description)
+        }
+        connection = Mutex(opened.0)
+        summary = Mutex(opened.1)
     }
 
     static let schema = """
@@ -39,27 +64,135 @@ public final class SqliteUserStore: UserStore {
         )
         """
 
+    /// The user, or nil. Throws a ``UserStoreError`` saying what is wrong when the database
+    /// cannot be read now (missing, locked for longer than `busyTimeout`, corrupt).
     public func find(username: String) throws -> StoredUser? {
-        try connection.withLock { connection in
-            try connection.findUser(username.lowercased())
-        }
+        let name = username.lowercased()
+        return try withConnection { connection throws(SqliteFailure) in try connection.findUser(name) }
     }
 
-    /// The median cost of the hashes found when the store was opened.
-    public var typicalCost: Int? { cost.withLock { $0 } }
+    /// The median cost of the hashes found when the store was (re)opened.
+    public var typicalCost: Int? { summary.withLock { $0.cost } }
 
     /// Adds the user, or changes their hash and name when they exist.
     public func save(username: String, passwordHash: String, name: String?) throws {
         guard Password.isValidHash(passwordHash) else {
             throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.")
         }
-        try connection.withLock { try $0.upsert(username.lowercased(), passwordHash, name) }
+        let key = username.lowercased()
+        try withConnection { connection throws(SqliteFailure) in try connection.upsert(key, passwordHash, name) }
     }
 
     /// How many users the table holds.
     public func count() throws -> Int {
-        try connection.withLock { try $0.count() }
+        try withConnection { connection throws(SqliteFailure) in try connection.count() }
     }
+
+    /// Opens the file afresh and checks every user again, as at start-up; `SIGHUP` does this
+    /// while ``App/run()`` serves. On a problem, throws it and keeps the connection it had.
+    public func reload() throws(ConfigurationError) {
+        do throws(SqliteFailure) {
+            try connection.withLock { (current: inout Connection?) throws(SqliteFailure) in
+                let opened = try Self.open(path, create: false, busyTimeout: busyTimeout, lockWaits: lockWaits)
+                current = opened.0
+                summary.withLock { $0 = opened.1 }
+            }
+        } catch {
+            throw ConfigurationError(error.description)
+        }
+    }
+
+    /// `users from users.db (3 users)`, for the log after a reload.
+    public var reloadSummary: String {
+        let count = summary.withLock { $0.users }
+        return "users from \(path) (\(count) user\(count == 1 ? "" : "s"))"
+    }
+
+    /// Runs `work` on a connection to the file now at `path`, opening one when there is none
+    /// (after a failure) or when another file took the path. A failure other than a lock closes
+    /// the connection, so that the next call starts afresh.
+    private func withConnection<T: Sendable>(_ work: (Connection) throws(SqliteFailure) -> T) throws(UserStoreError) -> T {
+        // Time spent waiting for this mutex, behind a look-up that waits for a lock, counts too.
+        let deadline = ContinuousClock.now + busyTimeout
+        do throws(SqliteFailure) {
+            return try connection.withLock { (current: inout Connection?) throws(SqliteFailure) -> T in
+                guard let identity = FileIdentity(path) else {
+                    throw SqliteFailure(path, SQLITE_CANTOPEN, "the users database is missing (moved or deleted?)")
+                }
+                let connection: Connection
+                if let open = current, open.identity == identity {
+                    connection = open
+                } else {
+                    current = nil
+                    let opened = try Self.open(path, create: false, busyTimeout: busyTimeout, lockWaits: lockWaits, deadline: deadline)
+                    summary.withLock { $0 = opened.1 }
+                    connection = opened.0
+                    current = connection
+                }
+                connection.deadline = deadline
+                do throws(SqliteFailure) {
+                    return try work(connection)
+                } catch {
+                    if !error.isLock { current = nil }
+                    throw error
+                }
+            }
+        } catch {
+            throw UserStoreError(error.description)
+        }
+    }
+
+    /// A connection to `path` whose users table has been checked, with the table's summary.
+    private static func open(
+        _ path: String, create: Bool, busyTimeout: Duration, lockWaits: LockWaits, deadline: ContinuousClock.Instant? = nil
+    ) throws(SqliteFailure) -> (Connection, Summary) {
+        let connection = try Connection(path: path, create: create, lockWaits: lockWaits, busyTimeout: busyTimeout)
+        connection.deadline = deadline ?? ContinuousClock.now + busyTimeout
+        if create { try connection.execute(schema) }
+        let (costs, users) = try connection.checkUsers()
+        let sorted = costs.sorted()
+        return (connection, Summary(cost: sorted.isEmpty ? nil : sorted[sorted.count / 2], users: users))
+    }
+}
+
+/// Counts the waits for another connection's lock.
+final class LockWaits: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// How many waits began so far.
+    var value: Int { count.load(ordering: .relaxed) }
+
+    func add() { count.add(1, ordering: .relaxed) }
+}
+
+/// Which file a path names: its device and inode, so that a file put in place of another is
+/// noticed.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file at `path`; nil when there is none.
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}
+
+/// What SQLite said went wrong, with the file, in words a person can act on.
+struct SqliteFailure: Error, CustomStringConvertible {
+    /// SQLite's primary result code.
+    let code: Int32
+    let description: String
+
+    init(_ path: String, _ code: Int32, _ what: String, detail: String? = nil) {
+        self.code = code & 0xFF
+        description = "\(path): \(what)" + (detail.map { " (SQLite: \($0))" } ?? "") + "."
+    }
+
+    /// Another connection holds a lock: a wait that timed out, not damage.
+    var isLock: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 }
 
 /// One SQLite connection and its prepared statements.
@@ -68,22 +201,37 @@ private final class Connection {
     private var findStatement: OpaquePointer?
     private var upsertStatement: OpaquePointer?
     let path: String
+    /// The file it opened (taken just before opening it).
+    let identity: FileIdentity?
+    /// When the operation under way stops waiting for another connection's lock.
+    var deadline = ContinuousClock.now
+    private let busyTimeout: Duration
+    private let lockWaits: LockWaits
 
-    init(path: String, create: Bool) throws(ConfigurationError) {
+    init(path: String, create: Bool, lockWaits: LockWaits, busyTimeout: Duration) throws(SqliteFailure) {
         self.path = path
-        if !create, !FileManager.default.fileExists(atPath: path) {
-            throw ConfigurationError("\(path): no such users database.")
+        self.lockWaits = lockWaits
+        self.busyTimeout = busyTimeout
+        identity = FileIdentity(path)
+        if !create, identity == nil {
+            throw SqliteFailure(path, SQLITE_CANTOPEN, "no such users database")
         }
+        // Read-write when the file allows it (add-user, save), else SQLite opens it read-only:
+        // the look-ups only read.
         let flags = (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         var handle: OpaquePointer?
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         db = handle
         guard status == SQLITE_OK else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
-            throw ConfigurationError("\(path): cannot open the users database: \(message).")
+            throw SqliteFailure(path, status, "cannot open the users database", detail: handle.map { String(cString: sqlite3_errmsg($0)) })
         }
-        sqlite3_busy_timeout(handle, 2000)
         sqlite3_extended_result_codes(handle, 1)
+        // Our own busy handler rather than sqlite3_busy_timeout: it stops at the operation's
+        // deadline (which includes the time spent queueing for this connection) and counts waits.
+        sqlite3_busy_handler(handle, { context, attempts in
+            guard let context else { return 0 }
+            return Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().waitForLock(attempts: attempts) ? 1 : 0
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
@@ -92,46 +240,88 @@ private final class Connection {
         sqlite3_close_v2(db)
     }
 
-    private var lastError: String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection" }
-
-    func execute(_ sql: String) throws(ConfigurationError) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw ConfigurationError("\(path): \(lastError).")
-        }
+    /// Called by SQLite while another connection holds a lock: sleeps a little and says whether
+    /// to try again (before the deadline) or give up with SQLITE_BUSY.
+    private func waitForLock(attempts: Int32) -> Bool {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { return false }
+        if attempts == 0 { lockWaits.add() }
+        // 1, 2, 4, 8, then 10 ms at a time: a brief lock costs little, a long one few wake-ups.
+        let step = Duration.milliseconds(min(10, 1 << min(Int(attempts), 4)))
+        let milliseconds = min(step, left).components
+        sqlite3_sleep(Int32(max(1, milliseconds.seconds * 1000 + milliseconds.attoseconds / 1_000_000_000_000_000)))
+        return true
     }
 
-    private func prepare(_ sql: String) throws(UserStoreError) -> OpaquePointer {
+    /// The failure SQLite reported for `status`, in words: what is wrong with the file.
+    private func failure(_ status: Int32, doing action: String) -> SqliteFailure {
+        let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection"
+        let what: String
+        switch status & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            what = "the users database is locked by another connection (waited \(Self.words(busyTimeout)))"
+        case SQLITE_NOTADB:
+            what = "not a SQLite database (damaged or another kind of file)"
+        case SQLITE_CORRUPT:
+            what = "the users database is corrupt (truncated or damaged)"
+        case SQLITE_IOERR:
+            what = "cannot read the users database (I/O error)"
+        case SQLITE_CANTOPEN:
+            what = "cannot open the users database"
+        case SQLITE_READONLY:
+            what = "the users database is read-only: \(action) needs write access"
+        case SQLITE_PERM, SQLITE_AUTH:
+            what = "no permission to read the users database"
+        case SQLITE_ERROR where message.contains("no such table") || message.contains("no such column"):
+            what = "no usable `users` table (username, password_hash, name)"
+        default:
+            what = "cannot \(action)"
+        }
+        return SqliteFailure(path, status, what, detail: message)
+    }
+
+    /// `2 s`, `250 ms`.
+    private static func words(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
+
+    func execute(_ sql: String) throws(SqliteFailure) {
+        let status = sqlite3_exec(db, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw failure(status, doing: "create the users table") }
+    }
+
+    private func prepare(_ sql: String, persistent: Bool = true) throws(SqliteFailure) -> OpaquePointer {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
-            throw UserStoreError("\(path): \(lastError).")
+        let status = sqlite3_prepare_v3(db, sql, -1, persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            throw failure(status == SQLITE_OK ? SQLITE_ERROR : status, doing: "read the users table")
         }
         return statement
     }
 
-    /// Checks the table has the columns and every hash is bcrypt; returns their costs.
-    func checkUsers() throws(ConfigurationError) -> [Int] {
-        let statement: OpaquePointer
-        do {
-            statement = try prepare("SELECT rowid, username, password_hash FROM users")
-        } catch {
-            throw ConfigurationError("\(path): no usable `users` table (username, password_hash, name): \(lastError).")
-        }
+    /// Checks the table has the columns and every hash is bcrypt; returns their costs and
+    /// how many users there are.
+    func checkUsers() throws(SqliteFailure) -> (costs: [Int], users: Int) {
+        let statement = try prepare("SELECT rowid, username, password_hash, name FROM users", persistent: false)
         defer { sqlite3_finalize(statement) }
         var costs: [Int] = []
+        var users = 0
         while true {
             let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return costs }
-            guard step == SQLITE_ROW else { throw ConfigurationError("\(path): cannot read the users table: \(lastError).") }
+            if step == SQLITE_DONE { return (costs, users) }
+            guard step == SQLITE_ROW else { throw failure(step, doing: "read the users table") }
             let row = sqlite3_column_int64(statement, 0)
             let username = text(statement, 1) ?? ""
             guard let hash = text(statement, 2), Password.isValidHash(hash) else {
-                throw ConfigurationError("\(path): users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$).")
+                throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)")
             }
+            users += 1
             if let cost = Password.cost(of: hash) { costs.append(cost) }
         }
     }
 
-    func findUser(_ username: String) throws(UserStoreError) -> StoredUser? {
+    func findUser(_ username: String) throws(SqliteFailure) -> StoredUser? {
         if findStatement == nil {
             findStatement = try prepare("SELECT username, password_hash, name FROM users WHERE username = ?1 COLLATE NOCASE")
         }
@@ -141,18 +331,19 @@ private final class Connection {
             sqlite3_clear_bindings(statement)
         }
         sqlite3_bind_text(statement, 1, username, Int32(username.utf8.count), sqliteTransient)
-        switch sqlite3_step(statement) {
+        let step = sqlite3_step(statement)
+        switch step {
         case SQLITE_ROW:
             guard let name = text(statement, 0), let hash = text(statement, 1) else { return nil }
             return StoredUser(user: User(username: name, name: text(statement, 2)), passwordHash: hash)
         case SQLITE_DONE:
             return nil
         default:
-            throw UserStoreError("\(path): cannot read the users table: \(lastError).")
+            throw failure(step, doing: "read the users table")
         }
     }
 
-    func upsert(_ username: String, _ hash: String, _ name: String?) throws(UserStoreError) {
+    func upsert(_ username: String, _ hash: String, _ name: String?) throws(SqliteFailure) {
         if upsertStatement == nil {
             upsertStatement = try prepare("""
                 INSERT INTO users (username, password_hash, name) VALUES (?1, ?2, ?3)
@@ -167,15 +358,15 @@ private final class Connection {
         sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
         sqlite3_bind_text(statement, 2, hash, -1, sqliteTransient)
         if let name { sqlite3_bind_text(statement, 3, name, -1, sqliteTransient) } else { sqlite3_bind_null(statement, 3) }
-        guard sqlite3_step(statement) == SQLITE_DONE else {
-            throw UserStoreError("\(path): cannot save user '\(username)': \(lastError).")
-        }
+        let step = sqlite3_step(statement)
+        guard step == SQLITE_DONE else { throw failure(step, doing: "save user '\(username)'") }
     }
 
-    func count() throws(UserStoreError) -> Int {
-        let statement = try prepare("SELECT count(*) FROM users")
+    func count() throws(SqliteFailure) -> Int {
+        let statement = try prepare("SELECT count(*) FROM users", persistent: false)
         defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { throw UserStoreError("\(path): \(lastError).") }
+        let step = sqlite3_step(statement)
+        guard step == SQLITE_ROW else { throw failure(step, doing: "count the users") }
         return Int(sqlite3_column_int64(statement, 0))
     }
 
