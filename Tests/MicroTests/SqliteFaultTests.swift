@@ -66,7 +66,7 @@ import Testing
 
     /// Waits (at most 10 s) until `condition` holds; returns whether it did.
     private func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(5))

@@ -48,7 +48,7 @@ final class Responder: Sendable {
         } catch {
             response = ErrorPages.page(
                 status: error.status, message: error.message, detail: nil, json: Request.prefersJson(headers))
-            services.securityHeaders.apply(to: &response, signedIn: false)
+            services.securityHeaders.apply(to: &response, signedIn: { false })
         }
         Self.finalize(&response, for: method)
         if settings.accessLog {
@@ -62,13 +62,15 @@ final class Responder: Sendable {
         if let staticFiles, request.method == .GET || request.method == .HEAD,
             var file = staticFiles.response(for: request)
         {
-            services.securityHeaders.apply(to: &file, signedIn: false)
+            services.securityHeaders.apply(to: &file, signedIn: { false })
             return file
         }
         // A client with a session cookie is active: load its session so that the inactivity
         // window is renewed even by routes that never look at the session.
         if request.cookie(services.sessions.settings.cookieName) != nil { _ = request.session }
         var response = await run(request)
+        // Drop the request's copy, so the headers below are edited in place.
+        request.response = Response()
         if let session = request.loadedSession {
             do {
                 try services.sessions.commit(session, into: &response, logger: request.logger)
@@ -76,7 +78,7 @@ final class Responder: Sendable {
                 response = await errorResponse(for: error, request)
             }
         }
-        services.securityHeaders.apply(to: &response, signedIn: request.isSignedInForHeaders(response))
+        services.securityHeaders.apply(to: &response, signedIn: { request.isSignedInForHeaders })
         return response
     }
 

@@ -57,6 +57,8 @@ public final class Request {
         self.body = body
         self.logger = logger
         self.remoteAddress = remoteAddress
+        // Room for the fields a response usually carries, so adding them grows nothing.
+        response.headers.reserveCapacity(8)
 
         let target = try Self.originForm(uri)
         if let question = target.firstIndex(of: "?") {

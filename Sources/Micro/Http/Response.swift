@@ -39,8 +39,13 @@ public struct Response: Sendable {
 
     /// Whether the content type is `text/html` (any case, any parameters).
     var isHtml: Bool {
-        guard let type = contentType?.utf8, type.count >= 9 else { return false }
-        return zip(type.prefix(9), "text/html".utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
+        guard let type = headers.first(name: "Content-Type") else { return false }
+        var utf8 = type.utf8.makeIterator()
+        // ASCII letters compared without case ("/" | 0x20 is itself).
+        for expected in "text/html".utf8 {
+            guard let byte = utf8.next(), byte | 0x20 == expected else { return false }
+        }
+        return true
     }
 
     /// Replaces the body with a text.

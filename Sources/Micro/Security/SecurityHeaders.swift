@@ -23,8 +23,9 @@ public struct SecurityHeaders: Sendable {
     /// The defaults.
     public init() {}
 
-    /// Adds the headers the response does not set itself.
-    func apply(to response: inout Response, signedIn: Bool) {
+    /// Adds the headers the response does not set itself; `signedIn` (asked only for HTML
+    /// pages) says whether the page was answered to a signed-in session.
+    func apply(to response: inout Response, signedIn: () -> Bool) {
         func add(_ name: String, _ value: String?) {
             if let value, !response.headers.contains(name: name) { response.headers.add(name: name, value: value) }
         }
@@ -33,6 +34,6 @@ public struct SecurityHeaders: Sendable {
         add("X-Frame-Options", frameOptions)
         add("Referrer-Policy", referrerPolicy)
         add("Content-Security-Policy", contentSecurityPolicy)
-        if signedIn, let signedInCacheControl { response.headers.replaceOrAdd(name: "Cache-Control", value: signedInCacheControl) }
+        if let signedInCacheControl, signedIn() { response.headers.replaceOrAdd(name: "Cache-Control", value: signedInCacheControl) }
     }
 }

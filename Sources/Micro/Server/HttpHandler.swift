@@ -37,7 +37,6 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var deadline = NIODeadline.distantFuture
     /// The pending deadline check, if any.
     private var timeout: Scheduled<Void>?
-    private var executor: EventLoopTaskExecutor?
     private var remoteAddress: String?
     private var isActive = false
     /// The task answering the current request.
@@ -52,7 +51,6 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        executor = EventLoopTaskExecutor(context.eventLoop)
         remoteAddress = context.channel.remoteAddress?.ipAddress
         if context.channel.isActive { channelActive(context: context) }
     }
@@ -136,28 +134,38 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
         let responder = responder
         let remoteAddress = remoteAddress
-        // The task runs on this event loop (its executor), so the handler and its context may
-        // be used from it; NIOLoopBound checks that they are.
-        let connection = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        // Run the route at once: a route that does not suspend answers within this read,
-        // with no hop through a task queue and no promise.
-        routeTask = Task.immediateDetached(executorPreference: executor) {
+        let eventLoop = context.eventLoop
+        // The handler and its context belong to this event loop; NIOLoopBound checks that
+        // they are only used on it.
+        let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
+        // Run the route at once, on this thread: a route that does not suspend answers within
+        // this read, with no hop through a task queue and no promise. One that suspends
+        // (a password check, say) carries on elsewhere and its answer hops back here.
+        routeTask = Task.immediateDetached {
             let response = await responder.respond(
                 method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
-            let (handler, context) = connection.value
-            handler.answered(response, to: head, context: context)
+            if eventLoop.inEventLoop {
+                let (handler, context) = connection.value
+                handler.answered(response, to: head, context: context)
+            } else {
+                eventLoop.execute {
+                    let (handler, context) = connection.value
+                    handler.answered(response, to: head, context: context)
+                }
+            }
         }
     }
 
-    private func answered(_ response: Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
+    private func answered(_ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let closing: Bool
         if case .closing = state { closing = true } else { closing = false }
         write(response, version: head.version, keepAlive: head.isKeepAlive && !closing, context: context)
     }
 
-    private func write(_ response: Response, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func write(_ response: consuming Response, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
         guard isActive else { return }
         if case .file(let file) = response.body {
+            let response = copy response
             // Open before the head is written, so a file that vanished since the look-up
             // still gets a proper answer.
             fileIO.openFile(_deprecatedPath: file.path, eventLoop: context.eventLoop).assumeIsolated().whenComplete { result in
@@ -179,12 +187,14 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Writes a response's parts through `output` (by default this handler's own context).
     private func writeParts(
-        _ response: Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext,
-        output: ChannelHandlerContext? = nil
+        _ response: consuming Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool,
+        context: ChannelHandlerContext, output: ChannelHandlerContext? = nil
     ) -> EventLoopFuture<Void> {
         guard isActive else { return context.eventLoop.makeSucceededVoidFuture() }
         let output = output ?? context
+        // Moved out, not copied, so the fields below are added in place.
         var headers = response.headers
+        response.headers = [:]
         headers.add(name: "Date", value: currentDate())
         if !keepAlive {
             headers.replaceOrAdd(name: "Connection", value: "close")

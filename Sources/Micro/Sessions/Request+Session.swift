@@ -35,9 +35,8 @@ extension Session {
 
 extension Request {
     /// Whether the page goes to a signed-in session (it then gets `Cache-Control: no-store`).
-    /// Reads the session only for HTML answers to a client that sent a session cookie.
-    func isSignedInForHeaders(_ response: Response) -> Bool {
-        guard response.isHtml else { return false }
+    /// Reads the session only when the client sent a session cookie.
+    var isSignedInForHeaders: Bool {
         if loadedSession == nil, cookie(services.sessions.settings.cookieName) == nil { return false }
         return session.contains(Session.userKey)
     }
