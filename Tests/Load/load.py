@@ -21,6 +21,7 @@ Only the standard library. Exits 1 when a target is missed, naming it.
 import argparse
 import asyncio
 import atexit
+import http.client
 import os
 import random
 import re
@@ -31,6 +32,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 HOST = "127.0.0.1"
@@ -146,6 +148,24 @@ def status_field(pid, name):
             if line.startswith(name + ":"):
                 return int(line.split()[1])
     raise RuntimeError(f"no {name} in /proc/{pid}/status")
+
+
+def run_delay(path):
+    """Nanoseconds a thread has waited for a CPU (the second field of its schedstat)."""
+    try:
+        with open(path) as schedstat:
+            return int(schedstat.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def run_delays(pid):
+    """`run_delay` of each thread of a process."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    return {tid: run_delay(f"/proc/{pid}/task/{tid}/schedstat") for tid in threads}
 
 
 def free_port():
@@ -549,32 +569,57 @@ async def slow_clients(args):
         await asyncio.sleep(0.5)
         open_fds = server.fds()
 
-        # A normal client, a new connection each time, until the slow ones are gone.
-        latencies, bad = [], []
-        paths = ["/css/app.css", "/", "/signin"]
-        while not all(task.done() for task in tasks):
-            started = time.monotonic()
-            try:
-                conn = await Connection.open(server.port, timeout=5)
-                response = await conn.request("GET", paths[len(latencies) % len(paths)], timeout=5)
-                conn.close()
-                latencies.append(time.monotonic() - started)
-                if response.status != 200:
-                    bad.append(response.status)
-            except (OSError, ProtocolError, asyncio.TimeoutError) as error:
-                latencies.append(time.monotonic() - started)
-                bad.append(f"{type(error).__name__}: {error}")
-            await asyncio.sleep(0.1)
+        # A normal client, a new connection each time, until the slow ones are gone: in a
+        # thread of its own with blocking sockets, so the time it measures is the server's,
+        # not the wait for this event loop busy with the slow ones. On a shared machine a
+        # request may also wait for a CPU the other processes hold: that wait (of the client's
+        # thread and of the server's busiest thread, from /proc's schedstat) is measured and
+        # shown apart, and the 1 s bound is on the rest.
+        samples, bad = [], []
+        done = threading.Event()
+        phase_started = time.monotonic()
+
+        def normal_client():
+            paths = ["/css/app.css", "/", "/signin"]
+            own = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+            while not done.is_set():
+                path = paths[len(samples) % len(paths)]
+                server_before, own_before = run_delays(server.pid), run_delay(own)
+                started = time.monotonic()
+                try:
+                    conn = http.client.HTTPConnection(HOST, server.port, timeout=5)
+                    conn.request("GET", path)
+                    response = conn.getresponse()
+                    response.read()
+                    conn.close()
+                    if response.status != 200:
+                        bad.append(f"{path}: {response.status}")
+                except (OSError, http.client.HTTPException) as error:
+                    bad.append(f"{path}: {type(error).__name__}: {error}")
+                latency = time.monotonic() - started
+                server_after = run_delays(server.pid)
+                server_wait = max((server_after[tid] - server_before.get(tid, 0) for tid in server_after), default=0)
+                waited = min(latency, (server_wait + run_delay(own) - own_before) / 1e9)
+                samples.append((latency - waited, latency, waited, started - phase_started, path))
+                time.sleep(0.1)
+
+        normal = asyncio.create_task(asyncio.to_thread(normal_client))
         await asyncio.gather(*tasks)
+        done.set()
+        await normal
+        latencies = [sample[1] for sample in samples]
+        worst = max(samples)
 
         cut = [result[0] for result in results if result[0] is not None]
         timed_out = sum(1 for result in results if result[1].startswith(b"HTTP/1.1 408"))
         other = [result[1][:20] for result in results if result[1] and not result[1].startswith(b"HTTP/1.1 408")]
         say(f"  {server.fds() if server.alive() else '?'} descriptors at the end, {open_fds} while all were connected")
-        say(f"  normal client: {len(latencies)} requests while they trickled; median {statistics.median(latencies) * 1000:.0f} ms, "
-            f"max {max(latencies) * 1000:.0f} ms")
-        check(not bad and max(latencies) < 1.0, "slow: the normal client was served, each answer within 1 s",
-              f"{len(latencies)} requests, max {max(latencies) * 1000:.0f} ms, failures: {bad[:3] or 'none'}")
+        say(f"  normal client: {len(samples)} requests while they trickled; median {statistics.median(latencies) * 1000:.0f} ms, "
+            f"max {max(latencies) * 1000:.0f} ms; waiting for a CPU at most {max(sample[2] for sample in samples) * 1000:.0f} ms")
+        check(not bad and worst[0] < 1.0 and max(latencies) < 5.0,
+              "slow: the normal client was served, each answer within 1 s (besides waiting for a CPU) and 5 s in all",
+              f"{len(samples)} requests; the worst {worst[0] * 1000:.0f} ms besides waiting for a CPU "
+              f"({worst[1] * 1000:.0f} ms in all, {worst[4]} {worst[3]:.1f} s into the check); failures: {bad[:3] or 'none'}")
         check(open_fds > count, "slow: the slow connections were all open at once", f"{open_fds} server descriptors")
         low, high = args.header_timeout, args.header_timeout * 1.25 + 2
         in_time = [t for t in cut if low - 0.5 <= t <= high]

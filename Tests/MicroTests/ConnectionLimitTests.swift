@@ -24,7 +24,7 @@ import Testing
         #expect(refused.header("Connection")?.lowercased() == "close")
         #expect(refused.header("Retry-After") == "1")
         #expect(refused.text.contains("connection limit"))
-        #expect(await third.waitForClose(timeout: 2), "the refused connection stayed open")
+        #expect(await third.waitForClose(timeout: 3), "the refused connection stayed open")
 
         // The two admitted ones are still served on the same connections.
         for client in [first, second] {
@@ -140,10 +140,10 @@ private func startLimitedServer(maxConnections: Int) async throws -> RunningServ
     return try await app.start()
 }
 
-/// A new connection that the server serves, trying for up to 2 seconds while the server
+/// A new connection that the server serves, trying for up to 5 seconds while the server
 /// notices that an earlier one closed; nil when none was served.
 private func servedClient(port: Int) async throws -> RawHttpClient? {
-    let deadline = ContinuousClock.now + .seconds(2)
+    let deadline = ContinuousClock.now + .seconds(5)
     while ContinuousClock.now < deadline {
         let client = try await RawHttpClient.connect(port: port)
         try? await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")

@@ -26,9 +26,6 @@ final class Connections: Sendable {
         self.logger = logger
     }
 
-    /// How many connections are open.
-    var count: Int { state.withLockedValue { $0.channels.count } }
-
     /// What becomes of a new connection.
     enum Admission {
         /// Served: counted in until it closes.
@@ -80,7 +77,7 @@ final class Connections: Sendable {
             scheduleSummary(at: summaryAt, eventLoop: eventLoop)
         case .summary(let count, let nextAt):
             logger.warning("Refused \(count) more connection\(count == 1 ? "" : "s") in the last \(RefusalLog.quietSeconds) s at the limit of \(limit) open connections (settings.maxConnections).")
-            if let nextAt { scheduleSummary(at: nextAt, eventLoop: eventLoop) }
+            scheduleSummary(at: nextAt, eventLoop: eventLoop)
         }
     }
 
@@ -102,8 +99,8 @@ struct RefusalLog: Sendable {
     enum Report: Equatable, Sendable {
         /// The first refusal after a quiet spell; ask for ``RefusalLog/summary(now:)`` at the deadline.
         case first(summaryAt: NIODeadline)
-        /// `count` refusals since the last line; ask again at `nextAt` when it is not nil.
-        case summary(count: Int, nextAt: NIODeadline?)
+        /// `count` refusals since the last line; ask again at `nextAt`.
+        case summary(count: Int, nextAt: NIODeadline)
     }
 
     /// The seconds between two lines.

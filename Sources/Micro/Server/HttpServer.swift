@@ -5,8 +5,9 @@ import NIOExtras
 import NIOHTTP1
 import NIOPosix
 
-/// The app served over HTTP/1.1 on SwiftNIO: keep-alive, pipelining, limits, timeouts, and a
-/// graceful shutdown (stop accepting, finish what is in flight, close).
+/// The app served over HTTP/1.1 on SwiftNIO: keep-alive, pipelining, limits (at most
+/// `settings.maxConnections` connections, see ``Connections``), timeouts, and a graceful
+/// shutdown (stop accepting, finish what is in flight, close).
 final class HttpServer: Sendable {
     /// The address it listens on.
     let host: String
