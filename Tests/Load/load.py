@@ -9,7 +9,8 @@ descriptors from /proc, and stops it with SIGTERM (a clean exit is part of every
               and failed sign-ins from a few connections; zero 5xx, zero dropped connections,
               RSS after the load within 20% of RSS after a warm-up.
   slow        500 connections sending their headers one byte at a time, cut off by the header
-              timeout, while a normal client is served within a second each time.
+              timeout, while a normal client is served within a second each time (not counting
+              any wait for a CPU that other processes hold, measured from /proc's schedstat).
   overflow    connections beyond MICRO_MAX_CONNECTIONS get a 503 (or a bare close in a flood),
               the admitted ones are not disturbed, and the log says so in a line or two.
   disconnect  clients that vanish (RST or FIN) mid-request and mid-response: descriptors back
