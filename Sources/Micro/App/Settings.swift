@@ -33,6 +33,11 @@ public struct Settings: Sendable {
     public var idleTimeout: Double = 15
     /// Seconds a shutdown waits for requests in flight before closing their connections.
     public var shutdownTimeout: Double = 10
+    /// The most connections served at once (`MICRO_MAX_CONNECTIONS` overrides it); one more is
+    /// answered `503 Service Unavailable` and closed. The default is what the open-files limit
+    /// (`ulimit -n`) carries with room to spare: half of it, since a connection sending a file
+    /// holds two descriptors, less a reserve, and at most 10 000.
+    public var maxConnections = Settings.defaultMaxConnections
     /// Whether each request is logged (method, path, status, bytes, duration).
     public var accessLog = true
     /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
@@ -52,6 +57,12 @@ public struct Settings: Sendable {
         where !(value.isFinite && value > 0 && value <= 86_400) {
             problems.append("settings.\(name) is \(value); it must be more than 0 and at most 86400 seconds.")
         }
+        if maxConnections < 1 {
+            problems.append("settings.maxConnections is \(maxConnections); it must be at least 1.")
+        } else if let files = Self.openFilesLimit, maxConnections > max(1, files - Self.reservedFiles) {
+            problems.append(
+                "settings.maxConnections is \(maxConnections), but this process may open only \(files) files (ulimit -n) and each connection takes one: raise the limit (ulimit -n, or LimitNOFILE= in a systemd unit) or lower maxConnections (MICRO_MAX_CONNECTIONS) to \(max(1, (files - Self.reservedFiles) / 2)) or less.")
+        }
         if bodyLimit <= 0 { problems.append("settings.bodyLimit is \(bodyLimit); it must be positive.") }
         if headerLimit < 1024 { problems.append("settings.headerLimit is \(headerLimit); it must be at least 1024 bytes.") }
         let token = sessions.cookieName.utf8
@@ -67,7 +78,23 @@ public struct Settings: Sendable {
         return problems
     }
 
-    /// The defaults, with `MICRO_ENV`, `HOST` and `PORT` applied.
+    /// Descriptors kept free of connections: the listening socket, logs, templates, the users file.
+    static let reservedFiles = 64
+
+    /// The soft limit on open files (`ulimit -n`), or nil when there is none.
+    static var openFilesLimit: Int? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// The default of ``maxConnections`` for this process's open-files limit.
+    static var defaultMaxConnections: Int {
+        guard let files = openFilesLimit else { return 10_000 }
+        return min(10_000, max(1, (files - reservedFiles) / 2))
+    }
+
+    /// The defaults, with `MICRO_ENV`, `HOST`, `PORT` and `MICRO_MAX_CONNECTIONS` applied.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
@@ -77,6 +104,12 @@ public struct Settings: Sendable {
                 throw ConfigurationError("PORT is '\(raw)'; expected a number from 0 to 65535.")
             }
             settings.port = port
+        }
+        if let raw = variables["MICRO_MAX_CONNECTIONS"], !raw.isEmpty {
+            guard let limit = Int(raw), limit >= 1 else {
+                throw ConfigurationError("MICRO_MAX_CONNECTIONS is '\(raw)'; expected a whole number of 1 or more.")
+            }
+            settings.maxConnections = limit
         }
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
         return settings

@@ -5,8 +5,9 @@ import NIOExtras
 import NIOHTTP1
 import NIOPosix
 
-/// The app served over HTTP/1.1 on SwiftNIO: keep-alive, pipelining, limits, timeouts, and a
-/// graceful shutdown (stop accepting, finish what is in flight, close).
+/// The app served over HTTP/1.1 on SwiftNIO: keep-alive, pipelining, limits (at most
+/// `settings.maxConnections` connections, see ``Connections``), timeouts, and a graceful
+/// shutdown (stop accepting, finish what is in flight, close).
 final class HttpServer: Sendable {
     /// The address it listens on.
     let host: String
@@ -32,7 +33,7 @@ final class HttpServer: Sendable {
         let group = MultiThreadedEventLoopGroup.singleton
         let quiesce = ServerQuiescingHelper(group: group)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
-        let connections = Connections()
+        let connections = Connections(limit: settings.maxConnections, logger: responder.logger)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -43,8 +44,12 @@ final class HttpServer: Sendable {
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                connections.add(channel)
-                return channel.eventLoop.makeCompletedFuture {
+                channel.eventLoop.makeCompletedFuture {
+                    switch connections.admit(channel) {
+                    case .admitted: break
+                    case .refused: return try ConnectionRefusal.install(on: channel, answers: true)
+                    case .dropped: return try ConnectionRefusal.install(on: channel, answers: false)
+                    }
                     let pipeline = channel.pipeline.syncOperations
                     let handler = HttpHandler(responder: responder, fileIO: fileIO)
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
@@ -72,23 +77,6 @@ final class HttpServer: Sendable {
             connections.closeAll()
         }
         return result
-    }
-}
-
-/// The open connections, so that a shutdown that runs out of time can close them.
-final class Connections: Sendable {
-    private let channels = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
-
-    func add(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        channels.withLockedValue { $0[id] = channel }
-        channel.closeFuture.whenComplete { _ in
-            _ = self.channels.withLockedValue { $0.removeValue(forKey: id) }
-        }
-    }
-
-    func closeAll() {
-        for channel in channels.withLockedValue({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }
 
