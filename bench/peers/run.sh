@@ -4,8 +4,7 @@
 #   bench/peers/run.sh
 # Environment: DURATION=10 (seconds per measured run), WARMUP=3, ROUNDS=2, CONNECTIONS=64,
 #   MEMORY_CONNECTIONS=256, IDLE_WAIT=5 (seconds after the load before idle RSS is read),
-#   RAW_PORT/MICRO_PORT/PEER_PORT (18090/18091/18092), SKIP_BUILD=1 to reuse the last builds,
-#   NICE=-10 to run the servers and wrk at a higher priority than other work on the machine.
+#   RAW_PORT/MICRO_PORT/PEER_PORT (18090/18091/18092), SKIP_BUILD=1 to reuse the last builds.
 # See bench/peers/README.md.
 set -euo pipefail
 
@@ -19,7 +18,6 @@ IDLE_WAIT="${IDLE_WAIT:-5}"
 RAW_PORT="${RAW_PORT:-18090}"
 MICRO_PORT="${MICRO_PORT:-18091}"
 PEER_PORT="${PEER_PORT:-18092}"
-NICE="${NICE:-0}"
 TICKS_PER_SECOND="$(getconf CLK_TCK)"
 USERNAME=bench1
 PASSWORD=bench-password
@@ -91,16 +89,16 @@ start_server() {
     case "$name" in
         raw)
             port="$RAW_PORT"
-            PORT="$port" nice -n "$NICE" taskset -c "$SERVER_CPU" "$BENCH_BIN/RawNioServer" >>"$OUT/$name.log" 2>&1 &
+            PORT="$port" taskset -c "$SERVER_CPU" "$BENCH_BIN/RawNioServer" >>"$OUT/$name.log" 2>&1 &
             ;;
         micro)
             port="$MICRO_PORT"
             MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$port" \
-                nice -n "$NICE" taskset -c "$SERVER_CPU" "$BENCH_BIN/MicroBench" >>"$OUT/$name.log" 2>&1 &
+                taskset -c "$SERVER_CPU" "$BENCH_BIN/MicroBench" >>"$OUT/$name.log" 2>&1 &
             ;;
         peer)
             port="$PEER_PORT"
-            PORT="$port" nice -n "$NICE" taskset -c "$SERVER_CPU" "$PEER_BIN/HummingbirdBench" >>"$OUT/$name.log" 2>&1 &
+            PORT="$port" taskset -c "$SERVER_CPU" "$PEER_BIN/HummingbirdBench" >>"$OUT/$name.log" 2>&1 &
             ;;
     esac
     SERVER_PID=$!
@@ -200,15 +198,15 @@ server_ticks() {
     awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat"
 }
 
-# The server core's time so far, in clock ticks: all of it, whoever used it.
+# The server core's time so far, in clock ticks: all of it (whoever used it), and its idle part.
 core_ticks() {
-    awk -v cpu="cpu$SERVER_CPU" '$1 == cpu { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat
+    awk -v cpu="cpu$SERVER_CPU" '$1 == cpu { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6 }' /proc/stat
 }
 
 # Runs wrk pinned to the client core against server $1, path $2, with $3 connections, for
 # round $4 (cookie $5, possibly empty; expected response size $6 in bytes). Writes wrk's output
 # to $OUT/$1$2-c$3-round$4.txt, and the CPU the server used meanwhile to ....cpu (its clock
-# ticks, and the server core's). A response size far from the checked one (a redirect, an error
+# ticks, the server core's, and the core's idle ticks). A response size far from the checked one (a redirect, an error
 # page) fails the run: wrk counts only 4xx/5xx as errors.
 load() {
     local name="$1" path="$2" connections="$3" round="$4" cookie="$5" expected="$6" port file seen
@@ -216,13 +214,15 @@ load() {
     file="$OUT/$name${path//\//-}-c$connections-round$round.txt"
     local -a headers=()
     [ -n "$cookie" ] && headers=(-H "Cookie: $cookie")
-    nice -n "$NICE" taskset -c "$CLIENT_CPU" wrk -t1 -c"$connections" -d"${WARMUP}s" "${headers[@]}" "http://127.0.0.1:$port$path" >/dev/null
-    local ticks core
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$connections" -d"${WARMUP}s" "${headers[@]}" "http://127.0.0.1:$port$path" >/dev/null
+    local ticks core idle
     ticks="$(server_ticks)"
-    core="$(core_ticks)"
-    nice -n "$NICE" taskset -c "$CLIENT_CPU" wrk -t1 -c"$connections" -d"${DURATION}s" --latency "${headers[@]}" \
+    read -r core idle < <(core_ticks)
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$connections" -d"${DURATION}s" --latency "${headers[@]}" \
         "http://127.0.0.1:$port$path" >"$file"
-    echo "$(($(server_ticks) - ticks)) $(($(core_ticks) - core))" >"${file%.txt}.cpu"
+    local core_after idle_after
+    read -r core_after idle_after < <(core_ticks)
+    echo "$(($(server_ticks) - ticks)) $((core_after - core)) $((idle_after - idle))" >"${file%.txt}.cpu"
     seen="$(bytes_per_response "$file")"
     if ! awk -v s="$seen" -v e="$expected" 'BEGIN { exit !(s > e * 0.95 && s < e * 1.05) }'; then
         fail "$name GET $path -c$connections: $seen bytes per response under load, $expected when checked (wrk output in $file)"
@@ -240,7 +240,7 @@ turn() {
     local name="$1" round="$2" cookie hello_size page_size peak idle
     start_server "$name"
     hello_size="$(check "$name" /hello "" "text/plain" "Hello, World!")"
-    nice -n "$NICE" taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$(port_of "$name")/hello" >/dev/null
+    taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$(port_of "$name")/hello" >/dev/null
     load "$name" /hello "$CONNECTIONS" "$round" "" "$hello_size"
     if [ "$name" != raw ]; then
         for connections in "$CONNECTIONS" "$MEMORY_CONNECTIONS"; do
@@ -262,7 +262,7 @@ turn() {
 
 echo
 echo "wrk -t1 --latency, ${WARMUP}s warm-up then ${DURATION}s measured, -c$CONNECTIONS and -c$MEMORY_CONNECTIONS;"
-echo "server pinned to CPU $SERVER_CPU, wrk to CPU $CLIENT_CPU (nice $NICE); one server at a time; $ROUNDS round(s), order alternating."
+echo "server pinned to CPU $SERVER_CPU, wrk to CPU $CLIENT_CPU; one server at a time; $ROUNDS round(s), order alternating."
 echo "Machine load before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$ROUNDS"); do
     echo "Round $round:"
@@ -296,11 +296,12 @@ best() {
 }
 
 # Fields of one wrk output: req/s p50 p99 errors (socket errors + non-2xx/3xx), then the server's
-# CPU time per request in microseconds and its share of the server core, from the .cpu file.
+# CPU time per request in microseconds, its share of the server core and the core's idle share,
+# from the .cpu file.
 parse() {
-    local ticks core
-    read -r ticks core <"${1%.txt}.cpu"
-    awk -v ticks="$ticks" -v core="$core" -v hz="$TICKS_PER_SECOND" '
+    local ticks core idle
+    read -r ticks core idle <"${1%.txt}.cpu"
+    awk -v ticks="$ticks" -v core="$core" -v idle="$idle" -v hz="$TICKS_PER_SECOND" '
         / requests in / { requests = $1 }
         /^Requests\/sec:/ { rps = $2 }
         /^ +50%/ { p50 = $2 }
@@ -308,8 +309,9 @@ parse() {
         /Socket errors:/ { gsub(",", ""); errors += $4 + $6 + $8 + $10 }
         /Non-2xx or 3xx responses:/ { errors += $5 }
         END {
-            printf "%.0f %s %s %d %.1f %.0f\n", rps, p50, p99, errors,
-                (requests > 0 ? ticks * 1e6 / hz / requests : 0), (core > 0 ? 100 * ticks / core : 0)
+            printf "%.0f %s %s %d %.1f %.0f%%/%.0f%%\n", rps, p50, p99, errors,
+                (requests > 0 ? ticks * 1e6 / hz / requests : 0), (core > 0 ? 100 * ticks / core : 0),
+                (core > 0 ? 100 * idle / core : 0)
         }
     ' "$1"
 }
@@ -328,7 +330,7 @@ label() {
 
 declare -A RPS P99 CPU
 echo
-echo "| server | endpoint | conns | req/s | p50 | p99 | errors | CPU/request | core share | peak RSS | idle RSS |"
+echo "| server | endpoint | conns | req/s | p50 | p99 | errors | CPU/request | core: server/idle | peak RSS | idle RSS |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for name in raw micro peer; do
     read -r PEAK IDLE < <(memory "$name")
@@ -339,7 +341,7 @@ for name in raw micro peer; do
             RPS["$name$path$connections"]="$rps"
             P99["$name$path$connections"]="$(to_ms "$p99")"
             CPU["$name$path$connections"]="$cpu"
-            echo "| $(label "$name") | GET $path | $connections | $rps | $p50 | $p99 | $errors | $cpu µs | $share% | $PEAK MiB | $IDLE MiB |"
+            echo "| $(label "$name") | GET $path | $connections | $rps | $p50 | $p99 | $errors | $cpu µs | $share | $PEAK MiB | $IDLE MiB |"
         done
     done
 done
@@ -372,5 +374,5 @@ echo
 echo "Best round of $ROUNDS for each row; errors = socket errors + non-2xx/3xx answers (every response's size was"
 echo "also checked against a verified 200). Peak RSS = VmHWM over the server's life (its largest over the rounds),"
 echo "idle RSS = VmRSS ${IDLE_WAIT}s after the last (-c$MEMORY_CONNECTIONS) load. CPU/request = the server's user + system"
-echo "time over the measured run / its requests; core share = that time / all the time of CPU $SERVER_CPU (the rest went"
-echo "to other processes: a shared machine's noise). wrk output and responses in $OUT"
+echo "time over the measured run / its requests; core: the shares of CPU $SERVER_CPU's time that the server used and that"
+echo "stayed idle (the rest went to other processes: a shared machine's noise). wrk output and responses in $OUT"
