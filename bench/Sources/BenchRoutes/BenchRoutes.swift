@@ -4,7 +4,9 @@
 // GET /hello  plain text.
 // GET /login  starts a session as a browser's would be after its first page: a name and a
 //             CSRF secret (the scripts call it once and keep the cookie; wrk sends it as it is).
-// GET /page   a Mustache page (bench/views) in a layout, for the session read from the cookie.
+// GET /page   a Mustache page (bench/views) in a layout, for the session read from the cookie:
+//             the signed-in user's (POST /signin, where the app has Authentication), or the
+//             /login shortcut's; without either, a redirect to /signin.
 import Micro
 
 public enum BenchRoutes {
@@ -27,7 +29,12 @@ public enum BenchRoutes {
         }
 
         app.get("/page") { request in
-            try request.render("page", ["title": "Bench page", "name": request.session["name"] ?? "guest", "items": items])
+            // For a signed-in user (POST /signin, as bench/peers/run.sh does), or for the /login
+            // shortcut's session; anyone else goes to the sign-in page.
+            guard let name = request.currentUser?.name ?? request.session["name"] else {
+                try request.redirect(to: "/signin")
+            }
+            return try request.render("page", ["title": "Bench page", "name": name, "items": items])
         }
     }
 }
