@@ -71,6 +71,21 @@ private func sessionApp(
         #expect(try await client.get("/get?key=prefs").text == "none")
     }
 
+    @Test func aValueReadAgainAfterAChangeIsTheNewOne() async throws {
+        let app = sessionApp(.cookie)
+        app.post("/reread") { request in
+            let before = request.session.get("prefs", as: Prefs.self)
+            try request.session.set("prefs", Prefs(zone: "UTC", size: 9))
+            let after = request.session.get("prefs", as: Prefs.self)
+            request.session.remove("prefs")
+            let gone = request.session.get("prefs", as: Prefs.self)
+            return "\(before?.zone ?? "none") \(after?.zone ?? "none") \(gone?.zone ?? "none")"
+        }
+        let client = TestClient(app)
+        _ = try await client.post("/prefs", form: ["zone": "Europe/Paris", "size": "12"])
+        #expect(try await client.post("/reread", form: [:]).text == "Europe/Paris UTC none")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func removeAndClearForgetValues(kind: StoreKind) async throws {
         let client = TestClient(sessionApp(kind))

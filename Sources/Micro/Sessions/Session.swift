@@ -20,6 +20,9 @@ public final class Session {
     let existed: Bool
     /// Whether the client sent a session cookie that named no valid session.
     var staleCookie = false
+    /// Values already decoded in this request, with the JSON they came from, so that reading
+    /// one twice (the signed-in user, by a route and by the templates) decodes it once.
+    private var decoded: [String: (json: String, value: Any)] = [:]
 
     init(data: SessionData, existed: Bool) {
         self.data = data
@@ -56,7 +59,11 @@ public final class Session {
     public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) -> T? {
         guard let json = data.values[key] else { return nil }
         if T.self == String.self, let text = Self.plainString(json) { return text as? T }
-        return try? JSONDecoder().decode(T.self, from: Data(json.utf8))
+        if let cached = decoded[key], cached.json == json, let value = cached.value as? T { return value }
+        guard let value = try? JSONDecoder().decode(T.self, from: Data(json.utf8)) else { return nil }
+        // Only values are kept: an object handed out twice could be changed between reads.
+        if !(T.self is AnyObject.Type) { decoded[key] = (json, value) }
+        return value
     }
 
     /// Sets `key` to `value`, stored as JSON.
