@@ -28,6 +28,11 @@ public final class PasswordHasher: Sendable {
         pool.start()
     }
 
+    deinit {
+        // Its threads end with it (an app's own hasher, in tests say).
+        pool.shutdownGracefully { _ in }
+    }
+
     /// Runs other password work (a tool that hashes with a chosen cost, say) on the hasher's
     /// threads, off the event loops.
     /// Throws a 503 ``HttpError`` when `capacity` checks are already waiting or running.
