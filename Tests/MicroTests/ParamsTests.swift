@@ -104,6 +104,39 @@ import Testing
         #expect(try await TestClient(app).request(.POST, "/upload", headers: noBoundary, body: Array("x".utf8)).status == .badRequest)
     }
 
+    // Found by fuzz/FuzzMultipart: MultipartKit 4.7.1 traps on a header name byte above 0x7F,
+    // which stopped the whole process; a UTF-8 file name (in a header value) stays accepted.
+    @Test func aNonAsciiPartHeaderNameIs400AndAUtf8FileNameIsAccepted() async throws {
+        let app = testApp()
+        app.post("/upload") { request in request.params.file("doc")?.filename ?? "-" }
+        var headers = HttpHeaders()
+        headers.add(name: "Content-Type", value: "multipart/form-data; boundary=b")
+        let client = TestClient(app)
+        let hostile = Array("--b\r\n".utf8) + [0xC3, 0xA9] + Array(": x\r\n\r\nv\r\n--b--\r\n".utf8)
+        let refused = try await client.request(.POST, "/upload", headers: headers, body: hostile)
+        #expect(refused.status == .badRequest)
+        #expect(refused.text.contains("header name is not ASCII"))
+        let inHeaders = "--b\r\nContent-Disposition: form-data; name=\"--b\r\n\r\nv\r\n--b--\r\n"
+        #expect(try await client.request(.POST, "/upload", headers: headers, body: Array(inHeaders.utf8)).status == .badRequest)
+        let utf8Name = "--b\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"résumé.txt\"\r\n\r\nv\r\n--b--\r\n"
+        let accepted = try await client.request(.POST, "/upload", headers: headers, body: Array(utf8Name.utf8))
+        #expect(accepted.status == .ok)
+        #expect(accepted.text == "résumé.txt")
+    }
+
+    // Found by fuzz/FuzzMultipart: a form with no fields (the closing delimiter alone, as
+    // browsers send it) was refused.
+    @Test func aMultipartFormWithNoFieldsIsAccepted() async throws {
+        let app = testApp()
+        app.post("/upload") { request in "fields=\(request.params.form.count) files=\(request.params.files.count)" }
+        var headers = HttpHeaders()
+        headers.add(name: "Content-Type", value: "multipart/form-data; boundary=----WebKitFormBoundaryAbC")
+        let body = Array("------WebKitFormBoundaryAbC--\r\n".utf8)
+        let response = try await TestClient(app).request(.POST, "/upload", headers: headers, body: body)
+        #expect(response.status == .ok)
+        #expect(response.text == "fields=0 files=0")
+    }
+
     @Test func aMultipartBodyCutShortIs400() async throws {
         let app = testApp()
         app.post("/upload") { request in request.params["title"] ?? "-" }

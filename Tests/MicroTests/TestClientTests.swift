@@ -67,4 +67,20 @@ import Testing
         #expect(header.hasPrefix("last=x%3B%20Domain=evil.example%3B%20SameSite=None%20100%25%20%C3%A9; Path=/;"))
         #expect(try await client.get("/recall").text == hostile)
     }
+
+    // Found by fuzz/FuzzCookies: a `=` in the name ended it, so the cookie was read back
+    // under another name; an escaped name was never found.
+    @Test func aNameWithCharactersACookieCannotHoldReadsBack() async throws {
+        let app = testApp()
+        let name = "a=b; c d%"
+        app.get("/remember") { request in
+            request.response.setCookie(Cookie(name: name, value: "1=2"))
+            return "ok"
+        }
+        app.get("/recall") { request in "\(request.cookie(name) ?? "-") \(request.cookie("a") ?? "-")" }
+        let client = TestClient(app)
+        let set = try await client.get("/remember")
+        #expect(set.headers["Set-Cookie"].first?.hasPrefix("a%3Db%3B%20c%20d%25=1=2; ") == true)
+        #expect(try await client.get("/recall").text == "1=2 -")
+    }
 }

@@ -39,10 +39,11 @@ public struct Cookie: Sendable, Equatable {
 
     /// The `Set-Cookie` header value. Characters a cookie cannot hold (`;`, spaces, quotes,
     /// line breaks, non-ASCII, and `%` itself) are percent-encoded in the name and value, as
-    /// Rack does, so a value taken from input cannot add attributes; ``Request/cookie(_:)``
-    /// decodes them. The path and domain lose such characters.
+    /// Rack does, so a value taken from input cannot add attributes; so is `=` in the name,
+    /// which would otherwise end it. ``Request/cookie(_:)`` decodes them. The path and domain
+    /// lose such characters.
     public var headerValue: String {
-        var parts = ["\(Self.encoded(name))=\(Self.encoded(value))"]
+        var parts = ["\(PercentEncoding.encode(name, keeping: Self.isNameOctet))=\(Self.encoded(value))"]
         if let path { parts.append("Path=\(Self.stripped(path))") }
         if let domain { parts.append("Domain=\(Self.stripped(domain))") }
         if let maxAge { parts.append("Max-Age=\(max(maxAge, 0))") }
@@ -56,6 +57,10 @@ public struct Cookie: Sendable, Equatable {
     private static func isCookieOctet(_ byte: UInt8) -> Bool {
         byte == 0x21 || (0x23...0x2B).contains(byte) && byte != 0x25 || (0x2D...0x3A).contains(byte)
             || (0x3C...0x5B).contains(byte) || (0x5D...0x7E).contains(byte)
+    }
+
+    private static func isNameOctet(_ byte: UInt8) -> Bool {
+        byte != UInt8(ascii: "=") && isCookieOctet(byte)
     }
 
     private static func encoded(_ text: String) -> String {
@@ -77,8 +82,10 @@ extension Response {
 /// Parsing of `Cookie` request headers.
 enum Cookies {
     /// The name/value pairs of `Cookie` header values (`a=1; b=2`). Pairs without `=` are
-    /// skipped; values in double quotes lose their quotes. Works on UTF-8 bytes: cookies are
-    /// long (a session is hundreds of bytes) and read on every request.
+    /// skipped; values in double quotes lose their quotes; names are percent-decoded (as
+    /// ``Cookie/headerValue`` encodes them), values are left for ``Request/cookie(_:)``.
+    /// Works on UTF-8 bytes: cookies are long (a session is hundreds of bytes) and read on
+    /// every request.
     static func parse<S: StringProtocol>(_ headerValues: [S]) -> [(name: String, value: String)] {
         var cookies: [(name: String, value: String)] = []
         for header in headerValues {
@@ -94,7 +101,9 @@ enum Cookies {
                         value = value.dropFirst().dropLast()
                     }
                     if !name.isEmpty {
-                        cookies.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+                        var text = String(decoding: name, as: UTF8.self)
+                        if name.contains(UInt8(ascii: "%")) { text = PercentEncoding.decode(Substring(text)) ?? text }
+                        cookies.append((text, String(decoding: value, as: UTF8.self)))
                     }
                 }
                 start = end + 1

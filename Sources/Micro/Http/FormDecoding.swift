@@ -41,6 +41,12 @@ enum FormDecoding {
         guard !boundary.isEmpty, boundary.utf8.count <= 70 else {
             throw HttpError(.badRequest, "The multipart body has no valid boundary.")
         }
+        guard !MultipartHeaderCheck.isRefused(body, boundary: boundary) else {
+            throw HttpError(.badRequest, "Malformed multipart/form-data body: a part's header name is not ASCII, or its headers hold the boundary.")
+        }
+        // A form with no fields: browsers send the closing delimiter alone, which MultipartKit
+        // refuses.
+        if body.readableBytesView.starts(with: "--\(boundary)--".utf8) { return ([], []) }
         var fields: [(name: String, value: String)] = []
         var files: [UploadedFile] = []
         var headers: [(String, String)] = []
