@@ -7,8 +7,8 @@ import Synchronization
 
 /// Runs bcrypt off the event loops, on threads of its own, so a burst of sign-ins never stalls
 /// other requests. It uses at most `threads` cores (half of them by default), and its threads
-/// run under Linux's `SCHED_IDLE` policy, so that on a busy machine the server's other
-/// answers come first.
+/// run under Linux's `SCHED_BATCH` policy at nice 19, so that on a busy machine the server's
+/// other answers come first, while a sign-in still always progresses.
 public final class PasswordHasher: Sendable {
     private let pool: NIOThreadPool
     /// The most checks waiting or running at once; beyond it callers get a 503 at once rather
@@ -60,18 +60,20 @@ public final class PasswordHasher: Sendable {
         return try await run { Password.verify(password, against: hash) }
     }
 
-    /// Gives the calling pool thread Linux's `SCHED_IDLE` policy: it runs on time the event
-    /// loops leave over, and yields the moment one of them wakes, instead of holding a core for
-    /// a whole time slice. (Nice 10 still left the loops waiting for milliseconds at a time.)
-    /// Falls back to nice 10 where the policy is refused.
+    /// Gives the calling pool thread the lowest share of the CPU that still guarantees progress:
+    /// Linux's `SCHED_BATCH` policy (woken, it never preempts a running event loop) at nice 19
+    /// (a weight of 15 against the loops' 1024). `SCHED_IDLE`, tried
+    /// before, starved sign-ins for good while cheap requests kept every core busy (seen in the
+    /// soak of Tests/Load: no answer in 30 s); nice 10 alone let bcrypt hold a core for
+    /// milliseconds at a time. Falls back to nice 19 where the policy is refused.
     private static func yieldToTheEventLoops() {
         #if os(Linux)
-        let schedIdle: Int32 = 5  // SCHED_IDLE in <sched.h>, behind _GNU_SOURCE so not imported
+        let schedBatch: Int32 = 3  // SCHED_BATCH in <sched.h>, behind _GNU_SOURCE so not imported
         var parameters = sched_param()
-        if sched_getscheduler(0) != schedIdle, sched_setscheduler(0, schedIdle, &parameters) != 0 {
-            let which = __priority_which_t(PRIO_PROCESS.rawValue)
-            if getpriority(which, 0) < 10 { _ = setpriority(which, 0, 10) }
-        }
+        if sched_getscheduler(0) != schedBatch { _ = sched_setscheduler(0, schedBatch, &parameters) }
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        // On Linux the "process" here is the calling thread: the server's other threads keep theirs.
+        if getpriority(which, 0) < 19 { _ = setpriority(which, 0, 19) }
         #endif
     }
 }
