@@ -66,6 +66,11 @@ public final class YamlUserStore: UserStore, Reloadable {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ConfigurationError("\(file): cannot read the users file (missing or unreadable).")
         }
+        return try users(in: data, file: file)
+    }
+
+    /// The users `data` (the contents of `file`) holds.
+    static func users(in data: Data, file: String) throws(ConfigurationError) -> [String: StoredUser] {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError("\(file): is not UTF-8 text.")
         }

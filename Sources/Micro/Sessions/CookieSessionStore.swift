@@ -30,7 +30,11 @@ public struct CookieSessionStore: SessionStore {
     }
 
     public func save(_ data: SessionData) throws -> String {
-        let plain = SessionCodec.encode(data)
+        try seal(SessionCodec.encode(data))
+    }
+
+    /// The cookie value holding `plain`, sealed.
+    func seal(_ plain: [UInt8]) throws -> String {
         let box = try AES.GCM.seal(plain, using: key, authenticating: authenticatedName)
         guard let combined = box.combined else { throw SessionError("AES-GCM gave no combined box") }
         return Base64Url.encode(combined)
