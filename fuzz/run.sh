@@ -5,8 +5,8 @@
 # Usage: fuzz/run.sh [SECONDS]        (default 60 per target)
 # Env:   FUZZ_TARGETS="FuzzCookies FuzzMultipart"   run only these
 #        SKIP_BUILD=1                                use the last build
-#        MERGE=1      fold what the run found into fuzz/corpus/<Target>/ (-merge=1: only inputs
-#                     that add coverage are kept; the hand-named seeds always stay)
+#        MERGE=1      fold what the run found into fuzz/corpus/<Target>/ (-set_cover_merge=1: inputs
+#                     covering every feature are kept, few of them; the hand-named seeds stay)
 #        FUZZ_OUT=dir keep logs and crash artifacts there (default: a temp dir, kept on failure)
 # See fuzz/README.md.
 set -euo pipefail
@@ -63,8 +63,10 @@ for target in "${TARGETS[@]}"; do
         rm -rf "$merged"
         mkdir -p "$merged"
         # The hand-written seeds (named; libFuzzer's own inputs are named by their SHA-1) stay.
-        find "$FUZZ/corpus/$target" -maxdepth 1 -type f ! -regex '.*/[0-9a-f]\{40\}$' -exec cp {} "$merged/" \;
-        "$BIN/$target" -merge=1 "$merged" "$corpus" >"$OUT/$target-merge.log" 2>&1
+        for input in "$FUZZ/corpus/$target"/*; do
+            [[ "$(basename "$input")" =~ ^[0-9a-f]{40}$ ]] || cp "$input" "$merged/"
+        done
+        "$BIN/$target" -set_cover_merge=1 "$merged" "$corpus" >"$OUT/$target-merge.log" 2>&1
         rm -rf "$FUZZ/corpus/$target"
         cp -R "$merged" "$FUZZ/corpus/$target"
         echo "   merged corpus: $(ls "$FUZZ/corpus/$target" | wc -l) inputs in fuzz/corpus/$target"

@@ -1,9 +1,9 @@
 // `multipart/form-data` bodies (MultipartKit's parser under Micro's part handling).
 //
 // The input's first line is the Content-Type header, the rest the body. Checks: no crash; a
-// malformed body is a thrown 400; an accepted body holds its closing delimiter; every field
-// is valid UTF-8 text; the fields and files it gave, written again as a browser would (under
-// a boundary none of them holds), parse back to the same fields and files.
+// malformed body is a thrown 400 and an empty one is refused; the fields and files it gave,
+// written again as a browser would (under a boundary none of them holds), parse back to the
+// same fields and files.
 @_spi(Fuzzing) import Micro
 import FuzzSupport
 
