@@ -138,18 +138,12 @@ struct RefusalLog: Sendable {
 }
 
 /// Answers a connection over the limit: `503 Service Unavailable` with `Connection: close`,
-/// then the server's side is shut, and whatever the client sends meanwhile is read and
-/// dropped until it closes too (or a second has passed). Closing with its request still
-/// unread would reset the connection, and the client might never see the answer.
+/// then a ``LingeringClose``, whatever the client sends meanwhile dropped.
 final class ConnectionRefusal: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// How long a refused connection may stay open for the client to read the answer and close.
-    static let lingerSeconds: Int64 = 1
-
     private var started = false
-    private var closing: Scheduled<Void>?
 
     /// Whether the refusal is answered; when not, the connection is closed at once.
     private let answers: Bool
@@ -179,12 +173,6 @@ final class ConnectionRefusal: ChannelInboundHandler, RemovableChannelHandler {
         // The request is not wanted.
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        closing?.cancel()
-        closing = nil
-        context.fireChannelInactive()
-    }
-
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
@@ -205,16 +193,6 @@ final class ConnectionRefusal: ChannelInboundHandler, RemovableChannelHandler {
         if case .bytes(let body) = response.body {
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         }
-        let loop = context.eventLoop.assumeIsolated()
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
-            if case .success = result {
-                context.close(mode: .output, promise: nil)
-            } else {
-                context.close(promise: nil)
-            }
-        }
-        closing = loop.scheduleTask(in: .seconds(Self.lingerSeconds)) {
-            context.close(promise: nil)
-        }
+        LingeringClose.after(context.writeAndFlush(wrapOutboundOut(.end(nil))), context: context)
     }
 }

@@ -42,8 +42,6 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The task answering the current request.
     private var routeTask: Task<Void, Never>?
     private var dateCache: (second: Int, text: String) = (0, "")
-    /// How long a connection closing after its answer stays open for the client to read it.
-    static let lingerTime = TimeAmount.seconds(1)
 
     init(responder: Responder, fileIO: NonBlockingFileIO) {
         self.responder = responder
@@ -218,16 +216,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .closing
         }
         let written = output.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
-            written.assumeIsolated().whenComplete { result in
-                guard case .success = result else { return context.close(promise: nil) }
-                // A lingering close: shut the sending side and drop what the client still
-                // sends, for a moment. Closing with its bytes unread would reset the connection,
-                // and the client could lose the answer (a 408 to a slow client, say).
-                context.close(mode: .output, promise: nil)
-                context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerTime) { context.close(promise: nil) }
-            }
-        }
+        // What the client still sends is dropped: the state is `closing`.
+        if !keepAlive { LingeringClose.after(written, context: context) }
         return written
     }
 
