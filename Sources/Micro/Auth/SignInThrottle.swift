@@ -75,10 +75,7 @@ public final class SignInThrottle: Sendable {
     public func recordSuccess(username: String, address: String?) {
         state.withLock { state in
             state.usernames.removeValue(forKey: username.lowercased())
-            if let address, var counter = state.addresses[address], !counter.failures.isEmpty {
-                counter.failures.removeLast()
-                state.addresses[address] = counter.failures.isEmpty ? nil : counter
-            }
+            if let address { Self.removeLatest(from: &state.addresses, key: address) }
         }
     }
 
