@@ -108,9 +108,20 @@ best() {
     echo "$best_file"
 }
 
-# A session cookie for /page, from /login.
-COOKIE="$(curl -s -o /dev/null -D - "http://127.0.0.1:$MICRO_PORT/login" | awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }')"
-[ -n "$COOKIE" ] || { echo "error: no session cookie from /login" >&2; exit 1; }
+# A fresh session cookie for /page, from /login. Micro renews a session cookie more than 60 s
+# old (its idle window's renewal) and wrk never sends the renewed one back, so each /page run
+# takes its own: with an old one every request would re-encrypt the session and set a cookie,
+# which a browser's requests do once a minute.
+page_cookie() {
+    local cookie
+    cookie="$(curl -s -o /dev/null -D - "http://127.0.0.1:$MICRO_PORT/login" | awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }')"
+    [ -n "$cookie" ] || { echo "error: no session cookie from /login" >&2; exit 1; }
+    printf '%s' "$cookie"
+}
+if [ $((WARMUP + DURATION)) -ge 55 ]; then
+    echo "warning: WARMUP + DURATION >= 55 s: /page would renew its session cookie on every request" \
+        "after the first minute; the figures would not be a browser's" >&2
+fi
 
 echo "Load: wrk -t1 -c$CONNECTIONS -d${DURATION}s --latency (after a ${WARMUP}s warm-up), $ROUNDS round(s):"
 echo "GET /hello on both servers, and Micro's GET /page (Mustache page in a layout, session read from its cookie);"
@@ -120,8 +131,10 @@ for round in $(seq 1 "$ROUNDS"); do
     if [ $((round % 2)) -eq 1 ]; then
         load raw "$RAW_PORT" "$round" /hello
         load micro "$MICRO_PORT" "$round" /hello
+        COOKIE="$(page_cookie)"
         load page "$MICRO_PORT" "$round" /page -H "Cookie: $COOKIE"
     else
+        COOKIE="$(page_cookie)"
         load page "$MICRO_PORT" "$round" /page -H "Cookie: $COOKIE"
         load micro "$MICRO_PORT" "$round" /hello
         load raw "$RAW_PORT" "$round" /hello

@@ -22,6 +22,9 @@ BenchRoutes.install(in: app)
     return Double(elapsed.components.seconds) * 1e6 / Double(count) + Double(elapsed.components.attoseconds) / 1e12 / Double(count)
 }
 
+// `InProcessBench /page` times only the routes with that path (for a profiler).
+let only = CommandLine.arguments.dropFirst().first
+
 // Off the main actor, as the server's event loops are.
 try await Task.detached {
     let login = try await app.respond(method: .GET, uri: "/login", headers: ["Host": "localhost"])
@@ -31,7 +34,7 @@ try await Task.detached {
     for (label, path, cookie, count) in [
         ("GET /hello", "/hello", nil, 200_000), ("GET /hello with a session cookie", "/hello", cookie, 100_000),
         ("GET /page (layout, session)", "/page", cookie, 20_000),
-    ] as [(String, String, String?, Int)] {
+    ] as [(String, String, String?, Int)] where only == nil || path == only {
         print("| \(label) | \(String(format: "%.2f", try await microseconds(path, cookie: cookie, count: count))) |")
     }
 }.value
