@@ -194,6 +194,59 @@ import Testing
         }
     }
 
+    @Test func aSlowDownloadIsNotCutByTheIdleTimeout() async throws {
+        // 24 MiB read in 64 KiB steps: the answer takes far longer to send than the idle
+        // timeout, and it is sent whole because the client keeps reading.
+        let folder = try TemporaryFolder(["public/big.bin": ""])
+        defer { folder.remove() }
+        let size = 24 << 20
+        try Data(repeating: 0x61, count: size).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
+        try await withServer({ $0.publicFolder = folder.file("public"); $0.idleTimeout = 0.5; $0.sendTimeout = 5 }) { server in
+            let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
+            let started = ContinuousClock.now
+            try await client.send("GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            while client.receivedCount < size, !client.isClosed, ContinuousClock.now - started < .seconds(60) {
+                client.readMore()
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let took = ContinuousClock.now - started
+            guard client.receivedCount >= size else {
+                Issue.record("the download was cut off after \(client.receivedCount) of \(size) bytes, \(took) in")
+                return
+            }
+            let response = try await client.readResponse(timeout: 5)
+            #expect(response.status == 200)
+            #expect(response.body.count == size)
+            #expect(took > .seconds(1), "the download was too quick (\(took)) to outlast the idle timeout")
+            // Then the connection is idle, and closed as such.
+            client.readMore()
+            #expect(await client.waitForClose(timeout: 5), "the idle connection was never closed")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aClientThatStopsReadingIsCutOff(closing: Bool) async throws {
+        let folder = try TemporaryFolder(["public/big.bin": ""])
+        defer { folder.remove() }
+        let size = 24 << 20
+        try Data(repeating: 0x61, count: size).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
+        try await withServer({ $0.publicFolder = folder.file("public"); $0.sendTimeout = 1 }) { server in
+            let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
+            try await client.send("GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\(closing ? "Connection: close\r\n" : "")\r\n")
+            client.readMore()
+            // Reads nothing for three times the send timeout (the idle timeout is 10 s)...
+            try await Task.sleep(for: .seconds(3))
+            // ...then takes what is left: what the kernels held, not the whole file.
+            let started = ContinuousClock.now
+            while !client.isClosed, ContinuousClock.now - started < .seconds(20) {
+                client.readMore()
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(client.isClosed, "the stalled connection was never closed")
+            #expect(client.receivedCount < size, "the whole file arrived: the stall was not cut off")
+        }
+    }
+
     @Test func slowHeadersAreCutOff() async throws {
         try await withServer({ $0.headerTimeout = 0.3; $0.idleTimeout = 5 }) { server in
             let slow = try await RawHttpClient.connect(port: server.port)

@@ -31,6 +31,10 @@ public struct Settings: Sendable {
     public var bodyTimeout: Double = 30
     /// Seconds an idle keep-alive connection is kept open.
     public var idleTimeout: Double = 15
+    /// Seconds a client may go without reading any of an answer before the connection is cut
+    /// (nginx's `send_timeout`). A download is never cut for its length, only for stalling: a
+    /// slow client that keeps reading gets the whole file.
+    public var sendTimeout: Double = 30
     /// Seconds a shutdown waits for requests in flight before closing their connections.
     public var shutdownTimeout: Double = 10
     /// The most connections served at once (`MICRO_MAX_CONNECTIONS` overrides it); one more is
@@ -53,7 +57,10 @@ public struct Settings: Sendable {
     /// The mistakes in these settings, each in words that say what to change.
     func problems() -> [String] {
         var problems: [String] = []
-        for (name, value) in [("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("idleTimeout", idleTimeout), ("shutdownTimeout", shutdownTimeout)]
+        for (name, value) in [
+            ("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("idleTimeout", idleTimeout),
+            ("sendTimeout", sendTimeout), ("shutdownTimeout", shutdownTimeout),
+        ]
         where !(value.isFinite && value > 0 && value <= 86_400) {
             problems.append("settings.\(name) is \(value); it must be more than 0 and at most 86400 seconds.")
         }

@@ -26,6 +26,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private enum Timer {
         case none, idle, header, body
+        /// An answer is being sent: the client must keep reading it.
+        case sending
     }
 
     private let responder: Responder
@@ -37,6 +39,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var deadline = NIODeadline.distantFuture
     /// The pending deadline check, if any.
     private var timeout: Scheduled<Void>?
+    /// While `sending`: the bytes of answers not yet sent at the last check.
+    private var unsent = Int.max
     private var remoteAddress: String?
     private var isActive = false
     /// The task answering the current request.
@@ -208,13 +212,10 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
             output.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
         // Ready for the next request before the end is written: the pipelining handler hands
-        // over a request it held back from within that write.
-        if keepAlive {
-            state = .idle
-            startTimer(.idle, context: context)
-        } else {
-            state = .closing
-        }
+        // over a request it held back from within that write. Until the answer is sent, the
+        // client must keep reading it; then a keep-alive connection is idle.
+        state = keepAlive ? .idle : .closing
+        startTimer(.sending, context: context)
         let written = output.writeAndFlush(wrapOutboundOut(.end(nil)))
         // What the client still sends is dropped: the state is `closing`.
         if !keepAlive { LingeringClose.after(written, context: context) }
@@ -259,6 +260,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .idle: seconds = settings.idleTimeout
         case .header: seconds = settings.headerTimeout
         case .body: seconds = settings.bodyTimeout
+        case .sending:
+            seconds = settings.sendTimeout
+            unsent = Int.max
         }
         timer = kind
         deadline = .now() + .nanoseconds(Int64(seconds * 1e9))
@@ -270,9 +274,10 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// How often the deadline is checked: a quarter of the shortest timeout, so a timeout
-    /// fires at most 25% late.
+    /// fires at most 25% late. (A keep-alive connection's idle time starts at the first check
+    /// that finds its last answer sent, so it may close up to twice that late.)
     private var checkInterval: TimeAmount {
-        let shortest = min(settings.idleTimeout, settings.headerTimeout, settings.bodyTimeout)
+        let shortest = min(settings.idleTimeout, settings.headerTimeout, settings.bodyTimeout, settings.sendTimeout)
         return .nanoseconds(Int64(max(0.01, shortest / 4) * 1e9))
     }
 
@@ -285,6 +290,19 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func checkDeadline(context: ChannelHandlerContext) {
+        if timer == .sending {
+            // NIO counts the bytes handed to it and not yet taken by the kernel, files included.
+            let unsent = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+            if unsent == 0 {
+                // All sent: a keep-alive connection now waits for a request; a closing one is
+                // being closed (``LingeringClose``).
+                if case .idle = state { startTimer(.idle, context: context) } else { cancelTimer() }
+            } else if unsent < self.unsent {
+                // The client read some since the last check: it gets the full time again.
+                if self.unsent != .max { deadline = .now() + .nanoseconds(Int64(settings.sendTimeout * 1e9)) }
+                self.unsent = unsent
+            }
+        }
         guard timer != .none else { return }
         if NIODeadline.now() >= deadline {
             timedOut(timer, context: context)
@@ -297,6 +315,10 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         timer = .none
         switch kind {
         case .idle, .none:
+            context.close(promise: nil)
+        case .sending:
+            // The client stopped reading its answer: nothing more can reach it.
+            if settings.accessLog { logger.info("closed: the client read nothing of its answer for \(settings.sendTimeout) s") }
             context.close(promise: nil)
         case .header:
             refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, beforeHead: true, context: context)

@@ -55,16 +55,30 @@ final class RawHttpClient: Sendable {
 
     private let channel: any Channel
     private let inbox: Inbox
+    private let pacedReads: Bool
 
-    private init(channel: any Channel, inbox: Inbox) {
+    private init(channel: any Channel, inbox: Inbox, pacedReads: Bool) {
         self.channel = channel
         self.inbox = inbox
+        self.pacedReads = pacedReads
     }
 
     /// Connects to `host:port`; throws when the connection is refused or takes over `timeout` seconds.
-    static func connect(host: String = "127.0.0.1", port: Int, timeout: Double = 2) async throws -> RawHttpClient {
+    ///
+    /// A client that reads at its own pace passes `pacedReads`: it then receives only when it
+    /// calls ``readMore()``, into a receive buffer of `receiveBuffer` bytes, so a server that
+    /// sends more waits for it, as it would for a slow or stalled client. Waiting for a
+    /// response (``readResponse(toHead:timeout:)``) reads as fast as it can.
+    static func connect(
+        host: String = "127.0.0.1", port: Int, timeout: Double = 2, pacedReads: Bool = false, receiveBuffer: Int = 64 << 10
+    ) async throws -> RawHttpClient {
         let inbox = Inbox()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if pacedReads {
+            bootstrap = bootstrap.channelOption(.autoRead, value: false)
+                .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
+        }
+        let channel = try await bootstrap
             .connectTimeout(.milliseconds(Int64(timeout * 1000)))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -74,7 +88,7 @@ final class RawHttpClient: Sendable {
             }
             .connect(host: host, port: port)
             .get()
-        return RawHttpClient(channel: channel, inbox: inbox)
+        return RawHttpClient(channel: channel, inbox: inbox, pacedReads: pacedReads)
     }
 
     // MARK: Sending
@@ -99,6 +113,14 @@ final class RawHttpClient: Sendable {
     /// Whether the connection is closed (by the server, by an error, or by ``close()``).
     var isClosed: Bool { inbox.state.withLock { $0.closed } }
 
+    /// With paced reads: takes what the connection has received so far (one read).
+    func readMore() {
+        channel.read()
+    }
+
+    /// How many bytes arrived in all, consumed or not.
+    var receivedCount: Int { inbox.state.withLock { $0.received } }
+
     /// The bytes received and not yet consumed by ``readResponse(toHead:timeout:)``.
     var unreadBytes: [UInt8] { inbox.state.withLock { $0.bytes } }
 
@@ -122,6 +144,7 @@ final class RawHttpClient: Sendable {
                 return nil
             }
             if let outcome { return try outcome.get() }
+            if pacedReads { readMore() }
             try await Task.sleep(for: .milliseconds(2))
         }
     }
@@ -208,6 +231,7 @@ final class RawHttpClient: Sendable {
 private final class Inbox: Sendable {
     struct State {
         var bytes: [UInt8] = []
+        var received = 0
         var closed = false
     }
 
@@ -226,7 +250,10 @@ private final class Collector: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        inbox.state.withLock { $0.bytes += buffer.readableBytesView }
+        inbox.state.withLock {
+            $0.bytes += buffer.readableBytesView
+            $0.received += buffer.readableBytes
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
