@@ -31,9 +31,11 @@ public struct Settings: Sendable {
     public var bodyTimeout: Double = 30
     /// Seconds an idle keep-alive connection is kept open.
     public var idleTimeout: Double = 15
-    /// Seconds a client may go without reading any of an answer before the connection is cut
-    /// (nginx's `send_timeout`). A download is never cut for its length, only for stalling: a
-    /// slow client that keeps reading gets the whole file.
+    /// Seconds a client may go without reading any of the answers being sent to it before the
+    /// connection is cut (nginx's `send_timeout`); more requests from it do not buy more time.
+    /// A download is never cut for its length, only for stalling: a slow client that keeps
+    /// reading gets the whole file. (The time runs while the answer is with Micro; its last few
+    /// MiB sit in the kernel's buffers, and from there the idle timeout applies.)
     public var sendTimeout: Double = 30
     /// Seconds a shutdown waits for requests in flight before closing their connections.
     public var shutdownTimeout: Double = 10

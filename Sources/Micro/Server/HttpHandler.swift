@@ -26,7 +26,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private enum Timer {
         case none, idle, header, body
-        /// An answer is being sent: the client must keep reading it.
+        /// An answer is being sent; the connection is idle once it is (see `send`).
         case sending
     }
 
@@ -39,8 +39,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var deadline = NIODeadline.distantFuture
     /// The pending deadline check, if any.
     private var timeout: Scheduled<Void>?
-    /// While `sending`: the bytes of answers not yet sent at the last check.
-    private var unsent = Int.max
+    /// While answers are being sent, whatever the connection does meanwhile: when the client
+    /// must next have read some, and the bytes still unsent at the last check.
+    private var send: (deadline: NIODeadline, unsent: Int?)?
     private var remoteAddress: String?
     private var isActive = false
     /// The task answering the current request.
@@ -80,7 +81,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Told by the observer in front of the decoder that bytes arrived.
     func bytesArrived(context: ChannelHandlerContext) {
-        if timer == .idle { startTimer(.header, context: context) }
+        // A next request has as long as any to arrive, even while the last answer is sent.
+        if case .idle = state, timer == .idle || timer == .sending { startTimer(.header, context: context) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -216,6 +218,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         // client must keep reading it; then a keep-alive connection is idle.
         state = keepAlive ? .idle : .closing
         startTimer(.sending, context: context)
+        // The client must read its answers: it has the send timeout from now, or from its last
+        // read of the ones before.
+        if send == nil { send = (.now() + Self.amount(settings.sendTimeout), nil) }
         let written = output.writeAndFlush(wrapOutboundOut(.end(nil)))
         // What the client still sends is dropped: the state is `closing`.
         if !keepAlive { LingeringClose.after(written, context: context) }
@@ -252,7 +257,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Arms the timer of `kind`. Cheap: it sets a deadline, which a check running a few times
     /// per timeout reads; nothing is scheduled or cancelled per request.
     private func startTimer(_ kind: Timer, context: ChannelHandlerContext) {
-        let seconds: Double
+        let seconds: Double?
         switch kind {
         case .none:
             timer = .none
@@ -260,12 +265,10 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .idle: seconds = settings.idleTimeout
         case .header: seconds = settings.headerTimeout
         case .body: seconds = settings.bodyTimeout
-        case .sending:
-            seconds = settings.sendTimeout
-            unsent = Int.max
+        case .sending: seconds = nil  // ends when the answer is sent; `send` times the client
         }
         timer = kind
-        deadline = .now() + .nanoseconds(Int64(seconds * 1e9))
+        deadline = seconds.map { .now() + Self.amount($0) } ?? .distantFuture
         if timeout == nil { scheduleCheck(context: context) }
     }
 
@@ -290,35 +293,44 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func checkDeadline(context: ChannelHandlerContext) {
-        if timer == .sending {
+        if var send {
             // NIO counts the bytes handed to it and not yet taken by the kernel, files included.
             let unsent = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
             if unsent == 0 {
-                // All sent: a keep-alive connection now waits for a request; a closing one is
-                // being closed (``LingeringClose``).
-                if case .idle = state { startTimer(.idle, context: context) } else { cancelTimer() }
-            } else if unsent < self.unsent {
+                self.send = nil
+                // All sent: a keep-alive connection now waits for its next request; a closing
+                // one is being closed (``LingeringClose``).
+                if timer == .sending {
+                    if case .idle = state { startTimer(.idle, context: context) } else { cancelTimer() }
+                }
+            } else {
                 // The client read some since the last check: it gets the full time again.
-                if self.unsent != .max { deadline = .now() + .nanoseconds(Int64(settings.sendTimeout * 1e9)) }
-                self.unsent = unsent
+                if let last = send.unsent, unsent < last { send.deadline = .now() + Self.amount(settings.sendTimeout) }
+                send.unsent = unsent
+                self.send = send
+                if NIODeadline.now() >= send.deadline { return stalled(context: context) }
             }
         }
-        guard timer != .none else { return }
-        if NIODeadline.now() >= deadline {
-            timedOut(timer, context: context)
-        } else {
-            scheduleCheck(context: context)
-        }
+        if timer != .none, NIODeadline.now() >= deadline { return timedOut(timer, context: context) }
+        if timer != .none || send != nil { scheduleCheck(context: context) }
+    }
+
+    /// The client stopped reading its answers: nothing more can reach it.
+    private func stalled(context: ChannelHandlerContext) {
+        timer = .none
+        send = nil
+        if settings.accessLog { logger.info("closed: the client read nothing of its answer for \(settings.sendTimeout) s") }
+        context.close(promise: nil)
+    }
+
+    private static func amount(_ seconds: Double) -> TimeAmount {
+        .nanoseconds(Int64(seconds * 1e9))
     }
 
     private func timedOut(_ kind: Timer, context: ChannelHandlerContext) {
         timer = .none
         switch kind {
-        case .idle, .none:
-            context.close(promise: nil)
-        case .sending:
-            // The client stopped reading its answer: nothing more can reach it.
-            if settings.accessLog { logger.info("closed: the client read nothing of its answer for \(settings.sendTimeout) s") }
+        case .idle, .none, .sending:
             context.close(promise: nil)
         case .header:
             refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, beforeHead: true, context: context)

@@ -54,6 +54,9 @@ final class HttpServer: Sendable {
                     let handler = HttpHandler(responder: responder, fileIO: fileIO)
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
                     try pipeline.addHandler(RequestStartObserver(handler: handler), position: .first)
+                    // No more requests are read while answers wait for a client that does not
+                    // read them (NIO's write buffer over its high-water mark).
+                    try pipeline.addHandler(BackPressureHandler(), position: .first)
                     try pipeline.addHandler(handler)
                 }
             }
