@@ -200,10 +200,8 @@ import Testing
         // 24 MiB read in small steps: the answer takes longer to send than the idle timeout
         // (3 s: a connection must survive, idle, from its connect to its request on a loaded
         // machine), and it is sent whole because the client keeps reading.
-        let folder = try TemporaryFolder(["public/big.bin": ""])
+        let (folder, size) = try publicFolderWithABigFile()
         defer { folder.remove() }
-        let size = 24 << 20
-        try Data(repeating: 0x61, count: size).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
         try await withServer({ $0.publicFolder = folder.file("public"); $0.idleTimeout = 3; $0.sendTimeout = 5 }) { server in
             let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
             let started = ContinuousClock.now
@@ -236,10 +234,8 @@ import Testing
 
     @Test(arguments: Stall.allCases)
     func aClientThatStopsReadingIsCutOff(_ stall: Stall) async throws {
-        let folder = try TemporaryFolder(["public/big.bin": ""])
+        let (folder, size) = try publicFolderWithABigFile()
         defer { folder.remove() }
-        let size = 24 << 20
-        try Data(repeating: 0x61, count: size).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
         try await withServer({ $0.publicFolder = folder.file("public"); $0.sendTimeout = 0.5 }) { server in
             let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
             try await client.send("GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\(stall == .closing ? "Connection: close\r\n" : "")\r\n")
@@ -447,6 +443,15 @@ private func withServer(
         throw error
     }
     await server.shutdown()
+}
+
+/// A folder whose `public/big.bin` holds 24 MiB: far more than the kernel's socket buffers on
+/// loopback (4 MiB at most here), so sending it takes as long as the client takes to read it.
+private func publicFolderWithABigFile() throws -> (folder: TemporaryFolder, size: Int) {
+    let folder = try TemporaryFolder(["public/big.bin": ""])
+    let size = 24 << 20
+    try Data(repeating: 0x61, count: size).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
+    return (folder, size)
 }
 
 /// A flag one task raises and another watches.

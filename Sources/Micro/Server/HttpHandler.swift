@@ -331,6 +331,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         timer = .none
         switch kind {
         case .idle, .none, .sending:
+            // (`sending` has no deadline of its own: a stalled client is `stalled(context:)`.)
             context.close(promise: nil)
         case .header:
             refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, beforeHead: true, context: context)
