@@ -220,6 +220,24 @@ import Testing
         #expect(try await signIn(client).location == "/")
     }
 
+    @Test func behindATrustedProxyTheThrottleCountsEachClient() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try makeApp(.yaml, folder: folder) { $0.throttleLimits.failuresPerAddress = 6 }
+        app.settings.trustedProxies = ["127.0.0.1"]
+        let attacker = TestClient(app)
+        for index in 0..<6 {
+            _ = try await attacker.post(
+                "/signin", form: ["username": "sprayed\(index)", "password": "guess"], headers: ["X-Forwarded-For": "203.0.113.7"])
+        }
+        #expect(try await attacker.post("/signin", form: ["username": "user", "password": "secret123"], headers: ["X-Forwarded-For": "203.0.113.7"]).status == .tooManyRequests)
+        // Another client through the same proxy is not locked out with the attacker.
+        let neighbour = TestClient(app)
+        #expect(try await neighbour.post("/signin", form: ["username": "user", "password": "secret123"], headers: ["X-Forwarded-For": "198.51.100.4"]).location == "/")
+        // Nor can the attacker escape its count by writing another address itself.
+        #expect(try await attacker.post("/signin", form: ["username": "user", "password": "secret123"], headers: ["X-Forwarded-For": "198.51.100.4, 203.0.113.7"]).status == .tooManyRequests)
+    }
+
     @Test func throttleMemoryIsBounded() {
         var limits = SignInThrottle.Limits()
         limits.capacity = 100

@@ -4,8 +4,11 @@ import MicroTesting
 import Testing
 
 /// An app with a form page, state-changing routes, and a session value to watch.
-private func csrfApp(views: TemporaryFolder) -> App {
-    let app = isolatedApp { $0.views = views.path }
+private func csrfApp(views: TemporaryFolder, configure: (inout Settings) -> Void = { _ in }) -> App {
+    let app = isolatedApp {
+        $0.views = views.path
+        configure(&$0)
+    }
     app.get("/form") { request in try request.render("form") }
     app.get("/remember") { request in
         request.session["note"] = "kept"
@@ -180,6 +183,45 @@ private let forgedToken = Data((0..<64).map { UInt8($0) }).base64EncodedString()
         let sameOrigin = try await client.post("/thing", form: [:], headers: ["Origin": "http://localhost"])
         #expect(sameOrigin.status == .ok)
         #expect(try await client.post("/thing", form: [:], headers: ["Origin": "http://example.com:8080", "Host": "example.com:8080"]).status == .ok)
+    }
+
+    @Test func behindAProxyTheForwardedHostIsTheSite() async throws {
+        let views = try TemporaryFolder(["form.mustache": formTemplate])
+        defer { views.remove() }
+        // nginx's default passes `Host: 127.0.0.1:4567`; the browser's Origin is the public name.
+        let headers: HttpHeaders = [
+            "Host": "127.0.0.1:4567", "Origin": "https://tools.example.com", "X-Forwarded-Host": "tools.example.com",
+        ]
+        let untrusted = TestClient(csrfApp(views: views))
+        #expect(try await untrusted.post("/thing", form: [:], headers: headers).status == .forbidden)
+
+        let client = TestClient(csrfApp(views: views) { $0.trustedProxies = ["127.0.0.1"] })
+        #expect(try await client.post("/thing", form: [:], headers: headers).status == .ok)
+        // The forwarded host is the site now: another origin is still refused.
+        var evil = headers
+        evil.replaceOrAdd(name: "Origin", value: "https://evil.example")
+        #expect(try await client.post("/thing", form: [:], headers: evil).status == .forbidden)
+        // From a peer that is not the proxy, the header counts for nothing.
+        client.remoteAddress = "198.51.100.9"
+        #expect(try await client.post("/thing", form: [:], headers: headers).status == .forbidden)
+    }
+
+    @Test func aTrustedOriginMayPost() async throws {
+        let views = try TemporaryFolder(["form.mustache": formTemplate])
+        defer { views.remove() }
+        let client = TestClient(csrfApp(views: views) { $0.trustedOrigins = ["https://Tools.Example.com"] })
+        let internalHost: HttpHeaders = ["Host": "127.0.0.1:4567"]
+        var trusted = internalHost
+        trusted.add(name: "Origin", value: "https://tools.example.com")
+        #expect(try await client.post("/thing", form: [:], headers: trusted).status == .ok)
+        for origin in ["http://tools.example.com", "https://tools.example.com:8443", "https://evil.example", "null"] {
+            var other = internalHost
+            other.add(name: "Origin", value: origin)
+            #expect(try await client.post("/thing", form: [:], headers: other).status == .forbidden, "Origin: \(origin)")
+        }
+        // A trusted origin still needs the token.
+        client.sendsCsrfToken = false
+        #expect(try await client.post("/thing", form: [:], headers: trusted).status == .forbidden)
     }
 
     @Test func crossSiteFetchMetadataIsRefused() async throws {

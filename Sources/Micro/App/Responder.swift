@@ -28,7 +28,7 @@ final class Responder: Sendable {
             settings: definition.settings,
             sessions: try Sessions(settings: settings),
             views: try Views(folder: settings.views, environment: settings.environment),
-            csrf: CsrfProtection(exemptions: definition.csrfExemptions),
+            csrf: CsrfProtection(exemptions: definition.csrfExemptions, trustedOrigins: settings.trustedOrigins),
             securityHeaders: settings.securityHeaders,
             templateHooks: definition.templateHooks,
             extensions: definition.extensions)

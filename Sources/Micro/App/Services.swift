@@ -7,6 +7,8 @@ final class Services: Sendable {
     let views: Views
     let csrf: CsrfProtection
     let securityHeaders: SecurityHeaders
+    /// The reverse proxies whose forwarding headers are believed.
+    let proxies: TrustedProxies
     /// Values extensions add to every template (authentication adds the user).
     let templateHooks: [@Sendable (Request) -> [String: any Sendable]]
     /// Services plugins registered, by type.
@@ -21,6 +23,7 @@ final class Services: Sendable {
         self.views = views
         self.csrf = csrf
         self.securityHeaders = securityHeaders
+        proxies = TrustedProxies(settings.trustedProxies)
         self.templateHooks = templateHooks
         self.extensions = extensions
     }

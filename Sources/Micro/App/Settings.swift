@@ -46,6 +46,17 @@ public struct Settings: Sendable {
     public var maxConnections = Settings.defaultMaxConnections
     /// Whether each request is logged (method, path, status, bytes, duration).
     public var accessLog = true
+    /// The reverse proxies in front of the app, by address or CIDR range (`"127.0.0.1"`,
+    /// `"10.0.0.0/8"`, `"fd00::/8"`). A request that comes through one is taken to be from
+    /// the client its `X-Forwarded-For` names (``Request/clientAddress``, which the sign-in
+    /// throttle counts) and for the site its `X-Forwarded-Host` names (which the CSRF `Origin`
+    /// check compares). Empty by default: anyone can send those headers, so none is believed.
+    /// `MICRO_TRUSTED_PROXIES` sets it (comma-separated).
+    public var trustedProxies: [String] = []
+    /// Origins besides the app's own from which forms may be posted (`"https://tools.example.com"`),
+    /// for an app whose proxy does not pass on the `Host` the browser used. A state-changing
+    /// request whose `Origin` is neither the request's host nor one of these gets a 403.
+    public var trustedOrigins: [String] = []
     /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
     public var sessions = SessionSettings()
     /// The headers that protect HTML pages (CSP, frame and sniffing protection).
@@ -81,6 +92,12 @@ public struct Settings: Sendable {
         if sessions.idleTimeout <= 0 || sessions.absoluteLifetime <= 0 {
             problems.append("settings.sessions.idleTimeout and absoluteLifetime must be positive.")
         }
+        for entry in trustedProxies where AddressRange(entry) == nil {
+            problems.append("settings.trustedProxies has '\(entry)', which is not an IP address or a range such as 10.0.0.0/8.")
+        }
+        for entry in trustedOrigins where CsrfProtection.origin(entry) == nil {
+            problems.append("settings.trustedOrigins has '\(entry)'; an origin is a scheme and a host, such as https://tools.example.com (no path).")
+        }
         for (name, value) in [("staticCacheControl", staticCacheControl)] where value.utf8.contains(where: { $0 < 0x20 }) {
             problems.append("settings.\(name) holds a control character.")
         }
@@ -103,7 +120,8 @@ public struct Settings: Sendable {
         return min(10_000, max(1, (files - reservedFiles) / 2))
     }
 
-    /// The defaults, with `MICRO_ENV`, `HOST`, `PORT` and `MICRO_MAX_CONNECTIONS` applied.
+    /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_MAX_CONNECTIONS` and
+    /// `MICRO_TRUSTED_PROXIES` (comma-separated) applied.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
@@ -119,6 +137,13 @@ public struct Settings: Sendable {
                 throw ConfigurationError("MICRO_MAX_CONNECTIONS is '\(raw)'; expected a whole number of 1 or more.")
             }
             settings.maxConnections = limit
+        }
+        if let raw = variables["MICRO_TRUSTED_PROXIES"], !raw.isEmpty {
+            let entries = raw.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+            if let bad = entries.first(where: { AddressRange($0) == nil }) {
+                throw ConfigurationError("MICRO_TRUSTED_PROXIES has '\(bad)'; expected IP addresses or ranges separated by commas, such as 127.0.0.1,10.0.0.0/8.")
+            }
+            settings.trustedProxies = entries
         }
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
         return settings

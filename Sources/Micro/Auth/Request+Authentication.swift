@@ -40,14 +40,15 @@ extension Request {
         }
         let name = username.trimmingSpaces().lowercased()
         let now = Int64(settings.clock().timeIntervalSince1970)
-        if let wait = service.throttle.retryAfter(username: name, address: remoteAddress, now: now) {
+        let address = clientAddress
+        if let wait = service.throttle.retryAfter(username: name, address: address, now: now) {
             let minutes = (wait + 59) / 60
             throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                 headers: ["Retry-After": String(wait)])
         }
         // Counted now, before the slow check, so that parallel attempts cannot all pass the
         // limit; a success takes it back.
-        service.throttle.recordFailure(username: name, address: remoteAddress, now: now)
+        service.throttle.recordFailure(username: name, address: address, now: now)
         let hasher = service.settings.hasher
         let stored: StoredUser?
         do {
@@ -60,7 +61,7 @@ extension Request {
             // Nothing was checked: the attempt does not count. The same answer whoever the
             // username names (the store failed before it could tell), and no detail for the
             // client: the log has the file and what is wrong with it.
-            service.throttle.recordUnchecked(username: name, address: remoteAddress)
+            service.throttle.recordUnchecked(username: name, address: address)
             if let error = error as? HttpError { throw error }
             logger.error("Sign-in unavailable, the user store cannot be read: \(error)")
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
@@ -75,7 +76,7 @@ extension Request {
         }
         let matches = try await hasher.verify(password, against: hash)
         guard let stored, matches, !password.isEmpty else { return nil }
-        service.throttle.recordSuccess(username: name, address: remoteAddress)
+        service.throttle.recordSuccess(username: name, address: address)
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
         session[Self.originalPathKey] = originalPath

@@ -29,8 +29,18 @@ public final class Request {
     public var settings: Settings { services.settings }
     /// A logger labelled with the request.
     public var logger: Logger
-    /// The client's address, when the request came over a socket.
+    /// The address of the connection's other end, when the request came over a socket: the
+    /// client's, or its proxy's (see ``clientAddress``).
     public let remoteAddress: String?
+    /// The client's address: ``remoteAddress``, or, when that is one of
+    /// ``Settings/trustedProxies``, the client's address as the proxies forwarded it in
+    /// `X-Forwarded-For`. The sign-in throttle counts failures under it.
+    public private(set) lazy var clientAddress: String? = services.proxies.clientAddress(peer: remoteAddress, headers: headers)
+    /// The host (and port) the client sent the request to: `X-Forwarded-Host` from a trusted
+    /// proxy, else the `Host` header.
+    public var host: String? {
+        services.proxies.forwardedHost(peer: remoteAddress, headers: headers) ?? headers.first(name: "Host")
+    }
     /// The pattern of the route that is answering, once one matched.
     public internal(set) var route: RoutePattern?
     /// Where the filter or route now running was defined, for the development error page.

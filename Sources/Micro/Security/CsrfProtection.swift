@@ -2,13 +2,21 @@
 ///
 /// POST, PUT, PATCH and DELETE need a valid token (the `_csrf` form field, or the
 /// `X-CSRF-Token` header) unless their body is JSON, which browsers cannot send across sites
-/// without the app's consent (CORS). Requests whose `Origin` names another site, or whose
-/// `Sec-Fetch-Site` is `cross-site`, are refused whatever they carry. A refusal is a 403: the
+/// without the app's consent (CORS). Requests whose `Origin` names another site (neither the
+/// request's host nor one of ``Settings/trustedOrigins``), or whose `Sec-Fetch-Site` is
+/// `cross-site`, are refused whatever they carry. A refusal is a 403: the
 /// session is never silently dropped instead.
 ///
 /// Opt a path out (a webhook, an API authenticated otherwise) with ``App/skipCsrf(_:file:line:)``.
 struct CsrfProtection: Sendable {
     let exemptions: [RoutePattern]
+    /// ``Settings/trustedOrigins``, as ``origin(_:)`` writes them.
+    let trustedOrigins: Set<String>
+
+    init(exemptions: [RoutePattern], trustedOrigins: [String] = []) {
+        self.exemptions = exemptions
+        self.trustedOrigins = Set(trustedOrigins.compactMap(Self.origin))
+    }
 
     func check(_ request: Request) throws(HttpError) {
         switch request.method {
@@ -19,7 +27,7 @@ struct CsrfProtection: Sendable {
         if request.headers.first(name: "Sec-Fetch-Site")?.lowercased() == "cross-site" {
             throw HttpError(.forbidden, "Cross-site request refused (Sec-Fetch-Site: cross-site).")
         }
-        if let origin = request.headers.first(name: "Origin"), !Self.isSameOrigin(origin, request) {
+        if let origin = request.headers.first(name: "Origin"), !isAllowed(origin, request) {
             throw HttpError(.forbidden, "Cross-site request refused: the Origin \(origin) is not this site.")
         }
         if Self.isJson(request.headers.first(name: "Content-Type")) { return }
@@ -32,12 +40,23 @@ struct CsrfProtection: Sendable {
         }
     }
 
-    /// Whether `origin` (scheme://host[:port]) is the host the request was sent to.
-    static func isSameOrigin(_ origin: String, _ request: Request) -> Bool {
-        guard let host = request.headers.first(name: "Host")?.lowercased(), origin != "null",
-            let schemeEnd = origin.range(of: "://")
-        else { return false }
-        return origin[schemeEnd.upperBound...].lowercased() == host
+    /// Whether `origin` (scheme://host[:port]) is the host the request was sent to (behind a
+    /// trusted proxy, the forwarded one) or one of the trusted origins.
+    func isAllowed(_ origin: String, _ request: Request) -> Bool {
+        guard let origin = Self.origin(origin) else { return false }
+        if trustedOrigins.contains(origin) { return true }
+        guard let host = request.host?.lowercased(), let schemeEnd = origin.range(of: "://") else { return false }
+        return origin[schemeEnd.upperBound...] == host
+    }
+
+    /// `text` as an origin, lowercased: `http` or `https`, `://`, and a host with an optional
+    /// port, nothing more (no path, user or query); nil for anything else, `null` included.
+    static func origin(_ text: String) -> String? {
+        let origin = text.lowercased()
+        guard let schemeEnd = origin.range(of: "://"), ["http", "https"].contains(origin[..<schemeEnd.lowerBound]) else { return nil }
+        let host = origin[schemeEnd.upperBound...]
+        guard !host.isEmpty, !host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || "/?#@\\".utf8.contains($0) }) else { return nil }
+        return origin
     }
 
     static func isJson(_ contentType: String?) -> Bool {
