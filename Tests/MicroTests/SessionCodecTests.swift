@@ -49,4 +49,47 @@ import Testing
         #expect(SecureRandom.bytes(5).count == 5)
         #expect(SecureRandom.bytes(32) != SecureRandom.bytes(32))
     }
+
+    // MARK: The cache of opened cookies
+
+    @Test func anOpenedCookieIsCachedAndAForgedOneNever() throws {
+        let store = CookieSessionStore(secret: String(repeating: "k", count: 32))
+        var data = SessionData(now: 1000)
+        data.values["who"] = "\"ann\""
+        let value = try store.save(data)
+        #expect(store.load(cookieValue: value) == data)
+        #expect(store.opened.usage.entries == 1)
+        #expect(store.load(cookieValue: value) == data)  // from the cache
+        #expect(store.opened.usage.entries == 1)
+
+        // Changed, truncated or garbage values open to nothing and are not kept.
+        var changed = Array(value.utf8)
+        changed[changed.count / 2] = changed[changed.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        for forged in [String(decoding: changed, as: UTF8.self), String(value.dropLast(4)), "garbage", ""] {
+            #expect(store.load(cookieValue: forged) == nil)
+        }
+        #expect(store.opened.usage.entries == 1)
+        // Another secret's store has its own cache: the value does not open there.
+        #expect(CookieSessionStore(secret: String(repeating: "x", count: 32)).load(cookieValue: value) == nil)
+    }
+
+    @Test func theCacheIsBoundedInEntriesAndBytes() {
+        let cache = OpenedCookieCache(capacity: 10, byteLimit: 1000)
+        let data = SessionData(now: 0)
+        for index in 0..<100 { cache.remember(data, for: "cookie-\(index)-" + String(repeating: "v", count: 20)) }
+        #expect(cache.usage.entries == 10)
+        #expect(cache.usage.bytes <= 1000)
+        // The newest is kept.
+        #expect(cache.session(for: "cookie-99-" + String(repeating: "v", count: 20)) == data)
+
+        // Large values: the byte limit binds before the count does (each counts 400 bytes).
+        for index in 0..<10 { cache.remember(data, for: "\(index)" + String(repeating: "w", count: 199)) }
+        #expect(cache.usage.bytes <= 1000)
+        #expect(cache.usage.entries <= 10)
+        #expect(cache.session(for: "9" + String(repeating: "w", count: 199)) == data)
+        // A value larger than the whole cache is not kept, and evicts nothing.
+        let before = cache.usage
+        cache.remember(data, for: String(repeating: "z", count: 600))
+        #expect(cache.usage == before)
+    }
 }

@@ -285,6 +285,21 @@ private func sessionApp(
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aCookieReadBeforeStillExpires(kind: StoreKind) async throws {
+        // The cookie store keeps the sessions of cookies it opened; their times are still
+        // checked on every request.
+        let clock = TestClock()
+        let client = TestClient(sessionApp(kind, clock: clock))
+        _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
+        clock.advance(seconds: 30)
+        let read = try await client.get("/get?key=who")
+        #expect(read.text == "ann")
+        #expect(read.setCookie() == nil)  // not renewed: the next request sends the same cookie
+        clock.advance(seconds: 571)
+        #expect(try await client.get("/get?key=who").text == "none")
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func activeSessionStaysAliveAndItsCookieIsRenewed(kind: StoreKind) async throws {
         let clock = TestClock()
         let client = TestClient(sessionApp(kind, clock: clock))

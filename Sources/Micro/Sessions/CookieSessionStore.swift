@@ -9,6 +9,9 @@ import Foundation
 public struct CookieSessionStore: SessionStore {
     private let key: SymmetricKey
     private let authenticatedName: Data
+    /// The sessions of the cookies opened last, so that a browser's next request with the same
+    /// cookie skips the decryption.
+    let opened = OpenedCookieCache()
 
     /// A store sealing with a key derived from `secret` (at least 32 bytes).
     public init(secret: String, cookieName: String = "micro.session") {
@@ -22,11 +25,15 @@ public struct CookieSessionStore: SessionStore {
 
     public func load(cookieValue: String) -> SessionData? {
         // Anything beyond what a browser keeps is not ours; don't spend work on it.
-        guard cookieValue.utf8.count <= 8192, let sealed = Base64Url.decode(cookieValue),
+        guard cookieValue.utf8.count <= 8192 else { return nil }
+        if let data = opened.session(for: cookieValue) { return data }
+        guard let sealed = Base64Url.decode(cookieValue),
             let box = try? AES.GCM.SealedBox(combined: sealed),
-            let plain = try? AES.GCM.open(box, using: key, authenticating: authenticatedName)
+            let plain = try? AES.GCM.open(box, using: key, authenticating: authenticatedName),
+            let data = SessionCodec.decode(Array(plain))
         else { return nil }
-        return SessionCodec.decode(Array(plain))
+        opened.remember(data, for: cookieValue)
+        return data
     }
 
     public func save(_ data: SessionData) throws -> String {
