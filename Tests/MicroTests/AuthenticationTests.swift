@@ -238,6 +238,20 @@ import Testing
         #expect(try await attacker.post("/signin", form: ["username": "user", "password": "secret123"], headers: ["X-Forwarded-For": "198.51.100.4, 203.0.113.7"]).status == .tooManyRequests)
     }
 
+    @Test func anIpv6ClientIsThrottledByItsSlash64() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = TestClient(try makeApp(.yaml, folder: folder) { $0.throttleLimits.failuresPerAddress = 6 })
+        for index in 0..<6 {
+            client.remoteAddress = "2001:db8:1:2::\(index + 1)"
+            _ = try await signIn(client, "sprayed\(index)", "guess")
+        }
+        client.remoteAddress = "2001:db8:1:2:ffff:ffff:ffff:ffff"
+        #expect(try await signIn(client).status == .tooManyRequests)
+        client.remoteAddress = "2001:db8:1:3::1"
+        #expect(try await signIn(client).location == "/")
+    }
+
     @Test func throttleMemoryIsBounded() {
         var limits = SignInThrottle.Limits()
         limits.capacity = 100

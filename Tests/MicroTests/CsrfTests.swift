@@ -201,6 +201,10 @@ private let forgedToken = Data((0..<64).map { UInt8($0) }).base64EncodedString()
         var evil = headers
         evil.replaceOrAdd(name: "Origin", value: "https://evil.example")
         #expect(try await client.post("/thing", form: [:], headers: evil).status == .forbidden)
+        // Nor is the internal host the site any more, when the proxy names the public one.
+        var internalOrigin = headers
+        internalOrigin.replaceOrAdd(name: "Origin", value: "http://127.0.0.1:4567")
+        #expect(try await client.post("/thing", form: [:], headers: internalOrigin).status == .forbidden)
         // From a peer that is not the proxy, the header counts for nothing.
         client.remoteAddress = "198.51.100.9"
         #expect(try await client.post("/thing", form: [:], headers: headers).status == .forbidden)
@@ -209,12 +213,12 @@ private let forgedToken = Data((0..<64).map { UInt8($0) }).base64EncodedString()
     @Test func aTrustedOriginMayPost() async throws {
         let views = try TemporaryFolder(["form.mustache": formTemplate])
         defer { views.remove() }
-        let client = TestClient(csrfApp(views: views) { $0.trustedOrigins = ["https://Tools.Example.com"] })
+        let client = TestClient(csrfApp(views: views) { $0.trustedOrigins = ["https://Tools.Example.com:443"] })
         let internalHost: HttpHeaders = ["Host": "127.0.0.1:4567"]
         var trusted = internalHost
         trusted.add(name: "Origin", value: "https://tools.example.com")
         #expect(try await client.post("/thing", form: [:], headers: trusted).status == .ok)
-        for origin in ["http://tools.example.com", "https://tools.example.com:8443", "https://evil.example", "null"] {
+        for origin in ["http://tools.example.com", "https://tools.example.com:8443", "https://evil.example", "null", "capacitor://tools.example.com"] {
             var other = internalHost
             other.add(name: "Origin", value: origin)
             #expect(try await client.post("/thing", form: [:], headers: other).status == .forbidden, "Origin: \(origin)")
@@ -222,6 +226,18 @@ private let forgedToken = Data((0..<64).map { UInt8($0) }).base64EncodedString()
         // A trusted origin still needs the token.
         client.sendsCsrfToken = false
         #expect(try await client.post("/thing", form: [:], headers: trusted).status == .forbidden)
+    }
+
+    @Test func defaultPortsAreTheSameOrigin() async throws {
+        let views = try TemporaryFolder(["form.mustache": formTemplate])
+        defer { views.remove() }
+        let client = TestClient(csrfApp(views: views))
+        for (origin, host) in [("https://example.com", "example.com:443"), ("http://example.com:80", "example.com"), ("http://[::1]:8080", "[::1]:8080")] {
+            #expect(try await client.post("/thing", form: [:], headers: ["Origin": origin, "Host": host]).status == .ok, "\(origin) \(host)")
+        }
+        for (origin, host) in [("https://example.com", "example.com:8443"), ("http://example.com:443", "example.com"), ("http://[::1]:8080", "[::1]:8081")] {
+            #expect(try await client.post("/thing", form: [:], headers: ["Origin": origin, "Host": host]).status == .forbidden, "\(origin) \(host)")
+        }
     }
 
     @Test func crossSiteFetchMetadataIsRefused() async throws {

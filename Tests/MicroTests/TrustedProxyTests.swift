@@ -64,12 +64,43 @@ import Testing
         #expect(try await who(app, from: "fe80::1", ["X-Forwarded-For": "2001:db8::1"]).hasPrefix("fe80::1 "))
     }
 
+    @Test func theNearestProxysForwardedHostCounts() async throws {
+        let app = app(trusting: ["127.0.0.1"])
+        let lines = HttpHeaders([("X-Forwarded-Host", "evil.example"), ("X-Forwarded-Host", "tools.example.com")])
+        #expect(try await who(app, from: "127.0.0.1", lines).hasSuffix(" tools.example.com"))
+        #expect(try await who(app, from: "127.0.0.1", ["X-Forwarded-Host": "evil.example, tools.example.com"]).hasSuffix(" tools.example.com"))
+    }
+
+    @Test func addressesAreWrittenOneWay() async throws {
+        // So that one client is one key in the throttle, however a proxy wrote it.
+        let app = app(trusting: ["127.0.0.1"])
+        #expect(try await who(app, from: "127.0.0.1", ["X-Forwarded-For": "2001:DB8:0:0::1"]).hasPrefix("2001:db8::1 "))
+        #expect(try await who(app, from: "127.0.0.1", ["X-Forwarded-For": "::ffff:203.0.113.7"]).hasPrefix("203.0.113.7 "))
+        #expect(try await who(app, from: "::FFFF:198.51.100.9").hasPrefix("198.51.100.9 "))
+        // A zone belongs to IPv6 only.
+        #expect(try await who(app, from: "127.0.0.1", ["X-Forwarded-For": "fe80::1%eth0"]).hasPrefix("fe80::1 "))
+        #expect(try await who(app, from: "127.0.0.1", ["X-Forwarded-For": "203.0.113.7%eth0"]).hasPrefix("127.0.0.1 "))
+    }
+
     @Test func rangesMatchByTheirPrefix() async throws {
         let app = app(trusting: ["192.168.4.0/22"])
         let headers: HttpHeaders = ["X-Forwarded-For": "203.0.113.7"]
         #expect(try await who(app, from: "192.168.7.255", headers).hasPrefix("203.0.113.7 "))
         #expect(try await who(app, from: "192.168.8.0", headers).hasPrefix("192.168.8.0 "))
         #expect(try await who(app, from: "192.168.3.255", headers).hasPrefix("192.168.3.255 "))
+
+        // A prefix off a byte boundary in IPv6: 2001:db8::/29 is 2001:db8:: to 2001:dbf:ffff:...
+        let v6 = self.app(trusting: ["2001:db8::/29"])
+        #expect(try await who(v6, from: "2001:dbf:ffff::1", headers).hasPrefix("203.0.113.7 "))
+        #expect(try await who(v6, from: "2001:dc0::1", headers).hasPrefix("2001:dc0::1 "))
+        // /0: every IPv4 address, no IPv6 one.
+        let all = self.app(trusting: ["0.0.0.0/0"])
+        #expect(try await who(all, from: "198.51.100.9", headers).hasPrefix("203.0.113.7 "))
+        #expect(try await who(all, from: "2001:db8::1", headers).hasPrefix("2001:db8::1 "))
+        // An IPv4-mapped range is its IPv4 range: ::ffff:10.0.0.0/104 is 10.0.0.0/8.
+        let mapped = self.app(trusting: ["::ffff:10.0.0.0/104"])
+        #expect(try await who(mapped, from: "10.200.0.1", headers).hasPrefix("203.0.113.7 "))
+        #expect(try await who(mapped, from: "11.0.0.1", headers).hasPrefix("11.0.0.1 "))
     }
 
     @Test func theEnvironmentNamesTheProxies() throws {
@@ -84,18 +115,27 @@ import Testing
 
     @Test func aBadProxyOrOriginStopsStartUp() async throws {
         let app = testApp {
-            $0.trustedProxies = ["127.0.0.1", "localhost", "10.0.0.0/33", "10.0.0.0/+8"]
-            $0.trustedOrigins = ["tools.example.com", "https://tools.example.com/app", "https://ok.example"]
+            $0.trustedProxies = ["127.0.0.1", "localhost", "10.0.0.0/33", "10.0.0.0/+8", "10.0.0.0/", "::ffff:10.0.0.0/8", "10.0.0.1%x"]
+            $0.trustedOrigins = [
+                "tools.example.com", "https://tools.example.com/app", "https://ok.example", "https://:80", "https://a.example:abc",
+                "https://a.example:", "https://a.example:70000", "ftp://a.example", "https://[::1]:8443",
+            ]
         }
         do {
-            _ = try await app.start()
+            let server = try await app.start()
             Issue.record("expected a configuration error")
+            _ = await server.shutdown()
         } catch let error as ConfigurationError {
-            for entry in ["'localhost'", "'10.0.0.0/33'", "'10.0.0.0/+8'", "'tools.example.com'", "'https://tools.example.com/app'"] {
+            for entry in [
+                "'localhost'", "'10.0.0.0/33'", "'10.0.0.0/+8'", "'10.0.0.0/'", "'::ffff:10.0.0.0/8'", "'10.0.0.1%x'",
+                "'tools.example.com'", "'https://tools.example.com/app'", "'https://:80'", "'https://a.example:abc'",
+                "'https://a.example:'", "'https://a.example:70000'", "'ftp://a.example'",
+            ] {
                 #expect(error.message.contains(entry), "\(entry)")
             }
             #expect(!error.message.contains("'127.0.0.1'"))
             #expect(!error.message.contains("'https://ok.example'"))
+            #expect(!error.message.contains("'https://[::1]:8443'"))
         }
     }
 }

@@ -47,15 +47,23 @@ public struct Settings: Sendable {
     /// Whether each request is logged (method, path, status, bytes, duration).
     public var accessLog = true
     /// The reverse proxies in front of the app, by address or CIDR range (`"127.0.0.1"`,
-    /// `"10.0.0.0/8"`, `"fd00::/8"`). A request that comes through one is taken to be from
-    /// the client its `X-Forwarded-For` names (``Request/clientAddress``, which the sign-in
+    /// `"10.0.0.5"`, `"fd00::/64"`). A request that comes through one is taken to be from the
+    /// client its `X-Forwarded-For` names (``Request/clientAddress``, which the sign-in
     /// throttle counts) and for the site its `X-Forwarded-Host` names (which the CSRF `Origin`
     /// check compares). Empty by default: anyone can send those headers, so none is believed.
     /// `MICRO_TRUSTED_PROXIES` sets it (comma-separated).
+    ///
+    /// The proxies must append to `X-Forwarded-For` and set `X-Forwarded-Host` themselves
+    /// (nginx: `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;` and
+    /// `proxy_set_header X-Forwarded-Host $http_host;`); one that passes the client's headers
+    /// on untouched lets the client choose both. Name only the proxies: a range that holds
+    /// clients too lets those clients choose their address.
     public var trustedProxies: [String] = []
-    /// Origins besides the app's own from which forms may be posted (`"https://tools.example.com"`),
-    /// for an app whose proxy does not pass on the `Host` the browser used. A state-changing
-    /// request whose `Origin` is neither the request's host nor one of these gets a 403.
+    /// The app's public origins (`"https://tools.example.com"`), for a proxy that passes on
+    /// neither the `Host` the browser used nor `X-Forwarded-Host`: a state-changing request
+    /// whose `Origin` is neither the request's host nor one of these gets a 403. Only the app's
+    /// own site belongs here: a form on another site is refused anyway (its `Sec-Fetch-Site`
+    /// is `cross-site`, and the `SameSite=Lax` session cookie does not come with it).
     public var trustedOrigins: [String] = []
     /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
     public var sessions = SessionSettings()

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Limits failed sign-ins: per username (5 in 15 minutes by default) and per client address
-/// (20 in 15 minutes). Past a limit, attempts are refused until the window has passed, right
+/// (20 in 15 minutes; an IPv6 client's /64 counts as one address). Past a limit, attempts are refused until the window has passed, right
 /// password or not; a success clears the username's count.
 ///
 /// A pure state machine over the times it is given, so tests drive it with a fake clock. Its
@@ -40,6 +40,14 @@ public final class SignInThrottle: Sendable {
     /// A throttle with `limits`.
     public init(limits: Limits = Limits()) {
         self.limits = limits
+    }
+
+    /// What failures from the client at `address` count under: an IPv4 address itself, an IPv6
+    /// address's /64 network (one subscriber usually holds a whole /64 and can send from any
+    /// address in it).
+    static func addressKey(_ address: String) -> String {
+        guard let parsed = IpAddress(address), parsed.bytes.count == 16 else { return address }
+        return IpAddress(bytes: Array(parsed.bytes[..<8]) + Array(repeating: 0, count: 8)).text + "/64"
     }
 
     /// Seconds until an attempt for `username` from `address` is allowed; nil when it is now.

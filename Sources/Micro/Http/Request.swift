@@ -37,7 +37,8 @@ public final class Request {
     /// `X-Forwarded-For`. The sign-in throttle counts failures under it.
     public private(set) lazy var clientAddress: String? = services.proxies.clientAddress(peer: remoteAddress, headers: headers)
     /// The host (and port) the client sent the request to: `X-Forwarded-Host` from a trusted
-    /// proxy, else the `Host` header.
+    /// proxy, else the `Host` header. The client wrote it: check it against a list of your
+    /// own hosts before building absolute links (a password-reset mail, say) from it.
     public var host: String? {
         services.proxies.forwardedHost(peer: remoteAddress, headers: headers) ?? headers.first(name: "Host")
     }

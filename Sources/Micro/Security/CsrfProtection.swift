@@ -3,8 +3,8 @@
 /// POST, PUT, PATCH and DELETE need a valid token (the `_csrf` form field, or the
 /// `X-CSRF-Token` header) unless their body is JSON, which browsers cannot send across sites
 /// without the app's consent (CORS). Requests whose `Origin` names another site (neither the
-/// request's host nor one of ``Settings/trustedOrigins``), or whose `Sec-Fetch-Site` is
-/// `cross-site`, are refused whatever they carry. A refusal is a 403: the
+/// request's host nor one of ``Settings/trustedOrigins``; an origin other than http or https
+/// never matches), or whose `Sec-Fetch-Site` is `cross-site`, are refused whatever they carry. A refusal is a 403: the
 /// session is never silently dropped instead.
 ///
 /// Opt a path out (a webhook, an API authenticated otherwise) with ``App/skipCsrf(_:file:line:)``.
@@ -41,22 +41,45 @@ struct CsrfProtection: Sendable {
     }
 
     /// Whether `origin` (scheme://host[:port]) is the host the request was sent to (behind a
-    /// trusted proxy, the forwarded one) or one of the trusted origins.
+    /// trusted proxy, the forwarded one), in any scheme, or one of the trusted origins.
     func isAllowed(_ origin: String, _ request: Request) -> Bool {
         guard let origin = Self.origin(origin) else { return false }
         if trustedOrigins.contains(origin) { return true }
-        guard let host = request.host?.lowercased(), let schemeEnd = origin.range(of: "://") else { return false }
-        return origin[schemeEnd.upperBound...] == host
+        guard let host = request.host, let schemeEnd = origin.range(of: "://") else { return false }
+        return Self.origin(origin[..<schemeEnd.upperBound] + host) == origin
     }
 
-    /// `text` as an origin, lowercased: `http` or `https`, `://`, and a host with an optional
-    /// port, nothing more (no path, user or query); nil for anything else, `null` included.
+    /// `text` as an origin in one spelling: lowercase, `http` or `https`, `://`, a host, and a
+    /// port only when it is not the scheme's default (browsers leave that out). Nil for
+    /// anything else: `null`, other schemes, a path, user, query, or a port out of range.
     static func origin(_ text: String) -> String? {
-        let origin = text.lowercased()
-        guard let schemeEnd = origin.range(of: "://"), ["http", "https"].contains(origin[..<schemeEnd.lowerBound]) else { return nil }
-        let host = origin[schemeEnd.upperBound...]
-        guard !host.isEmpty, !host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || "/?#@\\".utf8.contains($0) }) else { return nil }
-        return origin
+        let lowered = text.lowercased()
+        guard let schemeEnd = lowered.range(of: "://") else { return nil }
+        let scheme = lowered[..<schemeEnd.lowerBound]
+        guard scheme == "http" || scheme == "https" else { return nil }
+        var host = lowered[schemeEnd.upperBound...]
+        guard !host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || "/?#@\\".utf8.contains($0) }) else { return nil }
+        var port: Substring?
+        if host.first == "[" {
+            // An IPv6 literal: `[::1]:8080`.
+            guard let close = host.firstIndex(of: "]") else { return nil }
+            let rest = host[host.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.first == ":" else { return nil }
+                port = rest.dropFirst()
+            }
+            host = host[...close]
+        } else if let colon = host.firstIndex(of: ":") {
+            port = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        guard !host.isEmpty, host != "[]" else { return nil }
+        guard let port else { return "\(scheme)://\(host)" }
+        guard (1...5).contains(port.count), port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port),
+            (1...65535).contains(number)
+        else { return nil }
+        let isDefault = (scheme == "http" && number == 80) || (scheme == "https" && number == 443)
+        return isDefault ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(number)"
     }
 
     static func isJson(_ contentType: String?) -> Bool {

@@ -25,25 +25,29 @@ struct TrustedProxies: Sendable {
         ranges.contains { $0.contains(address) }
     }
 
-    /// The client's address: `peer`, or, when `peer` is a trusted proxy, the first address from
-    /// the right of `X-Forwarded-For` that is not one. A malformed entry ends the walk at the
-    /// last trusted hop, so a client cannot choose the address it is counted under.
+    /// The client's address, written as `inet_ntop` writes it (an IPv4-mapped one as IPv4): the
+    /// peer's, or, when the peer is a trusted proxy, the first address from the right of
+    /// `X-Forwarded-For` that is not one. A malformed or empty entry ends the walk at the last
+    /// trusted hop, so a client cannot choose the address it is counted under.
     func clientAddress(peer: String?, headers: HttpHeaders) -> String? {
-        guard trusts(peer), var client = peer else { return peer }
-        let hops = headers["X-Forwarded-For"].flatMap { $0.split(separator: ",") }
+        guard let peer else { return nil }
+        guard let peerAddress = IpAddress(peer) else { return peer }
+        guard trusts(peerAddress) else { return peerAddress.text }
+        var client = peerAddress
+        let hops = headers["X-Forwarded-For"].flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
         for hop in hops.reversed() {
-            guard let text = Self.addressText(hop), let address = IpAddress(text) else { return client }
-            client = text
-            if !trusts(address) { return client }
+            guard let address = Self.addressText(hop).flatMap(IpAddress.init) else { break }
+            client = address
+            if !trusts(address) { break }
         }
-        return client
+        return client.text
     }
 
     /// The host the client asked for: the last `X-Forwarded-Host` (the nearest proxy's) when
     /// `peer` is a trusted proxy, else nil.
     func forwardedHost(peer: String?, headers: HttpHeaders) -> String? {
         guard trusts(peer), let value = headers["X-Forwarded-Host"].last else { return nil }
-        let host = value.split(separator: ",").last.map { $0.trimmingSpaces() } ?? ""
+        let host = value.split(separator: ",", omittingEmptySubsequences: false).last.map { $0.trimmingSpaces() } ?? ""
         return host.isEmpty ? nil : host
     }
 
@@ -53,7 +57,7 @@ struct TrustedProxies: Sendable {
         var text = Substring(hop.trimmingSpaces())
         if text.first == "[", let close = text.firstIndex(of: "]") {
             text = text[text.index(after: text.startIndex)..<close]
-        } else if let colon = text.firstIndex(of: ":"), text[text.index(after: colon)...].allSatisfy(\.isNumber) {
+        } else if let colon = text.firstIndex(of: ":"), text[text.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber }) {
             // One colon followed by digits only: IPv4 with a port (IPv6 has several colons).
             text = text[..<colon]
         }
@@ -63,26 +67,49 @@ struct TrustedProxies: Sendable {
 
 /// An IP address as its 4 (IPv4) or 16 (IPv6) bytes; an IPv4-mapped IPv6 address
 /// (`::ffff:10.0.0.1`, how a dual-stack socket shows an IPv4 client) is its IPv4 address.
-struct IpAddress: Equatable, Sendable {
+struct IpAddress: Sendable {
     let bytes: [UInt8]
+    /// Whether the text was an IPv4-mapped IPv6 address.
+    let wasMapped: Bool
+
+    /// The address of these 4 or 16 bytes.
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        wasMapped = false
+    }
 
     init?(_ text: some StringProtocol) {
-        // A zone (`fe80::1%eth0`) names an interface, not part of the address.
-        let text = String(text.prefix { $0 != "%" })
+        var text = String(text)
+        // A zone (`fe80::1%eth0`) names an interface, not part of the address; only IPv6 has one.
+        if text.contains(":"), let percent = text.firstIndex(of: "%") { text = String(text[..<percent]) }
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             bytes = withUnsafeBytes(of: &v4) { Array($0) }
+            wasMapped = false
             return
         }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
         let all = withUnsafeBytes(of: &v6) { Array($0) }
-        let mapped = all[..<10].allSatisfy { $0 == 0 } && all[10] == 0xFF && all[11] == 0xFF
-        bytes = mapped ? Array(all[12...]) : all
+        wasMapped = all[..<10].allSatisfy { $0 == 0 } && all[10] == 0xFF && all[11] == 0xFF
+        bytes = wasMapped ? Array(all[12...]) : all
+    }
+
+    /// The address as `inet_ntop` writes it: `203.0.113.7`, `2001:db8::1` (lowercase, zeros
+    /// compressed), so that one address always reads the same.
+    var text: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = bytes.count == 4 ? AF_INET : AF_INET6
+        let written = bytes.withUnsafeBytes { raw in
+            inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count))
+        }
+        guard written != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
-/// An address or a CIDR range of them: `10.0.0.1`, `10.0.0.0/8`, `fd00::/8`.
+/// An address or a CIDR range of them: `10.0.0.1`, `10.0.0.0/8`, `fd00::/8`; an IPv4-mapped
+/// range (`::ffff:10.0.0.0/104`) is its IPv4 range.
 struct AddressRange: Sendable {
     let network: IpAddress
     let prefixLength: Int
@@ -92,7 +119,13 @@ struct AddressRange: Sendable {
         guard parts.count <= 2, let network = IpAddress(parts[0]) else { return nil }
         let bits = network.bytes.count * 8
         if parts.count == 2 {
-            guard parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(parts[1]), (0...bits).contains(length) else { return nil }
+            guard !parts[1].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), var length = Int(parts[1]) else { return nil }
+            if network.wasMapped {
+                // Written over the whole IPv6 address: the first 96 bits are the mapping's.
+                guard length >= 96 else { return nil }
+                length -= 96
+            }
+            guard (0...bits).contains(length) else { return nil }
             prefixLength = length
         } else {
             prefixLength = bits
