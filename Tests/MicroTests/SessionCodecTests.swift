@@ -74,22 +74,55 @@ import Testing
     }
 
     @Test func theCacheIsBoundedInEntriesAndBytes() {
-        let cache = OpenedCookieCache(capacity: 10, byteLimit: 1000)
+        let cache = OpenedCookieCache(capacity: 10, byteLimit: 4000)
         let data = SessionData(now: 0)
-        for index in 0..<100 { cache.remember(data, for: "cookie-\(index)-" + String(repeating: "v", count: 20)) }
-        #expect(cache.usage.entries == 10)
-        #expect(cache.usage.bytes <= 1000)
-        // The newest is kept.
-        #expect(cache.session(for: "cookie-99-" + String(repeating: "v", count: 20)) == data)
-
-        // Large values: the byte limit binds before the count does (each counts 400 bytes).
-        for index in 0..<10 { cache.remember(data, for: "\(index)" + String(repeating: "w", count: 199)) }
-        #expect(cache.usage.bytes <= 1000)
+        for index in 0..<100 { cache.remember(data, for: "cookie-\(index)") }
         #expect(cache.usage.entries <= 10)
-        #expect(cache.session(for: "9" + String(repeating: "w", count: 199)) == data)
-        // A value larger than the whole cache is not kept, and evicts nothing.
+        #expect(cache.usage.bytes <= 4000)
+
+        // Large sessions: the byte limit binds before the count does.
+        var large = SessionData(now: 0)
+        large.values["notes"] = String(repeating: "n", count: 500)
+        for index in 0..<10 { cache.remember(large, for: "large-\(index)") }
+        #expect(cache.usage.bytes <= 4000)
+        #expect(cache.usage.entries < 10)
+        #expect(cache.session(for: "large-9") == large)
+        // A session larger than a generation is not kept, and evicts nothing.
+        var huge = SessionData(now: 0)
+        huge.values["notes"] = String(repeating: "h", count: 2500)
         let before = cache.usage
-        cache.remember(data, for: String(repeating: "z", count: 600))
+        cache.remember(huge, for: "huge")
         #expect(cache.usage == before)
+        #expect(cache.session(for: "huge") == nil)
+    }
+
+    @Test func theCacheKeepsTheValuesStillInUseThroughChurn() {
+        let cache = OpenedCookieCache(capacity: 100)
+        let data = SessionData(now: 0)
+        // A browser sends its cookie every few requests while 2000 others come and go.
+        for index in 0..<2000 {
+            cache.remember(data, for: "passing-\(index)")
+            if index % 20 == 0 {
+                if cache.session(for: "regular") == nil { cache.remember(data, for: "regular") }
+            }
+        }
+        #expect(cache.session(for: "regular") == data)
+        // The newest half of the capacity is always there.
+        #expect((1950..<2000).allSatisfy { cache.session(for: "passing-\($0)") != nil })
+        #expect(cache.session(for: "passing-0") == nil)
+        #expect(cache.usage.entries <= 100)
+    }
+
+    @Test func onlyTheCookiesOwnSpellingFindsAnEntry() throws {
+        let store = CookieSessionStore(secret: String(repeating: "k", count: 32))
+        var data = SessionData(now: 1000)
+        data.values["who"] = "\"ann\""
+        var value = try store.save(data)
+        while !value.contains("K") { value = try store.save(data) }  // a fresh nonce each time
+        #expect(store.load(cookieValue: value) == data)
+        // U+212A KELVIN SIGN is canonically equivalent to "K": equal as a Swift String.
+        let kelvin = value.replacingOccurrences(of: "K", with: "\u{212A}")
+        #expect(kelvin == value)
+        #expect(store.load(cookieValue: kelvin) == nil)
     }
 }

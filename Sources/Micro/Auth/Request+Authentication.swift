@@ -40,7 +40,7 @@ extension Request {
         }
         let name = username.trimmingSpaces().lowercased()
         let now = Int64(settings.clock().timeIntervalSince1970)
-        let address = clientAddress.map(SignInThrottle.addressKey)
+        let address = clientAddress
         if let wait = service.throttle.retryAfter(username: name, address: address, now: now) {
             let minutes = (wait + 59) / 60
             throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",

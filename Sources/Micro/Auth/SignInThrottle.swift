@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Limits failed sign-ins: per username (5 in 15 minutes by default) and per client address
-/// (20 in 15 minutes; an IPv6 client's /64 counts as one address). Past a limit, attempts are refused until the window has passed, right
+/// (20 in 15 minutes; an IPv6 client's /64 counts as one address). Past a limit, attempts are
+/// refused until the window has passed, right
 /// password or not; a success clears the username's count.
 ///
 /// A pure state machine over the times it is given, so tests drive it with a fake clock. Its
@@ -57,7 +58,7 @@ public final class SignInThrottle: Sendable {
             if let counter = state.usernames[username.lowercased()] {
                 wait = blockedFor(counter, limit: limits.failuresPerUsername, now: now)
             }
-            if let address, let counter = state.addresses[address],
+            if let address, let counter = state.addresses[Self.addressKey(address)],
                 let addressWait = blockedFor(counter, limit: limits.failuresPerAddress, now: now)
             {
                 wait = max(wait ?? 0, addressWait)
@@ -71,7 +72,7 @@ public final class SignInThrottle: Sendable {
         state.withLock { state in
             record(in: &state.usernames, key: username.lowercased(), limit: limits.failuresPerUsername, now: now)
             if let address {
-                record(in: &state.addresses, key: address, limit: limits.failuresPerAddress, now: now)
+                record(in: &state.addresses, key: Self.addressKey(address), limit: limits.failuresPerAddress, now: now)
             }
         }
     }
@@ -83,7 +84,7 @@ public final class SignInThrottle: Sendable {
     public func recordSuccess(username: String, address: String?) {
         state.withLock { state in
             state.usernames.removeValue(forKey: username.lowercased())
-            if let address { Self.removeLatest(from: &state.addresses, key: address) }
+            if let address { Self.removeLatest(from: &state.addresses, key: Self.addressKey(address)) }
         }
     }
 
@@ -92,7 +93,7 @@ public final class SignInThrottle: Sendable {
     public func recordUnchecked(username: String, address: String?) {
         state.withLock { state in
             Self.removeLatest(from: &state.usernames, key: username.lowercased())
-            if let address { Self.removeLatest(from: &state.addresses, key: address) }
+            if let address { Self.removeLatest(from: &state.addresses, key: Self.addressKey(address)) }
         }
     }
 

@@ -34,7 +34,9 @@ public final class Request {
     public let remoteAddress: String?
     /// The client's address: ``remoteAddress``, or, when that is one of
     /// ``Settings/trustedProxies``, the client's address as the proxies forwarded it in
-    /// `X-Forwarded-For`. The sign-in throttle counts failures under it.
+    /// `X-Forwarded-For`. Written as `inet_ntop` writes it (`2001:db8::1`; an IPv4-mapped
+    /// address as IPv4), so one client always reads the same. The sign-in throttle counts
+    /// failures under it.
     public private(set) lazy var clientAddress: String? = services.proxies.clientAddress(peer: remoteAddress, headers: headers)
     /// The host (and port) the client sent the request to: `X-Forwarded-Host` from a trusted
     /// proxy, else the `Host` header. The client wrote it: check it against a list of your

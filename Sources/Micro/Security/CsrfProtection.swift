@@ -53,12 +53,14 @@ struct CsrfProtection: Sendable {
     /// port only when it is not the scheme's default (browsers leave that out). Nil for
     /// anything else: `null`, other schemes, a path, user, query, or a port out of range.
     static func origin(_ text: String) -> String? {
+        // ASCII only, checked before lowercasing (which maps some non-ASCII letters to ASCII).
+        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) else { return nil }
         let lowered = text.lowercased()
         guard let schemeEnd = lowered.range(of: "://") else { return nil }
         let scheme = lowered[..<schemeEnd.lowerBound]
         guard scheme == "http" || scheme == "https" else { return nil }
         var host = lowered[schemeEnd.upperBound...]
-        guard !host.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || "/?#@\\".utf8.contains($0) }) else { return nil }
+        guard !host.utf8.contains(where: { "/?#@\\".utf8.contains($0) }) else { return nil }
         var port: Substring?
         if host.first == "[" {
             // An IPv6 literal: `[::1]:8080`.

@@ -74,6 +74,7 @@ struct IpAddress: Sendable {
 
     /// The address of these 4 or 16 bytes.
     init(bytes: [UInt8]) {
+        precondition(bytes.count == 4 || bytes.count == 16, "an IP address has 4 or 16 bytes")
         self.bytes = bytes
         wasMapped = false
     }

@@ -11,6 +11,11 @@ enum Base64Url {
         return table
     }()
 
+    /// Whether `byte` is one of the alphabet's 64 characters.
+    static func isAlphabet(_ byte: UInt8) -> Bool {
+        values[Int(byte)] != 0xFF
+    }
+
     /// The text of `bytes`.
     static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let input = Array(bytes)

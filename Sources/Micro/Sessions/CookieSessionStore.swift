@@ -9,8 +9,8 @@ import Foundation
 public struct CookieSessionStore: SessionStore {
     private let key: SymmetricKey
     private let authenticatedName: Data
-    /// The sessions of the cookies opened last, so that a browser's next request with the same
-    /// cookie skips the decryption.
+    /// The sessions of the cookies opened recently, so that a browser's next request with the
+    /// same cookie skips the decryption.
     let opened = OpenedCookieCache()
 
     /// A store sealing with a key derived from `secret` (at least 32 bytes).
@@ -25,7 +25,9 @@ public struct CookieSessionStore: SessionStore {
 
     public func load(cookieValue: String) -> SessionData? {
         // Anything beyond what a browser keeps is not ours; don't spend work on it.
-        guard cookieValue.utf8.count <= 8192 else { return nil }
+        // Only the base64url alphabet: a value the decoder would refuse must not find an entry
+        // (Strings compare by canonical equivalence: U+212A KELVIN SIGN equals "K").
+        guard cookieValue.utf8.count <= 8192, cookieValue.utf8.allSatisfy(Base64Url.isAlphabet) else { return nil }
         if let data = opened.session(for: cookieValue) { return data }
         guard let sealed = Base64Url.decode(cookieValue),
             let box = try? AES.GCM.SealedBox(combined: sealed),
