@@ -2,8 +2,8 @@ import Synchronization
 
 /// Limits failed sign-ins: per username (5 in 15 minutes by default) and per client address
 /// (20 in 15 minutes; an IPv6 client's /64 counts as one address). Past a limit, attempts are
-/// refused until the window has passed, right
-/// password or not; a success clears the username's count.
+/// refused until the window has passed, right password or not; a success clears the
+/// username's count.
 ///
 /// A pure state machine over the times it is given, so tests drive it with a fake clock. Its
 /// memory is bounded: at most `capacity` usernames and as many addresses are tracked; when

@@ -4,8 +4,8 @@
 /// `X-CSRF-Token` header) unless their body is JSON, which browsers cannot send across sites
 /// without the app's consent (CORS). Requests whose `Origin` names another site (neither the
 /// request's host nor one of ``Settings/trustedOrigins``; an origin other than http or https
-/// never matches), or whose `Sec-Fetch-Site` is `cross-site`, are refused whatever they carry. A refusal is a 403: the
-/// session is never silently dropped instead.
+/// never matches), or whose `Sec-Fetch-Site` is `cross-site`, are refused whatever they
+/// carry. A refusal is a 403: the session is never silently dropped instead.
 ///
 /// Opt a path out (a webhook, an API authenticated otherwise) with ``App/skipCsrf(_:file:line:)``.
 struct CsrfProtection: Sendable {
