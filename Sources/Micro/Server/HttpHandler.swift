@@ -138,15 +138,27 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Answering
 
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        // Answered in the event loop's turn for tasks, right after this read and the other
+        // connections' reads that were ready with it, rather than inside this read: measured
+        // with bench/ (wrk, 64 connections), 1.27x the requests per second on a plain route
+        // and 1.07x on a rendered page, with less CPU per request and a shorter p99. Requests
+        // on one connection stay in order: NIO's pipelining handler holds the next one back
+        // until this answer is written.
+        context.eventLoop.assumeIsolated().execute {
+            self.startRoute(head: head, body: body, context: context)
+        }
+    }
+
+    private func startRoute(head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
         let responder = responder
         let remoteAddress = remoteAddress
         let eventLoop = context.eventLoop
         // The handler and its context belong to this event loop; NIOLoopBound checks that
         // they are only used on it.
         let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
-        // Run the route at once, on this thread: a route that does not suspend answers within
-        // this read, with no hop through a task queue and no promise. One that suspends
-        // (a password check, say) carries on elsewhere and its answer hops back here.
+        // Run the route at once, on this thread: a route that does not suspend answers in this
+        // turn, with no hop through a task queue and no promise. One that suspends (a password
+        // check, say) carries on elsewhere and its answer hops back here.
         routeTask = Task.immediateDetached {
             let response = await responder.respond(
                 method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
@@ -160,6 +172,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         }
+        // The client left between its request and this turn: the route is told, as it would
+        // be had it left while the route ran.
+        if !isActive { routeTask?.cancel() }
     }
 
     private func answered(_ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
