@@ -143,7 +143,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         // with bench/ (wrk, 64 connections), 1.27x the requests per second on a plain route
         // and 1.07x on a rendered page, with less CPU per request and a shorter p99. Requests
         // on one connection stay in order: NIO's pipelining handler holds the next one back
-        // until this answer is written.
+        // until this answer's end is written. (A client that half-closes right after its
+        // request is closed by NIO before that turn, so it gets no answer: the server does not
+        // allow remote half-closure. Inside the read, only routes that never suspend got one.)
         context.eventLoop.assumeIsolated().execute {
             self.startRoute(head: head, body: body, context: context)
         }
@@ -157,7 +159,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         // they are only used on it.
         let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
         // Run the route at once, on this thread: a route that does not suspend answers in this
-        // turn, with no hop through a task queue and no promise. One that suspends (a password
+        // turn, with no hop to Swift's executors and no promise. One that suspends (a password
         // check, say) carries on elsewhere and its answer hops back here.
         routeTask = Task.immediateDetached {
             let response = await responder.respond(
@@ -172,8 +174,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         }
-        // The client left between its request and this turn: the route is told, as it would
-        // be had it left while the route ran.
+        // The client left between its request and this turn: as for one that leaves while its
+        // route runs, the route has run up to its first suspension, and is cancelled from there.
         if !isActive { routeTask?.cancel() }
     }
 
