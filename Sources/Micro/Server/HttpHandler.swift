@@ -143,9 +143,9 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         // with bench/ (wrk, 64 connections), 1.27x the requests per second on a plain route
         // and 1.07x on a rendered page, with less CPU per request and a shorter p99. Requests
         // on one connection stay in order: NIO's pipelining handler holds the next one back
-        // until this answer's end is written. (A client that half-closes right after its
-        // request is closed by NIO before that turn, so it gets no answer: the server does not
-        // allow remote half-closure. Inside the read, only routes that never suspend got one.)
+        // until this answer's end is written. (A client whose half-close arrives with its
+        // request is closed by NIO before that turn and gets no answer, since the server does
+        // not allow remote half-closure; inside the read, only routes that never suspend got one.)
         context.eventLoop.assumeIsolated().execute {
             self.startRoute(head: head, body: body, context: context)
         }
