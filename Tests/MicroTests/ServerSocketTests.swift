@@ -376,6 +376,32 @@ import Testing
         }
     }
 
+    @Test func aRouteIsCancelledWhenItsClientLeftWithTheRequest() async throws {
+        // The request and the close arrive together: the connection is gone before the
+        // route's turn comes, and the route is cancelled at its first suspension.
+        let entered = Flag()
+        let cancelled = Flag()
+        try await withServer(routes: { app in
+            app.get("/long") { _ in
+                entered.set()
+                do {
+                    try await Task.sleep(for: .seconds(5))
+                } catch {
+                    cancelled.set()
+                    throw error
+                }
+                return "done"
+            }
+        }) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /long HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            await client.close()
+            let deadline = ContinuousClock.now + .seconds(3)
+            while !cancelled.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(!entered.isSet || cancelled.isSet, "the route kept running for a client that left")
+        }
+    }
+
     // MARK: Expect
 
     @Test func expectContinueGets100BeforeTheFinalResponse() async throws {

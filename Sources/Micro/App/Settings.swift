@@ -104,7 +104,7 @@ public struct Settings: Sendable {
             problems.append("settings.trustedProxies has '\(entry)', which is not an IP address or a range such as 10.0.0.0/8.")
         }
         for entry in trustedOrigins where CsrfProtection.origin(entry) == nil {
-            problems.append("settings.trustedOrigins has '\(entry)'; an origin is a scheme and a host, such as https://tools.example.com (no path).")
+            problems.append("settings.trustedOrigins has '\(entry)'; an origin is http:// or https://, a host and an optional port from 1 to 65535, nothing more: https://tools.example.com, say.")
         }
         for (name, value) in [("staticCacheControl", staticCacheControl)] where value.utf8.contains(where: { $0 < 0x20 }) {
             problems.append("settings.\(name) holds a control character.")
