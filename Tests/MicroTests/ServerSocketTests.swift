@@ -56,6 +56,75 @@ import Testing
         }
     }
 
+    @Test func pipelinedRequestsWaitWhileTheClientReadsNoAnswer() async throws {
+        // 300 pipelined requests for 64 KiB answers (19 MiB in all) from a client that reads
+        // nothing for half a second: the server takes the next request only while its answers
+        // are read, so it prepares about what the kernels' buffers hold (4 MiB and 64 KiB
+        // here) and NIO's write buffer, not all 300. Then every one is answered, in order.
+        let started = Counter()
+        let filler = String(repeating: "a", count: 64 << 10)
+        let routes: (App) -> Void = { app in
+            app.get("/big/:n") { request in
+                started.increment()
+                return request.params["n"]! + filler
+            }
+        }
+        try await withServer({ $0.sendTimeout = 10 }, routes: routes) { server in
+            let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
+            try await client.send((0..<300).map { "GET /big/\($0) HTTP/1.1\r\nHost: localhost\r\n\r\n" }.joined())
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(started.value < 150, "\(started.value) answers were made for a client that read none")
+            for n in 0..<300 {
+                let response = try await client.readResponse(timeout: 10)
+                guard response.status == 200, response.text.hasPrefix("\(n)a") else {
+                    Issue.record("answer \(n) was \(response.status) \(response.text.prefix(12))")
+                    break
+                }
+            }
+            #expect(started.value == 300)
+            #expect(!client.isClosed)
+            await client.close()
+        }
+    }
+
+    @Test func aMalformedRequestBehindAPipelinedOneIsAnsweredAfterIt() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\nGARBAGE\r\n\r\n")
+            let first = try await client.readResponse()
+            #expect(first.status == 200)
+            #expect(first.text == "slow")
+            let second = try await client.readResponse()
+            #expect(second.status == 400)
+            #expect(await client.waitForClose(timeout: 2))
+        }
+    }
+
+    @Test func aClientThatHalfClosesGetsItsAnswersThenTheClose() async throws {
+        // The client closes its sending side while its first request is being answered (by a
+        // route that waits without heeding cancellation), with a second one pipelined behind it.
+        let routes: (App) -> Void = { app in
+            app.get("/wait") { _ in
+                await withCheckedContinuation { done in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { done.resume() }
+                }
+                return "waited"
+            }
+        }
+        try await withServer(routes: routes) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\nGET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            try await client.closeOutput()
+            let first = try await client.readResponse()
+            #expect(first.text == "waited")
+            let second = try await client.readResponse()
+            #expect(second.text == "fast")
+            #expect(second.header("Connection") == "close")
+            #expect(await client.waitForClose(timeout: 2))
+            #expect(client.unreadBytes.isEmpty)
+        }
+    }
+
     @Test func headIsAnsweredWithoutBodyBytes() async throws {
         try await withServer { server in
             let client = try await RawHttpClient.connect(port: server.port)
@@ -329,6 +398,38 @@ import Testing
         }
     }
 
+    @Test func atShutdownTheAnswerUnderWayIsTheConnectionsLast() async throws {
+        let entered = Flag()
+        let server = try await startServer({ $0.shutdownTimeout = 3 }) { app in
+            app.get("/sleepy") { _ in
+                entered.set()
+                try await Task.sleep(for: .milliseconds(300))
+                return "Slept well"
+            }
+        }
+        // One connection idle after an answer; one with a request under way and another
+        // pipelined behind it.
+        let idle = try await RawHttpClient.connect(port: server.port)
+        try await idle.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(try await idle.readResponse().status == 200)
+        let busy = try await RawHttpClient.connect(port: server.port)
+        try await busy.send("GET /sleepy HTTP/1.1\r\nHost: localhost\r\n\r\nGET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !entered.isSet && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        try #require(entered.isSet, "the request never reached the route")
+
+        async let clean = server.shutdown()
+        #expect(await idle.waitForClose(timeout: 0.25), "the idle connection was not closed at once")
+        let response = try await busy.readResponse(timeout: 3)
+        #expect(response.text == "Slept well")
+        #expect(response.header("Connection") == "close")
+        #expect(await busy.waitForClose(timeout: 1))
+        #expect(busy.unreadBytes.isEmpty, "the request behind it was answered during the shutdown")
+        #expect(await clean)
+    }
+
     @Test func shutdownClosesWhatIsStillBusyWhenItsTimeIsUp() async throws {
         let entered = Flag()
         let server = try await startServer({ $0.shutdownTimeout = 0.2 }) { app in
@@ -478,6 +579,17 @@ private func publicFolderWithABigFile() throws -> (folder: TemporaryFolder, size
     let size = 24 << 20
     try Data(repeating: 0x61, count: size).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
     return (folder, size)
+}
+
+/// A count that routes raise and a test reads.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    /// The count so far.
+    var value: Int { count.withLock { $0 } }
+
+    /// Adds one.
+    func increment() { count.withLock { $0 += 1 } }
 }
 
 /// A flag one task raises and another watches.

@@ -6,11 +6,14 @@ import NIOPosix
 /// One connection's HTTP/1.1 handler: collects each request (within the limits), answers it
 /// through the app, writes the response, and enforces the connection's timeouts.
 ///
-/// Sits after NIO's decoder and pipelining handler, so requests arrive one at a time and
-/// responses leave in order. A raw-bytes observer in front of the decoder tells it when the
-/// first bytes of a request arrive (see ``RequestStartObserver``).
-final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// Sits after NIO's decoder, and answers pipelined requests in order itself: what arrives
+/// while an answer is due waits in `waiting`, and no more is read until it has been taken.
+/// (NIO's `HTTPServerPipelineHandler` stops reading whenever an answer is due, which cost two
+/// `epoll_ctl` calls per request.) A raw-bytes observer in front of the decoder tells it when
+/// the first bytes of a request arrive (see ``RequestStartObserver``).
+final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     private enum State {
@@ -24,6 +27,12 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         case closing
     }
 
+    /// What arrived for a later request while this one's answer was due.
+    private enum Waiting {
+        case part(HTTPServerRequestPart)
+        case malformed(HTTPParserError)
+    }
+
     private enum Timer {
         case none, idle, header, body
         /// An answer is being sent; the connection is idle once it is (see `send`).
@@ -35,6 +44,16 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let logger: Logger
     private let fileIO: NonBlockingFileIO
     private var state = State.idle
+    /// A pipelining client's next requests, in order, while an answer is due.
+    private var waiting = CircularBuffer<Waiting>()
+    /// NIO asked to read while requests were waiting: passed on once they are all taken, so
+    /// a client cannot make the server hold more than one read's worth of requests.
+    private var readHeld = false
+    /// The server is shutting down: the answer due is the connection's last.
+    private var quiescing = false
+    /// The client closed its sending side (a half-close): what it sent is answered, then the
+    /// connection closes.
+    private var inputClosed = false
     private var timer = Timer.none
     private var deadline = NIODeadline.distantFuture
     /// The pending deadline check, if any.
@@ -43,6 +62,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// must next have read some, and the bytes still unsent at the last check.
     private var send: (deadline: NIODeadline, unsent: Int?)?
     private var remoteAddress: String?
+    /// The last answer's final write: a connection closed at shutdown waits for it.
+    private var lastWrite: EventLoopFuture<Void>?
     private var isActive = false
     /// The task answering the current request.
     private var routeTask: Task<Void, Never>?
@@ -86,7 +107,54 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        switch state {
+        case .idle, .receiving:
+            if waiting.isEmpty { take(part, context: context) } else { waiting.append(.part(part)) }
+        case .responding:
+            waiting.append(.part(part))
+        case .closing:
+            break  // what a refused client still sends is dropped
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if waiting.isEmpty { context.read() } else { readHeld = true }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // Waiting requests are taken only while the client reads its answers (see `takeWaiting`).
+        if context.channel.isWritable { takeWaiting(context: context) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            // The client closed its sending side. It may have left, or it may wait for its
+            // answers (a half-close: the server allows them); TCP does not say which. As Go's
+            // net/http does, its routes are cancelled (at their next suspension) and what they
+            // answer anyway is sent; then the connection closes.
+            inputClosed = true
+            routeTask?.cancel()
+            return closeIfAllAnswered(context: context)
+        }
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        // The server is shutting down: a request under way gets its answer, with
+        // `Connection: close`; requests that waited behind it are not started (the client may
+        // send them again). An idle connection closes once its last answer is sent.
+        quiescing = true
+        waiting.removeAll()
+        releaseRead(context: context)
+        if case .idle = state {
+            state = .closing
+            cancelTimer()
+            LingeringClose.after(lastWrite ?? context.eventLoop.makeSucceededVoidFuture(), context: context)
+        }
+    }
+
+    /// Handles one part of the request being received.
+    private func take(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
             guard case .idle = state else { return }
             cancelTimer()
@@ -125,14 +193,63 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         switch state {
         case .idle, .receiving:
-            if parserError == .headerOverflow {
-                refuse(.requestHeaderFieldsTooLarge, "The request's header fields are too large.", version: .http1_1, context: context)
-            } else {
-                refuse(.badRequest, "Malformed HTTP request.", version: .http1_1, context: context)
-            }
-        case .responding, .closing:
+            if waiting.isEmpty { refuseMalformed(parserError, context: context) } else { waiting.append(.malformed(parserError)) }
+        case .responding:
+            // The requests before it are answered first.
+            waiting.append(.malformed(parserError))
+        case .closing:
             context.close(promise: nil)
         }
+    }
+
+    private func refuseMalformed(_ error: HTTPParserError, context: ChannelHandlerContext) {
+        if error == .headerOverflow {
+            refuse(.requestHeaderFieldsTooLarge, "The request's header fields are too large.", version: .http1_1, context: context)
+        } else {
+            refuse(.badRequest, "Malformed HTTP request.", version: .http1_1, context: context)
+        }
+    }
+
+    /// Takes the requests that waited while an answer was due, in order, until one of them
+    /// needs its own answer first. They are taken only while the client reads its answers
+    /// (NIO's write buffer below its high-water mark), so a pipelining client that does not read
+    /// cannot make the server pile answers up; the send timeout then closes its connection.
+    private func takeWaiting(context: ChannelHandlerContext) {
+        while isActive, let next = waiting.first {
+            switch state {
+            case .responding:
+                return
+            case .closing:
+                waiting.removeAll()
+            case .idle, .receiving:
+                guard context.channel.isWritable else { return }
+                waiting.removeFirst()
+                switch next {
+                case .part(let part): take(part, context: context)
+                case .malformed(let error): refuseMalformed(error, context: context)
+                }
+            }
+        }
+        releaseRead(context: context)
+        closeIfAllAnswered(context: context)
+    }
+
+    /// Once a half-closed client has every answer it can get, closes the connection when the
+    /// last one is written. A request it left incomplete gets none.
+    private func closeIfAllAnswered(context: ChannelHandlerContext) {
+        guard inputClosed, isActive, waiting.isEmpty else { return }
+        if case .responding = state { return }  // its answer closes (see `answered`)
+        state = .closing
+        cancelTimer()
+        (lastWrite ?? context.eventLoop.makeSucceededVoidFuture()).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    private func releaseRead(context: ChannelHandlerContext) {
+        guard readHeld, waiting.isEmpty else { return }
+        readHeld = false
+        context.read()
     }
 
     // MARK: Answering
@@ -142,10 +259,8 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         // connections' reads that were ready with it, rather than inside this read: measured
         // with bench/ (wrk, 64 connections), 1.27x the requests per second on a plain route
         // and 1.07x on a rendered page, with less CPU per request and a shorter p99. Requests
-        // on one connection stay in order: NIO's pipelining handler holds the next one back
-        // until this answer's end is written. (A client whose half-close arrives with its
-        // request is closed by NIO before that turn and gets no answer, since the server does
-        // not allow remote half-closure; inside the read, only routes that never suspend got one.)
+        // on one connection stay in order: the next one waits (`waiting`) until this answer's
+        // end is written.
         context.eventLoop.assumeIsolated().execute {
             self.startRoute(head: head, body: body, context: context)
         }
@@ -174,15 +289,18 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         }
-        // The client left between its request and this turn: as for one that leaves while its
-        // route runs, the route has run up to its first suspension, and is cancelled from there.
-        if !isActive { routeTask?.cancel() }
+        // The client left (or closed its sending side) between its request and this turn: as
+        // for one that leaves while its route runs, the route has run up to its first
+        // suspension, and is cancelled from there.
+        if !isActive || inputClosed { routeTask?.cancel() }
     }
 
     private func answered(_ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let closing: Bool
         if case .closing = state { closing = true } else { closing = false }
-        write(response, version: head.version, keepAlive: head.isKeepAlive && !closing, context: context)
+        // A half-closed client's last answer says so, and the connection then closes.
+        let last = closing || quiescing || (inputClosed && waiting.isEmpty)
+        write(response, version: head.version, keepAlive: head.isKeepAlive && !last, context: context)
     }
 
     private func write(_ response: consuming Response, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
@@ -208,13 +326,12 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// Writes a response's parts through `output` (by default this handler's own context).
+    /// Writes a response's parts, then takes the next request if one waited.
     private func writeParts(
         _ response: consuming Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool,
-        context: ChannelHandlerContext, output: ChannelHandlerContext? = nil
+        context: ChannelHandlerContext
     ) -> EventLoopFuture<Void> {
         guard isActive else { return context.eventLoop.makeSucceededVoidFuture() }
-        let output = output ?? context
         // Moved out, not copied, so the fields below are added in place.
         var headers = response.headers
         response.headers = [:]
@@ -224,49 +341,43 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         } else if version.major == 1, version.minor == 0 {
             headers.replaceOrAdd(name: "Connection", value: "keep-alive")
         }
-        output.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: response.status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: response.status, headers: headers))), promise: nil)
         if let fileRegion {
-            output.write(wrapOutboundOut(.body(.fileRegion(fileRegion))), promise: nil)
+            context.write(wrapOutboundOut(.body(.fileRegion(fileRegion))), promise: nil)
         } else if case .bytes(let buffer) = response.body, buffer.readableBytes > 0 {
-            output.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
-        // Ready for the next request before the end is written: the pipelining handler hands
-        // over a request it held back from within that write. Until the answer is sent, the
-        // client must keep reading it; then a keep-alive connection is idle.
+        // Until the answer is sent, the client must keep reading it; then a keep-alive
+        // connection is idle.
         state = keepAlive ? .idle : .closing
         startTimer(.sending, context: context)
         // The client must read its answers: it has the send timeout from now, or from its last
         // read of the ones before.
         if send == nil { send = (.now() + Self.amount(settings.sendTimeout), nil) }
-        let written = output.writeAndFlush(wrapOutboundOut(.end(nil)))
-        // What the client still sends is dropped: the state is `closing`.
-        if !keepAlive { LingeringClose.after(written, context: context) }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        lastWrite = written
+        if keepAlive {
+            takeWaiting(context: context)
+        } else if inputClosed {
+            closeIfAllAnswered(context: context)
+        } else {
+            // What the client still sends is dropped: the state is `closing`.
+            LingeringClose.after(written, context: context)
+        }
         return written
     }
 
     /// Answers a request the server refuses before the app sees it, then closes the
     /// connection (the rest of the request is never read).
-    ///
-    /// `beforeHead` says no request head has been decoded: NIO's pipelining handler then
-    /// takes a response for a protocol violation (and traps in debug builds), so the answer
-    /// goes straight to the response encoder in front of it.
-    private func refuse(
-        _ status: HttpStatus, _ message: String, version: HTTPVersion, beforeHead: Bool = false, context: ChannelHandlerContext
-    ) {
+    private func refuse(_ status: HttpStatus, _ message: String, version: HTTPVersion, context: ChannelHandlerContext) {
         cancelTimer()
         state = .closing
+        waiting.removeAll()
+        releaseRead(context: context)  // what the client still sends is read and dropped
         guard isActive else { return }
-        var output: ChannelHandlerContext?
-        if beforeHead {
-            guard let encoderSide = try? context.pipeline.syncOperations.context(handlerType: HTTPServerPipelineHandler.self) else {
-                context.close(promise: nil)
-                return
-            }
-            output = encoderSide
-        }
         let response = Responder.refusal(status, message)
         if settings.accessLog { logger.info("refused: \(status.code) \(message)") }
-        _ = writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context, output: output)
+        _ = writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context)
     }
 
     // MARK: Timeouts
@@ -350,9 +461,7 @@ final class HttpHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .idle, .none, .sending:
             // (`sending` has no deadline of its own: a stalled client is `stalled(context:)`.)
             context.close(promise: nil)
-        case .header:
-            refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, beforeHead: true, context: context)
-        case .body:
+        case .header, .body:
             refuse(.requestTimeout, "The request took too long to arrive.", version: .http1_1, context: context)
         }
     }

@@ -54,9 +54,13 @@ final class HttpServer: Sendable {
                     case .refused: return try ConnectionRefusal.install(on: channel, answers: true)
                     case .dropped: return try ConnectionRefusal.install(on: channel, answers: false)
                     }
+                    // A client that closes its sending side after a request still gets the
+                    // answer (HttpHandler closes the connection after it).
+                    try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
                     let pipeline = channel.pipeline.syncOperations
                     let handler = HttpHandler(responder: responder, fileIO: fileIO)
-                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                    // HttpHandler answers pipelined requests in order itself.
+                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
                     try pipeline.addHandler(RequestStartObserver(handler: handler), position: .first)
                     // No more requests are read while answers wait for a client that does not
                     // read them (NIO's write buffer over its high-water mark).

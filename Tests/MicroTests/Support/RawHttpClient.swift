@@ -103,6 +103,11 @@ final class RawHttpClient: Sendable {
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).get()
     }
 
+    /// Closes the sending side only (a half-close), and goes on receiving.
+    func closeOutput() async throws {
+        try await channel.close(mode: .output)
+    }
+
     /// Closes the connection (if the server has not already).
     func close() async {
         try? await channel.close()
