@@ -57,12 +57,12 @@ import Testing
     }
 
     @Test func pipelinedRequestsWaitWhileTheClientReadsNoAnswer() async throws {
-        // 300 pipelined requests for 64 KiB answers (19 MiB in all) from a client that reads
-        // nothing for half a second: the server takes the next request only while its answers
-        // are read, so it prepares about what the kernels' buffers hold (4 MiB and 64 KiB
-        // here) and NIO's write buffer, not all 300. Then every one is answered, in order.
+        // 60 pipelined requests for 1 MiB answers from a client that reads nothing for half a
+        // second: the server takes the next request only while its answers are read, so it
+        // prepares about what the kernels' buffers hold (4 MiB and 64 KiB here) and NIO's write
+        // buffer, not all 60. Then every one is answered, in order.
         let started = Counter()
-        let filler = String(repeating: "a", count: 64 << 10)
+        let filler = String(repeating: "a", count: 1 << 20)
         let routes: (App) -> Void = { app in
             app.get("/big/:n") { request in
                 started.increment()
@@ -71,19 +71,37 @@ import Testing
         }
         try await withServer({ $0.sendTimeout = 10 }, routes: routes) { server in
             let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
-            try await client.send((0..<300).map { "GET /big/\($0) HTTP/1.1\r\nHost: localhost\r\n\r\n" }.joined())
+            try await client.send((0..<60).map { "GET /big/\($0) HTTP/1.1\r\nHost: localhost\r\n\r\n" }.joined())
             try await Task.sleep(for: .milliseconds(500))
-            #expect(started.value < 150, "\(started.value) answers were made for a client that read none")
-            for n in 0..<300 {
+            #expect(started.value < 30, "\(started.value) answers were made for a client that read none")
+            for n in 0..<60 {
                 let response = try await client.readResponse(timeout: 10)
                 guard response.status == 200, response.text.hasPrefix("\(n)a") else {
                     Issue.record("answer \(n) was \(response.status) \(response.text.prefix(12))")
                     break
                 }
             }
-            #expect(started.value == 300)
+            #expect(started.value == 60)
             #expect(!client.isClosed)
             await client.close()
+        }
+    }
+
+    @Test func aPipeliningClientHasAtMostAHundredRequestsWaiting() async throws {
+        // 150 requests sent at once, then a half-close: NIO reads all of them, whether or not
+        // the server asked. At most 100 wait behind the one being answered; the last answer
+        // says `Connection: close` and the rest go unanswered.
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(String(repeating: "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 150))
+            // (The server may have answered and closed already, having read all 150 at once.)
+            try? await client.closeOutput()
+            var answers: [RawHttpClient.Response] = []
+            while let response = try? await client.readResponse(timeout: 2) { answers.append(response) }
+            #expect(answers.count >= 101 && answers.count < 150, "\(answers.count) answers")
+            #expect(answers.allSatisfy { $0.status == 200 })
+            #expect(answers.last?.header("Connection") == "close")
+            #expect(client.isClosed)
         }
     }
 
@@ -103,11 +121,10 @@ import Testing
     @Test func aClientThatHalfClosesGetsItsAnswersThenTheClose() async throws {
         // The client closes its sending side while its first request is being answered (by a
         // route that waits without heeding cancellation), with a second one pipelined behind it.
+        let halfClosed = Flag()
         let routes: (App) -> Void = { app in
             app.get("/wait") { _ in
-                await withCheckedContinuation { done in
-                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { done.resume() }
-                }
+                await waitIgnoringCancellation(for: halfClosed)
                 return "waited"
             }
         }
@@ -115,12 +132,36 @@ import Testing
             let client = try await RawHttpClient.connect(port: server.port)
             try await client.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\nGET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
             try await client.closeOutput()
+            halfClosed.set()
             let first = try await client.readResponse()
             #expect(first.text == "waited")
             let second = try await client.readResponse()
             #expect(second.text == "fast")
             #expect(second.header("Connection") == "close")
             #expect(await client.waitForClose(timeout: 2))
+            #expect(client.unreadBytes.isEmpty)
+        }
+    }
+
+    @Test func aHalfClosingClientsLastAnswerClosesTheConnection() async throws {
+        // Its request asks for `Connection: close`, and another is pipelined behind it: that
+        // one goes unanswered, and the connection closes after the first answer.
+        let halfClosed = Flag()
+        try await withServer(routes: { app in
+            app.get("/wait") { _ in
+                await waitIgnoringCancellation(for: halfClosed)
+                return "waited"
+            }
+        }) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(
+                "GET /wait HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\nGET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            try await client.closeOutput()
+            halfClosed.set()
+            let response = try await client.readResponse()
+            #expect(response.text == "waited")
+            #expect(response.header("Connection") == "close")
+            #expect(await client.waitForClose(timeout: 2), "the connection was left open")
             #expect(client.unreadBytes.isEmpty)
         }
     }
@@ -579,6 +620,21 @@ private func publicFolderWithABigFile() throws -> (folder: TemporaryFolder, size
     let size = 24 << 20
     try Data(repeating: 0x61, count: size).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
     return (folder, size)
+}
+
+/// Returns once `flag` is raised and 50 ms more have passed (for a half-close to reach the
+/// server), whether or not the task is cancelled.
+private func waitIgnoringCancellation(for flag: Flag) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        @Sendable func poll() {
+            if flag.isSet {
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done.resume() }
+            } else {
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.005) { poll() }
+            }
+        }
+        poll()
+    }
 }
 
 /// A count that routes raise and a test reads.

@@ -7,10 +7,11 @@ import NIOPosix
 /// through the app, writes the response, and enforces the connection's timeouts.
 ///
 /// Sits after NIO's decoder, and answers pipelined requests in order itself: what arrives
-/// while an answer is due waits in `waiting`, and no more is read until it has been taken.
-/// (NIO's `HTTPServerPipelineHandler` stops reading whenever an answer is due, which cost two
-/// `epoll_ctl` calls per request.) A raw-bytes observer in front of the decoder tells it when
-/// the first bytes of a request arrive (see ``RequestStartObserver``).
+/// while an answer is due waits (``WaitingRequests``), and no more is read until it has been
+/// taken. (NIO's `HTTPServerPipelineHandler` stops reading whenever an answer is due; since
+/// answers come after the read, that cost two `epoll_ctl` calls per request.) A raw-bytes
+/// observer in front of the decoder tells it when the first bytes of a request arrive (see
+/// ``RequestStartObserver``).
 final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
@@ -27,12 +28,6 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case closing
     }
 
-    /// What arrived for a later request while this one's answer was due.
-    private enum Waiting {
-        case part(HTTPServerRequestPart)
-        case malformed(HTTPParserError)
-    }
-
     private enum Timer {
         case none, idle, header, body
         /// An answer is being sent; the connection is idle once it is (see `send`).
@@ -45,10 +40,12 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let fileIO: NonBlockingFileIO
     private var state = State.idle
     /// A pipelining client's next requests, in order, while an answer is due.
-    private var waiting = CircularBuffer<Waiting>()
-    /// NIO asked to read while requests were waiting: passed on once they are all taken, so
-    /// a client cannot make the server hold more than one read's worth of requests.
+    private var waiting: WaitingRequests
+    /// NIO asked to read while requests were waiting: passed on once they are all taken.
     private var readHeld = false
+    /// When the first bytes of a later request arrived while an answer was due: its header
+    /// timeout counts from then.
+    private var nextRequestStarted: NIODeadline?
     /// The server is shutting down: the answer due is the connection's last.
     private var quiescing = false
     /// The client closed its sending side (a half-close): what it sent is answered, then the
@@ -62,7 +59,8 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// must next have read some, and the bytes still unsent at the last check.
     private var send: (deadline: NIODeadline, unsent: Int?)?
     private var remoteAddress: String?
-    /// The last answer's final write: a connection closed at shutdown waits for it.
+    /// The last answer's final write: closing after it (at shutdown, after a half-close)
+    /// waits for it.
     private var lastWrite: EventLoopFuture<Void>?
     private var isActive = false
     /// The task answering the current request.
@@ -74,6 +72,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.settings = responder.settings
         self.logger = responder.logger
         self.fileIO = fileIO
+        waiting = WaitingRequests(bodyLimit: settings.bodyLimit)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -102,8 +101,16 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Told by the observer in front of the decoder that bytes arrived.
     func bytesArrived(context: ChannelHandlerContext) {
-        // A next request has as long as any to arrive, even while the last answer is sent.
-        if case .idle = state, timer == .idle || timer == .sending { startTimer(.header, context: context) }
+        switch state {
+        case .idle where timer == .idle || timer == .sending:
+            // A next request has as long as any to arrive, even while the last answer is sent.
+            startTimer(.header, context: context)
+        case .responding where nextRequestStarted == nil:
+            // A later request, read while this one is answered: its time starts now.
+            nextRequestStarted = .now()
+        default:
+            break
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -112,7 +119,8 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .idle, .receiving:
             if waiting.isEmpty { take(part, context: context) } else { waiting.append(.part(part)) }
         case .responding:
-            waiting.append(.part(part))
+            // At shutdown, the answer under way is the last: what comes after it is dropped.
+            if !quiescing { waiting.append(.part(part)) }
         case .closing:
             break  // what a refused client still sends is dropped
         }
@@ -144,7 +152,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // send them again). An idle connection closes once its last answer is sent.
         quiescing = true
         waiting.removeAll()
-        releaseRead(context: context)
+        releaseRead(context: context)  // what arrives meanwhile is read and dropped
         if case .idle = state {
             state = .closing
             cancelTimer()
@@ -158,6 +166,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             guard case .idle = state else { return }
             cancelTimer()
+            nextRequestStarted = nil
             if Self.headerSize(head) > settings.headerLimit {
                 return refuse(.requestHeaderFieldsTooLarge, "The request's header fields are larger than \(settings.headerLimit) bytes.", version: head.version, context: context)
             }
@@ -186,6 +195,10 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if case ByteToMessageDecoderError.dataReceivedInErrorState = error {
+            // Bytes after a malformed request, which gets (or got) its 400: dropped.
+            return
+        }
         guard let parserError = error as? HTTPParserError else {
             // I/O errors (a reset connection): nothing to answer.
             context.close(promise: nil)
@@ -196,7 +209,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if waiting.isEmpty { refuseMalformed(parserError, context: context) } else { waiting.append(.malformed(parserError)) }
         case .responding:
             // The requests before it are answered first.
-            waiting.append(.malformed(parserError))
+            if !quiescing { waiting.append(.malformed(parserError)) }
         case .closing:
             context.close(promise: nil)
         }
@@ -215,7 +228,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// (NIO's write buffer below its high-water mark), so a pipelining client that does not read
     /// cannot make the server pile answers up; the send timeout then closes its connection.
     private func takeWaiting(context: ChannelHandlerContext) {
-        while isActive, let next = waiting.first {
+        while isActive, !waiting.isEmpty {
             switch state {
             case .responding:
                 return
@@ -223,10 +236,10 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 waiting.removeAll()
             case .idle, .receiving:
                 guard context.channel.isWritable else { return }
-                waiting.removeFirst()
-                switch next {
+                switch waiting.removeFirst() {
                 case .part(let part): take(part, context: context)
                 case .malformed(let error): refuseMalformed(error, context: context)
+                case nil: break
                 }
             }
         }
@@ -235,10 +248,15 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Once a half-closed client has every answer it can get, closes the connection when the
-    /// last one is written. A request it left incomplete gets none.
+    /// last one is written. (A request it left incomplete was answered 400 by then: NIO's
+    /// decoder reports it at the half-close.)
     private func closeIfAllAnswered(context: ChannelHandlerContext) {
-        guard inputClosed, isActive, waiting.isEmpty else { return }
-        if case .responding = state { return }  // its answer closes (see `answered`)
+        guard inputClosed, isActive else { return }
+        switch state {
+        case .responding: return  // its answer is the last (see `answered`)
+        case .idle, .receiving: guard waiting.isEmpty else { return }
+        case .closing: break
+        }
         state = .closing
         cancelTimer()
         (lastWrite ?? context.eventLoop.makeSucceededVoidFuture()).assumeIsolated().whenComplete { _ in
@@ -298,8 +316,9 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func answered(_ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let closing: Bool
         if case .closing = state { closing = true } else { closing = false }
-        // A half-closed client's last answer says so, and the connection then closes.
-        let last = closing || quiescing || (inputClosed && waiting.isEmpty)
+        // The connection's last answer says so: at shutdown, or when nothing more will come
+        // (a half-closed client, or one past the pipelining limit, with no more requests waiting).
+        let last = closing || quiescing || ((inputClosed || !waiting.acceptsMore) && waiting.isEmpty)
         write(response, version: head.version, keepAlive: head.isKeepAlive && !last, context: context)
     }
 
@@ -358,22 +377,26 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         lastWrite = written
         if keepAlive {
             takeWaiting(context: context)
-        } else if inputClosed {
-            closeIfAllAnswered(context: context)
+            if let started = nextRequestStarted, case .idle = state {
+                nextRequestStarted = nil
+                startTimer(.header, since: started, context: context)
+            }
         } else {
-            // What the client still sends is dropped: the state is `closing`.
-            LingeringClose.after(written, context: context)
+            // The connection's last answer: requests that waited behind it go unanswered (a
+            // pipelining client sends them again), and what the client still sends is read and
+            // dropped until the connection closes.
+            waiting.removeAll()
+            releaseRead(context: context)
+            if inputClosed { closeIfAllAnswered(context: context) } else { LingeringClose.after(written, context: context) }
         }
         return written
     }
 
     /// Answers a request the server refuses before the app sees it, then closes the
-    /// connection (the rest of the request is never read).
+    /// connection (the rest of the request is read and dropped meanwhile, see ``LingeringClose``).
     private func refuse(_ status: HttpStatus, _ message: String, version: HTTPVersion, context: ChannelHandlerContext) {
         cancelTimer()
         state = .closing
-        waiting.removeAll()
-        releaseRead(context: context)  // what the client still sends is read and dropped
         guard isActive else { return }
         let response = Responder.refusal(status, message)
         if settings.accessLog { logger.info("refused: \(status.code) \(message)") }
@@ -382,9 +405,10 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Timeouts
 
-    /// Arms the timer of `kind`. Cheap: it sets a deadline, which a check running a few times
-    /// per timeout reads; nothing is scheduled or cancelled per request.
-    private func startTimer(_ kind: Timer, context: ChannelHandlerContext) {
+    /// Arms the timer of `kind`, counting from `start`. Cheap: it sets a deadline, which a
+    /// check running a few times per timeout reads; nothing is scheduled or cancelled per
+    /// request.
+    private func startTimer(_ kind: Timer, since start: NIODeadline = .now(), context: ChannelHandlerContext) {
         let seconds: Double?
         switch kind {
         case .none:
@@ -396,7 +420,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .sending: seconds = nil  // ends when the answer is sent; `send` times the client
         }
         timer = kind
-        deadline = seconds.map { .now() + Self.amount($0) } ?? .distantFuture
+        deadline = seconds.map { start + Self.amount($0) } ?? .distantFuture
         if timeout == nil { scheduleCheck(context: context) }
     }
 
