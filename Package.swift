@@ -52,6 +52,7 @@ let package = Package(
             name: "MicroTests",
             dependencies: [
                 "Micro", "MicroTesting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
