@@ -441,10 +441,12 @@ import Testing
 
     @Test func atShutdownTheAnswerUnderWayIsTheConnectionsLast() async throws {
         let entered = Flag()
+        let shuttingDown = Flag()
         let server = try await startServer({ $0.shutdownTimeout = 3 }) { app in
             app.get("/sleepy") { _ in
                 entered.set()
-                try await Task.sleep(for: .milliseconds(300))
+                // Answers 300 ms into the shutdown, however slow the machine.
+                await waitIgnoringCancellation(for: shuttingDown, then: 0.3)
                 return "Slept well"
             }
         }
@@ -461,8 +463,9 @@ import Testing
         }
         try #require(entered.isSet, "the request never reached the route")
 
+        shuttingDown.set()
         async let clean = server.shutdown()
-        #expect(await idle.waitForClose(timeout: 0.25), "the idle connection was not closed at once")
+        #expect(await idle.waitForClose(timeout: 1), "the idle connection was not closed at once")
         let response = try await busy.readResponse(timeout: 3)
         #expect(response.text == "Slept well")
         #expect(response.header("Connection") == "close")
@@ -622,13 +625,13 @@ private func publicFolderWithABigFile() throws -> (folder: TemporaryFolder, size
     return (folder, size)
 }
 
-/// Returns once `flag` is raised and 50 ms more have passed (for a half-close to reach the
-/// server), whether or not the task is cancelled.
-private func waitIgnoringCancellation(for flag: Flag) async {
+/// Returns once `flag` is raised and `seconds` more have passed (for a half-close or a
+/// shutdown to reach the server), whether or not the task is cancelled.
+private func waitIgnoringCancellation(for flag: Flag, then seconds: Double = 0.05) async {
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         @Sendable func poll() {
             if flag.isSet {
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done.resume() }
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { done.resume() }
             } else {
                 DispatchQueue.global().asyncAfter(deadline: .now() + 0.005) { poll() }
             }
