@@ -46,8 +46,6 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// When the first bytes of a later request arrived while an answer was due: its header
     /// timeout counts from then.
     private var nextRequestStarted: NIODeadline?
-    /// The server is shutting down: the answer due is the connection's last.
-    private var quiescing = false
     /// The client closed its sending side (a half-close): what it sent is answered, then the
     /// connection closes.
     private var inputClosed = false
@@ -114,15 +112,30 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
+        arrived(.part(unwrapInboundIn(data)), context: context)
+    }
+
+    /// A request part, or the decoder's error, from the client: handled now, or in its turn
+    /// after the requests that wait. Once the connection's last answer is known (a refusal, a
+    /// shutdown, the waiting limit passed), `waiting` takes no more and it is dropped.
+    private func arrived(_ item: WaitingRequests.Item, context: ChannelHandlerContext) {
         switch state {
         case .idle, .receiving:
-            if waiting.isEmpty { take(part, context: context) } else { waiting.append(.part(part)) }
+            if waiting.isEmpty { handle(item, context: context) } else { waiting.append(item) }
         case .responding:
-            // At shutdown, the answer under way is the last: what comes after it is dropped.
-            if !quiescing { waiting.append(.part(part)) }
+            waiting.append(item)
         case .closing:
-            break  // what a refused client still sends is dropped
+            break  // what a refused client still sends is read and dropped (``LingeringClose``)
+        }
+    }
+
+    private func handle(_ item: WaitingRequests.Item, context: ChannelHandlerContext) {
+        switch item {
+        case .part(let part): take(part, context: context)
+        case .malformed(.headerOverflow):
+            refuse(.requestHeaderFieldsTooLarge, "The request's header fields are too large.", version: .http1_1, context: context)
+        case .malformed:
+            refuse(.badRequest, "Malformed HTTP request.", version: .http1_1, context: context)
         }
     }
 
@@ -143,6 +156,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // net/http does, its routes are cancelled (at their next suspension) and what they
             // answer anyway is sent; then the connection closes.
             inputClosed = true
+            waiting.acceptNoMore()
             routeTask?.cancel()
             return closeIfAllAnswered(context: context)
         }
@@ -150,7 +164,6 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // The server is shutting down: a request under way gets its answer, with
         // `Connection: close`; requests that waited behind it are not started (the client may
         // send them again). An idle connection closes once its last answer is sent.
-        quiescing = true
         waiting.removeAll()
         releaseRead(context: context)  // what arrives meanwhile is read and dropped
         if case .idle = state {
@@ -204,23 +217,8 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        switch state {
-        case .idle, .receiving:
-            if waiting.isEmpty { refuseMalformed(parserError, context: context) } else { waiting.append(.malformed(parserError)) }
-        case .responding:
-            // The requests before it are answered first.
-            if !quiescing { waiting.append(.malformed(parserError)) }
-        case .closing:
-            context.close(promise: nil)
-        }
-    }
-
-    private func refuseMalformed(_ error: HTTPParserError, context: ChannelHandlerContext) {
-        if error == .headerOverflow {
-            refuse(.requestHeaderFieldsTooLarge, "The request's header fields are too large.", version: .http1_1, context: context)
-        } else {
-            refuse(.badRequest, "Malformed HTTP request.", version: .http1_1, context: context)
-        }
+        // Answered 400 (or 431) after the requests before it.
+        arrived(.malformed(parserError), context: context)
     }
 
     /// Takes the requests that waited while an answer was due, in order, until one of them
@@ -236,11 +234,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 waiting.removeAll()
             case .idle, .receiving:
                 guard context.channel.isWritable else { return }
-                switch waiting.removeFirst() {
-                case .part(let part): take(part, context: context)
-                case .malformed(let error): refuseMalformed(error, context: context)
-                case nil: break
-                }
+                handle(waiting.removeFirst(), context: context)
             }
         }
         releaseRead(context: context)
@@ -314,11 +308,9 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func answered(_ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let closing: Bool
-        if case .closing = state { closing = true } else { closing = false }
-        // The connection's last answer says so: at shutdown, or when nothing more will come
-        // (a half-closed client, or one past the pipelining limit, with no more requests waiting).
-        let last = closing || quiescing || ((inputClosed || !waiting.acceptsMore) && waiting.isEmpty)
+        // The connection's last answer says so: when no request waits and none will come (at
+        // shutdown, from a half-closed client, or from one past the waiting limit).
+        let last = !waiting.acceptsMore && waiting.isEmpty
         write(response, version: head.version, keepAlive: head.isKeepAlive && !last, context: context)
     }
 

@@ -23,8 +23,9 @@ struct WaitingRequests {
     private var items = CircularBuffer<Item>()
     private var requests = 0
     private var bodyBytes = 0
-    /// False once the client sent more than may wait (what came after the limit was
-    /// dropped), or once the connection is ending (``removeAll()``).
+    /// False once no more may wait: the client sent more than may (what came after the limit
+    /// was dropped), it can send no more (``acceptNoMore()``), or the connection is ending
+    /// (``removeAll()``).
     private(set) var acceptsMore = true
 
     /// - Parameter bodyLimit: How many bytes of request bodies may wait, in all.
@@ -50,12 +51,16 @@ struct WaitingRequests {
         }
     }
 
-    /// Takes the first item.
-    mutating func removeFirst() -> Item? {
-        guard !items.isEmpty else { return nil }
+    /// Takes the first item; there must be one.
+    mutating func removeFirst() -> Item {
         let item = items.removeFirst()
         count(item, sign: -1)
         return item
+    }
+
+    /// Keeps what waits, and drops what arrives later.
+    mutating func acceptNoMore() {
+        acceptsMore = false
     }
 
     /// Drops every item; what arrives later is dropped too.
