@@ -105,10 +105,13 @@ import Testing
         }
     }
 
-    @Test func aMalformedRequestBehindAPipelinedOneIsAnsweredAfterIt() async throws {
+    /// Garbage of 64 KiB goes on after the decoder gave up, over more than one read.
+    @Test(arguments: [0, 64 << 10])
+    func aMalformedRequestBehindAPipelinedOneIsAnsweredAfterIt(moreGarbage: Int) async throws {
         try await withServer { server in
             let client = try await RawHttpClient.connect(port: server.port)
-            try await client.send("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\nGARBAGE\r\n\r\n")
+            try await client.send(
+                "GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\nGARBAGE" + String(repeating: "x", count: moreGarbage) + "\r\n\r\n")
             let first = try await client.readResponse()
             #expect(first.status == 200)
             #expect(first.text == "slow")
@@ -122,13 +125,7 @@ import Testing
         // The client closes its sending side while its first request is being answered (by a
         // route that waits without heeding cancellation), with a second one pipelined behind it.
         let halfClosed = Flag()
-        let routes: (App) -> Void = { app in
-            app.get("/wait") { _ in
-                await waitIgnoringCancellation(for: halfClosed)
-                return "waited"
-            }
-        }
-        try await withServer(routes: routes) { server in
+        try await withServer(routes: waitRoute(until: halfClosed)) { server in
             let client = try await RawHttpClient.connect(port: server.port)
             try await client.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\nGET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
             try await client.closeOutput()
@@ -147,12 +144,7 @@ import Testing
         // Its request asks for `Connection: close`, and another is pipelined behind it: that
         // one goes unanswered, and the connection closes after the first answer.
         let halfClosed = Flag()
-        try await withServer(routes: { app in
-            app.get("/wait") { _ in
-                await waitIgnoringCancellation(for: halfClosed)
-                return "waited"
-            }
-        }) { server in
+        try await withServer(routes: waitRoute(until: halfClosed)) { server in
             let client = try await RawHttpClient.connect(port: server.port)
             try await client.send(
                 "GET /wait HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\nGET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
@@ -163,6 +155,27 @@ import Testing
             #expect(response.header("Connection") == "close")
             #expect(await client.waitForClose(timeout: 2), "the connection was left open")
             #expect(client.unreadBytes.isEmpty)
+        }
+    }
+
+    @Test func aRequestBegunDuringAnAnswerHasItsHeaderTimeoutFromItsFirstBytes() async throws {
+        // Its first bytes arrive while a slow answer is due, and nothing follows them: it is cut
+        // off by the header timeout counted from those bytes, not left the idle timeout.
+        let routes: (App) -> Void = { app in
+            app.get("/slower") { _ in
+                try await Task.sleep(for: .milliseconds(600))
+                return "slower"
+            }
+        }
+        try await withServer({ $0.headerTimeout = 0.3; $0.idleTimeout = 10 }, routes: routes) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /slower HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(50))
+            try await client.send("GET /hel")
+            let first = try await client.readResponse()
+            #expect(first.text == "slower")
+            let cut = try await client.readResponse(timeout: 1)
+            #expect(cut.status == 408)
         }
     }
 
@@ -418,11 +431,7 @@ import Testing
         let port = server.port
         let client = try await RawHttpClient.connect(port: port)
         try await client.send("GET /sleepy HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !entered.isSet && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        try #require(entered.isSet, "the request never reached the route")
+        try #require(await entered.wait(), "the request never reached the route")
 
         let began = ContinuousClock.now
         async let clean = server.shutdown()
@@ -457,11 +466,7 @@ import Testing
         #expect(try await idle.readResponse().status == 200)
         let busy = try await RawHttpClient.connect(port: server.port)
         try await busy.send("GET /sleepy HTTP/1.1\r\nHost: localhost\r\n\r\nGET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !entered.isSet && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        try #require(entered.isSet, "the request never reached the route")
+        try #require(await entered.wait(), "the request never reached the route")
 
         shuttingDown.set()
         async let clean = server.shutdown()
@@ -485,11 +490,7 @@ import Testing
         }
         let client = try await RawHttpClient.connect(port: server.port)
         try await client.send("GET /stuck HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        let deadline = ContinuousClock.now + .seconds(2)
-        while !entered.isSet && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        try #require(entered.isSet, "the request never reached the route")
+        try #require(await entered.wait(), "the request never reached the route")
         #expect(await server.shutdown() == false)
         #expect(await client.waitForClose(timeout: 2), "the busy connection was left open")
     }
@@ -497,27 +498,12 @@ import Testing
     @Test func aRouteIsCancelledWhenItsClientLeaves() async throws {
         let entered = Flag()
         let cancelled = Flag()
-        try await withServer(routes: { app in
-            app.get("/long") { _ in
-                entered.set()
-                do {
-                    try await Task.sleep(for: .seconds(5))
-                } catch {
-                    cancelled.set()
-                    throw error
-                }
-                return "done"
-            }
-        }) { server in
+        try await withServer(routes: longRoute(entered: entered, cancelled: cancelled)) { server in
             let client = try await RawHttpClient.connect(port: server.port)
             try await client.send("GET /long HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            var deadline = ContinuousClock.now + .seconds(2)
-            while !entered.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-            try #require(entered.isSet)
+            try #require(await entered.wait())
             await client.close()
-            deadline = ContinuousClock.now + .seconds(2)
-            while !cancelled.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-            #expect(cancelled.isSet, "the route kept running for a client that left")
+            #expect(await cancelled.wait(), "the route kept running for a client that left")
         }
     }
 
@@ -526,23 +512,11 @@ import Testing
         // route's turn comes, and the route is cancelled at its first suspension.
         let entered = Flag()
         let cancelled = Flag()
-        try await withServer(routes: { app in
-            app.get("/long") { _ in
-                entered.set()
-                do {
-                    try await Task.sleep(for: .seconds(5))
-                } catch {
-                    cancelled.set()
-                    throw error
-                }
-                return "done"
-            }
-        }) { server in
+        try await withServer(routes: longRoute(entered: entered, cancelled: cancelled)) { server in
             let client = try await RawHttpClient.connect(port: server.port)
             try await client.send("GET /long HTTP/1.1\r\nHost: localhost\r\n\r\n")
             await client.close()
-            let deadline = ContinuousClock.now + .seconds(3)
-            while !cancelled.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            _ = await cancelled.wait(upTo: 3)
             #expect(!entered.isSet || cancelled.isSet, "the route kept running for a client that left")
         }
     }
@@ -625,6 +599,32 @@ private func publicFolderWithABigFile() throws -> (folder: TemporaryFolder, size
     return (folder, size)
 }
 
+/// `GET /long`: raises `entered`, then sleeps 5 s unless cancelled, and raises `cancelled` if it is.
+private func longRoute(entered: Flag, cancelled: Flag) -> (App) -> Void {
+    { app in
+        app.get("/long") { _ in
+            entered.set()
+            do {
+                try await Task.sleep(for: .seconds(5))
+            } catch {
+                cancelled.set()
+                throw error
+            }
+            return "done"
+        }
+    }
+}
+
+/// `GET /wait`: answers "waited" 50 ms after `flag` is raised, cancelled or not.
+private func waitRoute(until flag: Flag) -> (App) -> Void {
+    { app in
+        app.get("/wait") { _ in
+            await waitIgnoringCancellation(for: flag)
+            return "waited"
+        }
+    }
+}
+
 /// Returns once `flag` is raised and `seconds` more have passed (for a half-close or a
 /// shutdown to reach the server), whether or not the task is cancelled.
 private func waitIgnoringCancellation(for flag: Flag, then seconds: Double = 0.05) async {
@@ -660,4 +660,13 @@ private final class Flag: Sendable {
 
     /// Raises it.
     func set() { raised.withLock { $0 = true } }
+
+    /// Waits at most `seconds` for it to be raised; returns whether it was.
+    func wait(upTo seconds: Double = 2) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while !isSet, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return isSet
+    }
 }
