@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 extension App {
     /// Starts serving on the settings' host and port and returns at once; for tests and for
@@ -81,7 +80,7 @@ final class ShutdownSignal: Sendable {
         var waiter: CheckedContinuation<Int32, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Starts catching `signals`, and SIGHUP, which calls `hangup` each time, on a queue of its
     /// own so that a slow reload never holds up a shutdown.

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// A Micro application: routes, filters, error handlers and settings.
 ///
@@ -31,7 +30,7 @@ public final class App: Sendable {
         var responder: Responder?
     }
 
-    private let definition: Mutex<Definition>
+    private let definition: Locked<Definition>
     /// The app's logger (label `micro`).
     public let logger: Logger
 
@@ -48,7 +47,7 @@ public final class App: Sendable {
         var logger = Logger(label: "micro")
         logger.logLevel = settings.environment == .test ? .warning : .info
         self.logger = logger
-        definition = Mutex(Definition(settings: settings, problems: problems))
+        definition = Locked(Definition(settings: settings, problems: problems))
     }
 
     /// An app with the given settings (the environment is not read).
@@ -56,7 +55,7 @@ public final class App: Sendable {
         var logger = Logger(label: "micro")
         logger.logLevel = settings.environment == .test ? .warning : .info
         self.logger = logger
-        definition = Mutex(Definition(settings: settings))
+        definition = Locked(Definition(settings: settings))
     }
 
     /// The settings; change them before the app starts.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Sign-in and sign-out through forms, `authenticate()` for protected pages, and the
 /// signed-in user in every template: the seed's design, with its flaws fixed.
@@ -121,7 +120,7 @@ final class AuthenticationService: Sendable {
 
 /// bcrypt hashes of a random password, one per cost, made when first needed.
 private final class DummyHashes: Sendable {
-    private let hashes = Mutex<[Int: String]>([:])
+    private let hashes = Locked<[Int: String]>([:])
 
     func hash(cost: Int) throws -> String {
         if let hash = hashes.withLock({ $0[cost] }) { return hash }

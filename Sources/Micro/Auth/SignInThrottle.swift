@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Limits failed sign-ins: per username (5 in 15 minutes by default) and per client address
 /// (20 in 15 minutes; an IPv6 client's /64 counts as one address). Past a limit, attempts are
@@ -36,7 +35,7 @@ public final class SignInThrottle: Sendable {
 
     /// The limits in force.
     public let limits: Limits
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A throttle with `limits`.
     public init(limits: Limits = Limits()) {

@@ -24,8 +24,8 @@ public final class SqliteUserStore: UserStore, Reloadable {
     public let path: String
     /// How long a look-up waits for another connection's write lock before it gives up.
     public let busyTimeout: Duration
-    private let connection: Mutex<Connection?>
-    private let summary: Mutex<Summary>
+    private let connection: Locked<Connection?>
+    private let summary: Locked<Summary>
     /// How often a look-up found the database locked and waited: tests watch it.
     let lockWaits: LockWaits
 
@@ -52,8 +52,8 @@ public final class SqliteUserStore: UserStore, Reloadable {
         } catch {
             throw ConfigurationError(error.description)
         }
-        connection = Mutex(opened.0)
-        summary = Mutex(opened.1)
+        connection = Locked(opened.0)
+        summary = Locked(opened.1)
     }
 
     static let schema = """

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Users from a YAML file (credentials.yml), read with libyaml.
 ///
@@ -24,15 +23,15 @@ import Synchronization
 public final class YamlUserStore: UserStore, Reloadable {
     /// The file's path.
     public let file: String
-    private let users: Mutex<[String: StoredUser]>
-    private let cost: Mutex<Int?>
+    private let users: Locked<[String: StoredUser]>
+    private let cost: Locked<Int?>
 
     /// Reads `file`. Throws a ``ConfigurationError`` naming the file and line of any problem.
     public init(file: String) throws(ConfigurationError) {
         self.file = file
         let loaded = try Self.load(file)
-        users = Mutex(loaded)
-        cost = Mutex(Self.typicalCost(of: loaded))
+        users = Locked(loaded)
+        cost = Locked(Self.typicalCost(of: loaded))
     }
 
     public func find(username: String) throws -> StoredUser? {

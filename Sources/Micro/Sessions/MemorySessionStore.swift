@@ -1,11 +1,10 @@
-import Synchronization
 
 /// Keeps sessions in the server's memory; the cookie holds only a random id. Sessions can be
 /// revoked (``destroy(id:)``, or ``destroyAll()``), and are lost when the process stops.
 ///
 /// Memory is bounded: beyond `capacity` sessions, the least recently renewed one is dropped.
 public final class MemorySessionStore: SessionStore {
-    private let sessions = Mutex<[String: SessionData]>([:])
+    private let sessions = Locked<[String: SessionData]>([:])
     /// The most sessions kept at once.
     public let capacity: Int
 

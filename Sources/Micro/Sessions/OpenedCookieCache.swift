@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The sessions of the cookies ``CookieSessionStore`` opened recently, by cookie value.
 ///
@@ -27,7 +26,7 @@ final class OpenedCookieCache: Sendable {
     let capacity: Int
     /// About the most bytes kept (both generations), as ``size(of:_:)`` counts them.
     let byteLimit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(capacity: Int = 1024, byteLimit: Int = 1 << 20) {
         self.capacity = capacity

@@ -1,6 +1,5 @@
 import Foundation
 import Mustache
-import Synchronization
 
 /// The templates of the views folder (swift-mustache), rendered inside a layout.
 ///
@@ -15,19 +14,19 @@ final class Views: Sendable {
 
     let folder: String
     private let reloads: Bool
-    private let loaded: Mutex<Loaded>
+    private let loaded: Locked<Loaded>
 
     init(folder: String, environment: Environment) throws(ConfigurationError) {
         self.folder = folder
         reloads = environment == .development
         let stamp = Self.stamp(of: folder)
         do {
-            loaded = Mutex(Loaded(library: try Self.load(folder), stamp: stamp))
+            loaded = Locked(Loaded(library: try Self.load(folder), stamp: stamp))
         } catch {
             // Development shows a broken template on the page that uses it; elsewhere it
             // stops start-up.
             guard reloads else { throw error }
-            loaded = Mutex(Loaded(library: MustacheLibrary(), stamp: stamp, problem: error))
+            loaded = Locked(Loaded(library: MustacheLibrary(), stamp: stamp, problem: error))
         }
     }
 
