@@ -1,7 +1,7 @@
 import Foundation
 import Micro
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 import Testing
 
 /// The server layer over a real socket on 127.0.0.1: keep-alive, pipelining, HEAD, request
@@ -646,24 +646,24 @@ private func waitIgnoringCancellation(for flag: Flag, then seconds: Double) asyn
 
 /// A count that routes raise and a test reads.
 private final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = NIOLockedValueBox(0)
 
     /// The count so far.
-    var value: Int { count.withLock { $0 } }
+    var value: Int { count.withLockedValue { $0 } }
 
     /// Adds one.
-    func increment() { count.withLock { $0 += 1 } }
+    func increment() { count.withLockedValue { $0 += 1 } }
 }
 
 /// A flag one task raises and another watches.
 private final class Flag: Sendable {
-    private let raised = Mutex(false)
+    private let raised = NIOLockedValueBox(false)
 
     /// Whether it was raised.
-    var isSet: Bool { raised.withLock { $0 } }
+    var isSet: Bool { raised.withLockedValue { $0 } }
 
     /// Raises it.
-    func set() { raised.withLock { $0 = true } }
+    func set() { raised.withLockedValue { $0 = true } }
 
     /// Waits at most `seconds` for it to be raised; returns whether it was.
     func wait(upTo seconds: Double = 2) async -> Bool {

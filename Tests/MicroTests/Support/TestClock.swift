@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A clock tests move by hand, to travel in time through session timeouts:
 ///
@@ -9,18 +9,18 @@ import Synchronization
 /// clock.advance(seconds: 601)
 /// ```
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: NIOLockedValueBox<Date>
 
     /// A clock showing `start`.
     init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        current = Mutex(start)
+        current = NIOLockedValueBox(start)
     }
 
     /// The time it shows.
-    var now: Date { current.withLock { $0 } }
+    var now: Date { current.withLockedValue { $0 } }
 
     /// Moves the clock forward.
     func advance(seconds: Double) {
-        current.withLock { $0 += seconds }
+        current.withLockedValue { $0 += seconds }
     }
 }
