@@ -403,4 +403,53 @@ import Testing
         #expect(response.status == .found)
         #expect(response.location == "https://evil.example/x")
     }
+
+    // MARK: Users whose names are the same text in Unicode's eyes, but not the same bytes
+
+    /// Two users a store keeps apart: "kåre" with a precomposed å (U+00E5), and "kåre" with an
+    /// a and a combining ring (U+030A). Swift's `String` holds them equal.
+    private static let composed = "k\u{E5}re", decomposed = "ka\u{30A}re"
+
+    /// A store that tells usernames apart by their bytes, as SQLite's `=` does.
+    private struct BytewiseUsers: UserStore {
+        let users: [StoredUser]
+        func find(username: String) throws -> StoredUser? {
+            users.first { $0.user.username.utf8.elementsEqual(username.utf8) }
+        }
+    }
+
+    private func appWithLookalikeUsers() throws -> App {
+        #expect(Self.composed == Self.decomposed)
+        let hash = try Password.hash("pw", cost: 4)
+        let app = isolatedApp()
+        var authentication = Authentication(users: BytewiseUsers(users: [Self.composed, Self.decomposed].map {
+            StoredUser(user: User(username: $0, name: $0), passwordHash: hash)
+        }))
+        authentication.hasher = PasswordHasher(threads: 1)
+        app.use(authentication)
+        app.get("/me") { request in request.currentUser?.username ?? "nobody" }
+        return app
+    }
+
+    @Test func eachOfTwoLookalikeUsersIsHimself() async throws {
+        // The users read from sessions are shared between requests, by their JSON: a key that
+        // compared as String would give the second user the first one's identity.
+        let app = try appWithLookalikeUsers()
+        for username in [Self.composed, Self.decomposed, Self.composed] {
+            let client = TestClient(app)
+            #expect(try await client.post("/signin", form: ["username": username, "password": "pw"]).status == .seeOther)
+            #expect(Array(try await client.get("/me").text.utf8) == Array(username.utf8))
+        }
+    }
+
+    @Test func signingInAsTheLookalikeOfTheSignedInUserChangesTheUser() async throws {
+        // The session compares values byte for byte: the second user's JSON, equal to the
+        // first's as a String, still replaces it.
+        let client = TestClient(try appWithLookalikeUsers())
+        #expect(try await client.post("/signin", form: ["username": Self.composed, "password": "pw"]).status == .seeOther)
+        #expect(Array(try await client.get("/me").text.utf8) == Array(Self.composed.utf8))
+        #expect(try await client.post("/signin", form: ["username": Self.decomposed, "password": "pw"]).status == .seeOther)
+        #expect(Array(try await client.get("/me").text.utf8) == Array(Self.decomposed.utf8))
+    }
 }
+

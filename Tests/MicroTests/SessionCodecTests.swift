@@ -86,14 +86,14 @@ import Testing
         for index in 0..<10 { cache.remember(large, for: "large-\(index)") }
         #expect(cache.usage.bytes <= 4000)
         #expect(cache.usage.entries < 10)
-        #expect(cache.session(for: "large-9") == large)
+        #expect(cache.value(for: "large-9") == large)
         // A session larger than a generation is not kept, and evicts nothing.
         var huge = SessionData(now: 0)
         huge.values["notes"] = String(repeating: "h", count: 2500)
         let before = cache.usage
         cache.remember(huge, for: "huge")
         #expect(cache.usage == before)
-        #expect(cache.session(for: "huge") == nil)
+        #expect(cache.value(for: "huge") == nil)
     }
 
     @Test func theCacheKeepsTheValuesStillInUseThroughChurn() {
@@ -103,13 +103,13 @@ import Testing
         for index in 0..<2000 {
             cache.remember(data, for: "passing-\(index)")
             if index % 20 == 0 {
-                if cache.session(for: "regular") == nil { cache.remember(data, for: "regular") }
+                if cache.value(for: "regular") == nil { cache.remember(data, for: "regular") }
             }
         }
-        #expect(cache.session(for: "regular") == data)
+        #expect(cache.value(for: "regular") == data)
         // The newest half of the capacity is always there.
-        #expect((1950..<2000).allSatisfy { cache.session(for: "passing-\($0)") != nil })
-        #expect(cache.session(for: "passing-0") == nil)
+        #expect((1950..<2000).allSatisfy { cache.value(for: "passing-\($0)") != nil })
+        #expect(cache.value(for: "passing-0") == nil)
         #expect(cache.usage.entries <= 100)
     }
 

@@ -59,10 +59,22 @@ public final class Session {
     public func get<T: Decodable>(_ key: String, as type: T.Type = T.self) -> T? {
         guard let json = data.values[key] else { return nil }
         if T.self == String.self, let text = Self.plainString(json) { return text as? T }
-        if let cached = decoded[key], cached.json == json, let value = cached.value as? T { return value }
+        if let cached = decoded[key], cached.json.utf8.elementsEqual(json.utf8), let value = cached.value as? T { return value }
         guard let value = try? JSONDecoder().decode(T.self, from: Data(json.utf8)) else { return nil }
         // Only values are kept: an object handed out twice could be changed between reads.
         if !(T.self is AnyObject.Type) { decoded[key] = (json, value) }
+        return value
+    }
+
+    /// ``get(_:as:)``, with the decoded values shared between requests in `shared`, by their
+    /// JSON. Only for types whose decoding is pure (Micro's own ``User``): a value from the
+    /// cache skips whatever the type's decoder would have checked again.
+    func get<T: Decodable & Sendable>(_ key: String, as type: T.Type, sharedIn shared: BoundedCache<ExactString, T>) -> T? {
+        guard let json = data.values[key] else { return nil }
+        let exact = ExactString(json)
+        if let value = shared.value(for: exact) { return value }
+        guard let value = get(key, as: T.self) else { return nil }
+        shared.remember(value, for: exact)
         return value
     }
 
@@ -74,7 +86,9 @@ public final class Session {
         } else {
             json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
         }
-        guard data.values[key] != json else { return }
+        // Byte for byte: a value canonically equivalent to the one held (another user's name,
+        // spelled with a combining accent, say) is another value.
+        if let held = data.values[key], held.utf8.elementsEqual(json.utf8) { return }
         data.values[key] = json
         changed = true
     }
