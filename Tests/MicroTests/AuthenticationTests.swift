@@ -160,6 +160,11 @@ import Testing
         }
         #expect(LocalPath.sanitize("https://evil.example/") == nil)
         #expect(LocalPath.sanitize("/ok?next=//x") == "/ok?next=//x")
+        // A slash joined by a mark into one Character (U+FE0F, which browsers drop from a host)
+        // is still a slash.
+        for (raw, expected) in [("//\u{FE0F}evil.example", "/\u{FE0F}evil.example"), ("/%2F\u{FE0F}evil", "/\u{FE0F}evil")] {
+            #expect(LocalPath.sanitize(raw).map { Array($0.utf8) } == Array(expected.utf8), "\(raw)")
+        }
     }
 
     @Test func postRequestsAreNotRememberedAsThePathToReturnTo() async throws {
@@ -428,6 +433,12 @@ import Testing
         authentication.hasher = PasswordHasher(threads: 1)
         app.use(authentication)
         app.get("/me") { request in request.currentUser?.username ?? "nobody" }
+        app.post("/switch") { request in
+            // Reads the user, then signs in as someone else, in one request.
+            _ = request.currentUser
+            _ = try await request.signIn(username: request.params["username"] ?? "", password: "pw")
+            return request.currentUser?.username ?? "nobody"
+        }
         return app
     }
 
@@ -451,5 +462,17 @@ import Testing
         #expect(try await client.post("/signin", form: ["username": Self.decomposed, "password": "pw"]).status == .seeOther)
         #expect(Array(try await client.get("/me").text.utf8) == Array(Self.decomposed.utf8))
     }
-}
 
+    @Test func aUserReadBeforeSigningInAsTheLookalikeIsNotKeptForTheLookalike() async throws {
+        // In a request that has already read the first user, signing in as the lookalike: that
+        // request, and the lookalike's own sessions later, see the lookalike.
+        let app = try appWithLookalikeUsers()
+        let client = TestClient(app)
+        #expect(try await client.post("/signin", form: ["username": Self.composed, "password": "pw"]).status == .seeOther)
+        let switched = try await client.post("/switch", form: ["username": Self.decomposed])
+        #expect(Array(switched.text.utf8) == Array(Self.decomposed.utf8))
+        let other = TestClient(app)
+        #expect(try await other.post("/signin", form: ["username": Self.decomposed, "password": "pw"]).status == .seeOther)
+        #expect(Array(try await other.get("/me").text.utf8) == Array(Self.decomposed.utf8))
+    }
+}

@@ -125,4 +125,28 @@ import Testing
         #expect(kelvin == value)
         #expect(store.load(cookieValue: kelvin) == nil)
     }
+
+    @Test func theMemoryStoreFindsASessionOnlyByItsIdsOwnSpelling() throws {
+        let store = MemorySessionStore()
+        var data = SessionData(now: 1000)
+        while !data.id.contains("K") { data = SessionData(now: 1000) }
+        let value = try store.save(data)
+        #expect(store.load(cookieValue: value) == data)
+        let kelvin = value.replacingOccurrences(of: "K", with: "\u{212A}")
+        #expect(kelvin == value)
+        #expect(store.load(cookieValue: kelvin) == nil)
+    }
+
+    @Test func exactStringsAreKeysByTheirBytes() {
+        let composed = ExactString("k\u{E5}re"), decomposed = ExactString("ka\u{30A}re")
+        #expect(composed.text == decomposed.text)  // equal as Swift Strings
+        #expect(composed != decomposed)
+        #expect(composed == ExactString("k\u{E5}re"))
+        let cache = BoundedCache<ExactString, String>(capacity: 10, byteLimit: 1000) { _, _ in 1 }
+        cache.remember("composed", for: composed)
+        #expect(cache.value(for: decomposed) == nil)
+        cache.remember("decomposed", for: decomposed)
+        #expect(cache.value(for: composed) == "composed")
+        #expect(cache.value(for: decomposed) == "decomposed")
+    }
 }

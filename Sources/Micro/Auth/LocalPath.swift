@@ -5,12 +5,17 @@ enum LocalPath {
     /// a backslash, a control character or a scheme anywhere refuses the path. The query stays.
     static func sanitize(_ raw: String) -> String? {
         guard raw.utf8.first == UInt8(ascii: "/"), raw.utf8.count <= 2048 else { return nil }
+        // By bytes: a Character comparison would not see the slash in "/" followed by a
+        // mark that joins it (U+FE0F), and "//\u{FE0F}evil.example" names another site.
         var rest = Substring(raw)
         while true {
-            if rest.hasPrefix("/") {
-                rest = rest.dropFirst()
-            } else if rest.lowercased().hasPrefix("%2f") {
-                rest = rest.dropFirst(3)
+            let bytes = rest.utf8
+            if bytes.first == UInt8(ascii: "/") {
+                rest = Substring(bytes.dropFirst())
+            } else if bytes.count >= 3, bytes.starts(with: "%2".utf8),
+                bytes.dropFirst(2).first.map({ $0 | 0x20 }) == UInt8(ascii: "f")
+            {
+                rest = Substring(bytes.dropFirst(3))
             } else {
                 break
             }

@@ -96,12 +96,3 @@ extension Request {
         return session[Self.originalPathKey].flatMap(LocalPath.sanitize)
     }
 }
-
-extension User {
-    /// The users recently read from sessions, by their JSON: a signed-in browser's every
-    /// request reads its user, and decoding it with `JSONDecoder` was about 7% of the cost of
-    /// a rendered page over a socket.
-    static let readFromSessions = BoundedCache<ExactString, User>(capacity: 1024, byteLimit: 1 << 20) { json, user in
-        96 + json.text.utf8.count + user.username.utf8.count + user.name.utf8.count
-    }
-}

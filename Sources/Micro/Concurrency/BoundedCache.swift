@@ -44,7 +44,9 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return found
     }
 
-    /// Keeps `value` for `key`. A value larger than a generation is not kept.
+    /// Keeps `value` for `key`. The value must follow from the key (a session from its cookie,
+    /// a user from their JSON): a key already in the current generation keeps the value it has.
+    /// A value larger than a generation is not kept.
     func remember(_ value: Value, for key: Key) {
         let size = size(key, value)
         guard size <= byteLimit / 2 else { return }
@@ -75,24 +77,5 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// How many entries and bytes are kept (for tests).
     var usage: (entries: Int, bytes: Int) {
         state.withLock { ($0.current.entries.count + $0.previous.entries.count, $0.current.bytes + $0.previous.bytes) }
-    }
-}
-
-/// A string that equals another only when their UTF-8 bytes are the same, for keys that
-/// identify something: Swift's `String` compares by canonical equivalence ("\u{212A}" KELVIN
-/// SIGN equals "K", a precomposed "å" equals "a" and a combining ring), so two usernames a
-/// store keeps apart would be one key.
-struct ExactString: Hashable, Sendable {
-    let text: String
-
-    init(_ text: String) { self.text = text }
-
-    static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.text.utf8.elementsEqual(rhs.text.utf8)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

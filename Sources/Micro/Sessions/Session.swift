@@ -73,7 +73,8 @@ public final class Session {
         guard let json = data.values[key] else { return nil }
         let exact = ExactString(json)
         if let value = shared.value(for: exact) { return value }
-        guard let value = get(key, as: T.self) else { return nil }
+        // Decoded from the very JSON it is kept under, never taken from elsewhere.
+        guard let value = try? JSONDecoder().decode(T.self, from: Data(json.utf8)) else { return nil }
         shared.remember(value, for: exact)
         return value
     }
@@ -84,7 +85,11 @@ public final class Session {
         if let text = value as? String, Self.isPlain(text) {
             json = "\"" + text + "\""
         } else {
-            json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+            // Keys sorted: the same value is always the same JSON (the encoder's order varies
+            // from one encoding to the next), so setting it again is no change.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            json = String(decoding: try encoder.encode(value), as: UTF8.self)
         }
         // Byte for byte: a value canonically equivalent to the one held (another user's name,
         // spelled with a combining accent, say) is another value.
@@ -126,9 +131,11 @@ public final class Session {
     private static func plainString(_ json: String) -> String? {
         let bytes = json.utf8
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return nil }
-        let inner = Substring(json).dropFirst().dropLast()
-        guard !inner.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return nil }
-        return String(inner)
+        // By bytes: dropping Characters would take a combining mark that begins the text
+        // (it joins the opening quote into one Character) along with the quote.
+        let inner = bytes.dropFirst().dropLast()
+        guard !inner.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return nil }
+        return String(decoding: inner, as: UTF8.self)
     }
 
     /// Restarts the inactivity window at `now`.
