@@ -165,6 +165,12 @@ import Testing
         for (raw, expected) in [("//\u{FE0F}evil.example", "/\u{FE0F}evil.example"), ("/%2F\u{FE0F}evil", "/\u{FE0F}evil")] {
             #expect(LocalPath.sanitize(raw).map { Array($0.utf8) } == Array(expected.utf8), "\(raw)")
         }
+        // Escapes are read by bytes too, in either case; a "%" that starts none is left alone.
+        for refused in ["/a%5C\u{301}b", "/a%5c", "/a%7F", "/a%1f", "/a%00"] {
+            #expect(LocalPath.sanitize(refused) == nil, "\(refused)")
+        }
+        #expect(LocalPath.sanitize("/%2f%2F/x") == "/x")
+        #expect(LocalPath.sanitize("/100%/x%2") == "/100%/x%2")
     }
 
     @Test func postRequestsAreNotRememberedAsThePathToReturnTo() async throws {
@@ -463,7 +469,7 @@ import Testing
         #expect(Array(try await client.get("/me").text.utf8) == Array(Self.decomposed.utf8))
     }
 
-    @Test func aUserReadBeforeSigningInAsTheLookalikeIsNotKeptForTheLookalike() async throws {
+    @Test func signingInAsTheLookalikeInARequestThatReadTheUserSwitchesToTheLookalike() async throws {
         // In a request that has already read the first user, signing in as the lookalike: that
         // request, and the lookalike's own sessions later, see the lookalike.
         let app = try appWithLookalikeUsers()

@@ -2,40 +2,21 @@
 enum LocalPath {
     /// `raw` as a local path, or nil when it cannot be one. Leading slashes (and their encoded
     /// forms) collapse to one, as Devise does, so `//evil.example/x` becomes `/evil.example/x`;
-    /// a backslash, a control character or a scheme anywhere refuses the path. The query stays.
+    /// a backslash or a control character anywhere, written out or percent-encoded, refuses the
+    /// path. The query stays.
     static func sanitize(_ raw: String) -> String? {
-        guard raw.utf8.first == UInt8(ascii: "/"), raw.utf8.count <= 2048 else { return nil }
-        // By bytes: a Character comparison would not see the slash in "/" followed by a
-        // mark that joins it (U+FE0F), and "//\u{FE0F}evil.example" names another site.
-        var rest = Substring(raw)
-        while true {
-            let bytes = rest.utf8
-            if bytes.first == UInt8(ascii: "/") {
-                rest = Substring(bytes.dropFirst())
-            } else if bytes.count >= 3, bytes.starts(with: "%2".utf8),
-                bytes.dropFirst(2).first.map({ $0 | 0x20 }) == UInt8(ascii: "f")
-            {
-                rest = Substring(bytes.dropFirst(3))
-            } else {
-                break
-            }
+        // By bytes throughout: Characters would not see a slash that a mark after it joins into
+        // one Character (U+FE0F), and "//\u{FE0F}evil.example" names another site.
+        var rest = Substring(raw).utf8
+        guard rest.first == UInt8(ascii: "/"), rest.count <= 2048 else { return nil }
+        while rest.first == UInt8(ascii: "/") || PercentEncoding.escapedByte(atStartOf: rest) == UInt8(ascii: "/") {
+            rest = rest.dropFirst(rest.first == UInt8(ascii: "/") ? 1 : 3)
         }
-        let lowered = rest.lowercased()
-        guard !rest.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") }),
-            !lowered.contains("%5c"), !Self.hasEncodedControl(lowered)
-        else { return nil }
-        return "/" + rest
-    }
-
-    private static func hasEncodedControl(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 3 else { return false }
-        for index in 0..<(bytes.count - 2) where bytes[index] == UInt8(ascii: "%") {
-            let high = bytes[index + 1]
-            let low = bytes[index + 2]
-            if high == UInt8(ascii: "0") || high == UInt8(ascii: "1") { return true }  // %00-%1F
-            if high == UInt8(ascii: "7"), low == UInt8(ascii: "f") { return true }  // %7F
+        for index in rest.indices {
+            var byte = rest[index]
+            if byte == UInt8(ascii: "%"), let escaped = PercentEncoding.escapedByte(atStartOf: rest[index...]) { byte = escaped }
+            if byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\\") { return nil }
         }
-        return false
+        return "/" + String(Substring(rest))
     }
 }

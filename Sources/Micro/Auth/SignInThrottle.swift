@@ -1,4 +1,3 @@
-
 /// Limits failed sign-ins: per username (5 in 15 minutes by default) and per client address
 /// (20 in 15 minutes; an IPv6 client's /64 counts as one address). Past a limit, attempts are
 /// refused until the window has passed, right password or not; a success clears the

@@ -19,16 +19,16 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The most entries kept (both generations).
     let capacity: Int
-    /// About the most bytes kept (both generations), as `size` counts them.
+    /// About the most bytes kept (both generations), as `sizeOf` counts them.
     let byteLimit: Int
     /// What an entry costs in bytes, near enough.
-    private let size: @Sendable (Key, Value) -> Int
+    private let sizeOf: @Sendable (Key, Value) -> Int
     private let state = Locked(State())
 
     init(capacity: Int, byteLimit: Int, size: @escaping @Sendable (Key, Value) -> Int) {
         self.capacity = capacity
         self.byteLimit = byteLimit
-        self.size = size
+        self.sizeOf = size
     }
 
     /// The value kept for `key`, if it is still here.
@@ -36,7 +36,7 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let (found, dropped) = state.withLock { state -> (Value?, Generation?) in
             if let value = state.current.entries[key] { return (value, nil) }
             guard let value = state.previous.entries.removeValue(forKey: key) else { return (nil, nil) }
-            let size = size(key, value)
+            let size = sizeOf(key, value)
             state.previous.bytes -= size
             return (value, Self.add(key, value, size: size, to: &state, limits: (capacity, byteLimit)))
         }
@@ -48,11 +48,11 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// a user from their JSON): a key already in the current generation keeps the value it has.
     /// A value larger than a generation is not kept.
     func remember(_ value: Value, for key: Key) {
-        let size = size(key, value)
+        let size = sizeOf(key, value)
         guard size <= byteLimit / 2 else { return }
         let dropped = state.withLock { state -> Generation? in
             guard state.current.entries[key] == nil else { return nil }
-            if let old = state.previous.entries.removeValue(forKey: key) { state.previous.bytes -= self.size(key, old) }
+            if let old = state.previous.entries.removeValue(forKey: key) { state.previous.bytes -= sizeOf(key, old) }
             return Self.add(key, value, size: size, to: &state, limits: (capacity, byteLimit))
         }
         _ = dropped

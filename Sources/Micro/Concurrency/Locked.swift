@@ -7,6 +7,10 @@ import NIOConcurrencyHelpers
 /// contended, the kernel hands it to the waiting thread, a hand-over the thread sanitizer
 /// cannot see: it reported the accesses the lock protects as data races (a SQLite look-up
 /// under concurrent sign-ins, in `.ci/run`'s sanitizer pass). A pthread mutex is one it sees.
+///
+/// NIO's `NIOLockedValueBox` is Sendable only for a Sendable value; like `Mutex`, this one
+/// takes any value (the SQLite store's connection is not Sendable), handing it over with
+/// `sending` instead.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NIOLock()
     private var value: Value

@@ -64,6 +64,16 @@ enum PercentEncoding {
         }
     }
 
+    /// The byte that the `%XX` escape at the start of `bytes` stands for; nil when `bytes` does
+    /// not start with one.
+    static func escapedByte(atStartOf bytes: some Collection<UInt8>) -> UInt8? {
+        var iterator = bytes.makeIterator()
+        guard iterator.next() == UInt8(ascii: "%"), let high = iterator.next().flatMap(hexValue),
+            let low = iterator.next().flatMap(hexValue)
+        else { return nil }
+        return high << 4 | low
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

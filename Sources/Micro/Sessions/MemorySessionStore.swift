@@ -1,4 +1,3 @@
-
 /// Keeps sessions in the server's memory; the cookie holds only a random id. Sessions can be
 /// revoked (``destroy(id:)``, or ``destroyAll()``), and are lost when the process stops.
 ///

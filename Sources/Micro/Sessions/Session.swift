@@ -60,7 +60,7 @@ public final class Session {
         guard let json = data.values[key] else { return nil }
         if T.self == String.self, let text = Self.plainString(json) { return text as? T }
         if let cached = decoded[key], cached.json.utf8.elementsEqual(json.utf8), let value = cached.value as? T { return value }
-        guard let value = try? JSONDecoder().decode(T.self, from: Data(json.utf8)) else { return nil }
+        guard let value = Self.decode(json, as: T.self) else { return nil }
         // Only values are kept: an object handed out twice could be changed between reads.
         if !(T.self is AnyObject.Type) { decoded[key] = (json, value) }
         return value
@@ -74,7 +74,7 @@ public final class Session {
         let exact = ExactString(json)
         if let value = shared.value(for: exact) { return value }
         // Decoded from the very JSON it is kept under, never taken from elsewhere.
-        guard let value = try? JSONDecoder().decode(T.self, from: Data(json.utf8)) else { return nil }
+        guard let value = Self.decode(json, as: T.self) else { return nil }
         shared.remember(value, for: exact)
         return value
     }
@@ -119,6 +119,11 @@ public final class Session {
         data.id = SessionData.randomId()
         data.values[CsrfToken.sessionKey] = nil
         changed = true
+    }
+
+    /// `json` decoded as `T`; nil when it is not one.
+    private static func decode<T: Decodable>(_ json: String, as type: T.Type) -> T? {
+        try? JSONDecoder().decode(T.self, from: Data(json.utf8))
     }
 
     /// Strings with nothing JSON escapes are stored and read without a JSON coder (most values
