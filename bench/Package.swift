@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .executableTarget(
@@ -25,7 +26,10 @@ let package = Package(
         .target(name: "BenchRoutes", dependencies: [.product(name: "Micro", package: micro)]),
         .executableTarget(
             name: "InProcessBench",
-            dependencies: ["BenchRoutes", .product(name: "Micro", package: micro)]
+            dependencies: [
+                "BenchRoutes", .product(name: "Micro", package: micro),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
         ),
         .executableTarget(
             name: "MicroBench",

@@ -10,7 +10,13 @@
 import Micro
 
 public enum BenchRoutes {
-    static let items = ["Date Conversion", "Data Encoding", "Data Encryption"]
+    /// The list `/page` shows.
+    public static let items = ["Date Conversion", "Data Encoding", "Data Encryption"]
+
+    /// What the `/page` route passes to its template, besides the user's name.
+    public static func pageValues(name: String) -> [String: Any] {
+        ["title": "Bench page", "name": name, "items": items]
+    }
 
     /// Adds the three routes; the views are bench/views, relative to the repository's root.
     public static func install(in app: App) {
@@ -34,7 +40,7 @@ public enum BenchRoutes {
             guard let name = request.currentUser?.name ?? request.session["name"] else {
                 try request.redirect(to: "/signin")
             }
-            return try request.render("page", ["title": "Bench page", "name": name, "items": items])
+            return try request.render("page", pageValues(name: name))
         }
     }
 }

@@ -1,9 +1,12 @@
 // Micro's own cost per request, without a socket: the time `App.respond` takes for a plain
 // route, the same route for a client with a session cookie, and a page rendered in a layout.
-// It isolates the framework from the network stack that bench/run.sh also measures.
+// It isolates the framework from the network stack that bench/run.sh also measures. A last row
+// times swift-mustache alone rendering that page and layout with the same values: the floor
+// under `/page` that no framework on this library can go below.
 import Foundation
 import BenchRoutes
 import Micro
+import Mustache
 
 var settings = Settings()
 settings.environment = .production
@@ -22,6 +25,26 @@ BenchRoutes.install(in: app)
     return Double(elapsed.components.seconds) * 1e6 / Double(count) + Double(elapsed.components.attoseconds) / 1e12 / Double(count)
 }
 
+/// swift-mustache alone: `page.mustache` with the route's values, then `layout.mustache` with the
+/// page at `{{{yield}}}`, as `Request.render` does, but with no automatic values.
+@Sendable func renderMicroseconds(count: Int) async throws -> Double {
+    let library = try await MustacheLibrary(directory: "bench/views")
+    let values = BenchRoutes.pageValues(name: "Bench User")
+    var bytes = 0
+    func render() {
+        guard let page = library.render(values, withTemplate: "page") else { fatalError("bench/views/page.mustache is missing") }
+        var outer = values
+        outer["yield"] = page
+        bytes &+= library.render(outer, withTemplate: "layout")?.utf8.count ?? 0
+    }
+    for _ in 0..<1000 { render() }
+    let start = ContinuousClock.now
+    for _ in 0..<count { render() }
+    let elapsed = ContinuousClock.now - start
+    precondition(bytes > 0)
+    return Double(elapsed.components.seconds) * 1e6 / Double(count) + Double(elapsed.components.attoseconds) / 1e12 / Double(count)
+}
+
 // `InProcessBench /page` times only the routes with that path (for a profiler).
 let only = CommandLine.arguments.dropFirst().first
 
@@ -36,5 +59,8 @@ try await Task.detached {
         ("GET /page (layout, session)", "/page", cookie, 20_000),
     ] as [(String, String, String?, Int)] where only == nil || path == only {
         print("| \(label) | \(String(format: "%.2f", try await microseconds(path, cookie: cookie, count: count))) |")
+    }
+    if only == nil {
+        print("| swift-mustache alone: the same page and layout | \(String(format: "%.2f", try await renderMicroseconds(count: 20_000))) |")
     }
 }.value
