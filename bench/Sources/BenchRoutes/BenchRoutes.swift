@@ -11,7 +11,7 @@ import Micro
 
 public enum BenchRoutes {
     /// The list `/page` shows.
-    public static let items = ["Date Conversion", "Data Encoding", "Data Encryption"]
+    static let items = ["Date Conversion", "Data Encoding", "Data Encryption"]
 
     /// What the `/page` route passes to its template, besides the user's name.
     public static func pageValues(name: String) -> [String: Any] {

@@ -15,6 +15,11 @@ settings.sessions.secret = String(repeating: "0123456789abcdef", count: 4)
 let app = App(settings: settings)
 BenchRoutes.install(in: app)
 
+/// `elapsed` over `count`, in microseconds.
+func microseconds(_ elapsed: Duration, per count: Int) -> Double {
+    (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12) / Double(count)
+}
+
 @Sendable func microseconds(_ path: String, cookie: String?, count: Int) async throws -> Double {
     var headers: HttpHeaders = ["Host": "localhost"]
     if let cookie { headers.add(name: "Cookie", value: cookie) }
@@ -22,7 +27,7 @@ BenchRoutes.install(in: app)
     let start = ContinuousClock.now
     for _ in 0..<count { _ = try await app.respond(method: .GET, uri: path, headers: headers) }
     let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) * 1e6 / Double(count) + Double(elapsed.components.attoseconds) / 1e12 / Double(count)
+    return microseconds(elapsed, per: count)
 }
 
 /// swift-mustache alone: `page.mustache` with the route's values, then `layout.mustache` with the
@@ -42,7 +47,7 @@ BenchRoutes.install(in: app)
     for _ in 0..<count { render() }
     let elapsed = ContinuousClock.now - start
     precondition(bytes > 0)
-    return Double(elapsed.components.seconds) * 1e6 / Double(count) + Double(elapsed.components.attoseconds) / 1e12 / Double(count)
+    return microseconds(elapsed, per: count)
 }
 
 // `InProcessBench /page` times only the routes with that path (for a profiler).
