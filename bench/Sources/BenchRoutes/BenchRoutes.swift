@@ -7,6 +7,7 @@
 // GET /page   a Mustache page (bench/views) in a layout, for the session read from the cookie:
 //             the signed-in user's (POST /signin, where the app has Authentication), or the
 //             /login shortcut's; without either, a redirect to /signin.
+import Foundation
 import Micro
 
 public enum BenchRoutes {
@@ -16,6 +17,19 @@ public enum BenchRoutes {
     /// What the `/page` route passes to its template, besides the user's name.
     public static func pageValues(name: String) -> [String: Any] {
         ["title": "Bench page", "name": name, "items": items]
+    }
+
+    /// Stops `tool` with a message naming what is missing, and exit status 1, unless it runs
+    /// from the repository's root, where the benchmarks find `bench/views` and
+    /// `bench/credentials.yml` (otherwise the first request or the user store would fail
+    /// with a trap).
+    public static func requireRepositoryRoot(_ tool: String) {
+        let needed = ["bench/views/page.mustache", "bench/views/layout.mustache", "bench/credentials.yml"]
+        let missing = needed.filter { !FileManager.default.isReadableFile(atPath: $0) }
+        guard !missing.isEmpty else { return }
+        let folder = FileManager.default.currentDirectoryPath
+        FileHandle.standardError.write(Data("\(tool) cannot start: \(missing.joined(separator: ", ")) not found from \(folder); run it from the repository's root.\n".utf8))
+        exit(1)
     }
 
     /// Adds the three routes; the views are bench/views, relative to the repository's root.

@@ -6,6 +6,7 @@
 import BenchRoutes
 import Micro
 
+BenchRoutes.requireRepositoryRoot("MicroBench")
 let app = App()
 BenchRoutes.install(in: app)
 app.use(Authentication(users: try YamlUserStore(file: "bench/credentials.yml")))
