@@ -543,6 +543,41 @@ import Testing
         }
     }
 
+    // MARK: Routes over one connection
+
+    @Test func aConnectionsLaterRoutesRunAfterOnesThatSuspendedAndAreNotCancelled() async throws {
+        // One task runs a connection's routes in turn (see HttpHandler): each route here
+        // suspends, and none may see a cancellation its client never caused.
+        try await withServer(routes: napRoute) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            for _ in 0..<3 {
+                try await client.send("GET /nap HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                #expect(try await client.readResponse().text == "rested")
+            }
+            try await client.send(
+                "GET /nap HTTP/1.1\r\nHost: localhost\r\n\r\nGET /fast HTTP/1.1\r\nHost: localhost\r\n\r\nGET /nap HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try await client.readResponse().text == "rested")
+            #expect(try await client.readResponse().text == "fast")
+            #expect(try await client.readResponse().text == "rested")
+            await client.close()
+        }
+    }
+
+    @Test func aRouteCanAwaitChildTasks() async throws {
+        // Child tasks run on the connection's event loop with their route: awaiting them
+        // answers, it does not wait on itself.
+        try await withServer(routes: childrenRoute) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            for _ in 0..<2 {
+                try await client.send("GET /children HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                let response = try await client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.text == "10")
+            }
+            await client.close()
+        }
+    }
+
     // MARK: Expect
 
     @Test func expectContinueGets100BeforeTheFinalResponse() async throws {
@@ -634,6 +669,31 @@ private func longRoute(entered: Flag, cancelled: Flag) -> (App) -> Void {
             }
             return "done"
         }
+    }
+}
+
+/// `GET /nap`: sleeps 20 ms, then answers "rested", or "cancelled" when its task was cancelled.
+private func napRoute(_ app: App) {
+    app.get("/nap") { _ in
+        try? await Task.sleep(for: .milliseconds(20))
+        return Task.isCancelled ? "cancelled" : "rested"
+    }
+}
+
+/// `GET /children`: adds 1 to 4, each from a child task that first sleeps (an `async let` and
+/// a task group), and answers the sum.
+private func childrenRoute(_ app: App) {
+    @Sendable func later(_ value: Int) async -> Int {
+        try? await Task.sleep(for: .milliseconds(5))
+        return value
+    }
+    app.get("/children") { _ in
+        async let first = later(1)
+        let rest = await withTaskGroup(of: Int.self) { group in
+            for value in 2...4 { group.addTask { await later(value) } }
+            return await group.reduce(0, +)
+        }
+        return String(await first + rest)
     }
 }
 

@@ -61,8 +61,13 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// waits for it.
     private var lastWrite: EventLoopFuture<Void>?
     private var isActive = false
-    /// The task answering the current request.
-    private var routeTask: Task<Void, Never>?
+    /// The connection's task: it runs the routes of its requests, one after the other, on
+    /// this event loop (see `respond(to:body:context:)`).
+    private var routes: Task<Void, Never>?
+    /// The connection's task, waiting for its next request.
+    private var nextRequest: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>?
+    /// A request taken while the connection's task was sending the last answer: it runs next.
+    private var takenRequest: (HTTPRequestHead, ByteBuffer)?
     private var dateCache: (second: Int, text: String) = (0, "")
 
     init(responder: Responder, fileIO: NonBlockingFileIO) {
@@ -88,9 +93,15 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isActive = false
-        // The client is gone: a route still working for it is told to stop.
-        routeTask?.cancel()
-        routeTask = nil
+        // The client is gone: a route still working for it is told to stop, and the
+        // connection's task ends.
+        routes?.cancel()
+        routes = nil
+        takenRequest = nil
+        if let continuation = nextRequest {
+            nextRequest = nil
+            continuation.resume(returning: nil)
+        }
         cancelTimer()
         timeout?.cancel()
         timeout = nil
@@ -157,7 +168,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // answer anyway is sent; then the connection closes.
             inputClosed = true
             waiting.acceptNoMore()
-            routeTask?.cancel()
+            routes?.cancel()
             return closeIfAllAnswered(context: context)
         }
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
@@ -266,45 +277,71 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Answering
 
+    /// Hands a request to the connection's task, which runs its route on this event loop.
+    ///
+    /// One task per connection, not per request: it runs each request's route in turn, and
+    /// waits for the next one in between, so no task (nor the memory its routes' frames take)
+    /// is created per request. Measured against a task per request with bench/'s plain route
+    /// (wrk, 64 connections): 13 allocations per request instead of 20, and 1.00x to 1.21x the
+    /// requests per second (median 1.10x, nine interleaved pairs).
+    ///
+    /// The task prefers this event loop as its executor (``EventLoopTaskExecutor``), so a route
+    /// runs here, also after it suspends (a password check, say), and its answer is written
+    /// with no hop. Its child tasks (`async let`, task groups) run here too; work that should
+    /// use other cores goes to a detached task or a thread pool. A request is started in the
+    /// event loop's turn for tasks, right after this read and the other connections' reads
+    /// that were ready with it, rather than inside this read (measured: 1.27x the requests per
+    /// second on a plain route, 1.07x on a rendered page). Requests on one connection stay in
+    /// order: the next one waits (`waiting`) until this answer's end is written. Cancelling
+    /// the task (the client left, or closed its sending side) cancels the route running and
+    /// those after it, which is all this connection will run.
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
-        // Answered in the event loop's turn for tasks, right after this read and the other
-        // connections' reads that were ready with it, rather than inside this read: measured
-        // with bench/ (wrk, 64 connections), 1.27x the requests per second on a plain route
-        // and 1.07x on a rendered page, with less CPU per request and a shorter p99. Requests
-        // on one connection stay in order: the next one waits (`waiting`) until this answer's
-        // end is written.
-        context.eventLoop.assumeIsolated().execute {
-            self.startRoute(head: head, body: body, context: context)
+        if let continuation = nextRequest {
+            nextRequest = nil
+            continuation.resume(returning: (head, body))
+        } else if routes == nil {
+            startRoutes(head: head, body: body, context: context)
+        } else {
+            // Taken while the task writes its last answer (see `answered`): it runs next.
+            takenRequest = (head, body)
         }
     }
 
-    private func startRoute(head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+    private func startRoutes(head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
         let responder = responder
         let remoteAddress = remoteAddress
-        let eventLoop = context.eventLoop
         // The handler and its context belong to this event loop; NIOLoopBound checks that
         // they are only used on it.
-        let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
-        // Run the route at once, on this thread: a route that does not suspend answers in this
-        // turn, with no hop to Swift's executors and no promise. One that suspends (a password
-        // check, say) carries on elsewhere and its answer hops back here.
-        routeTask = Task.immediateDetached {
-            let response = await responder.respond(
-                method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
-            if eventLoop.inEventLoop {
+        let connection = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        routes = Task(executorPreference: EventLoopTaskExecutor(context.eventLoop)) {
+            var request: (HTTPRequestHead, ByteBuffer)? = (head, body)
+            while let (head, body) = request {
+                let response = await responder.respond(
+                    method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
                 let (handler, context) = connection.value
                 handler.answered(response, to: head, context: context)
-            } else {
-                eventLoop.execute {
-                    let (handler, context) = connection.value
-                    handler.answered(response, to: head, context: context)
+                request = await withUnsafeContinuation { continuation in
+                    handler.waitForRequest(continuation)
                 }
             }
         }
-        // The client left (or closed its sending side) between its request and this turn: as
-        // for one that leaves while its route runs, the route has run up to its first
-        // suspension, and is cancelled from there.
-        if !isActive || inputClosed { routeTask?.cancel() }
+        // A half-closed client's routes are cancelled (see `userInboundEventTriggered`), also
+        // those that waited behind its half-close. (One that leaves before its route's turn
+        // cancels the task in `channelInactive`: the route runs up to its first suspension.)
+        if inputClosed { routes?.cancel() }
+    }
+
+    /// The connection's task is ready for its next request: one taken meanwhile, the next to
+    /// arrive, or none (nil ends the task) once the connection is closed.
+    private func waitForRequest(_ continuation: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>) {
+        if !isActive {
+            continuation.resume(returning: nil)
+        } else if let request = takenRequest {
+            takenRequest = nil
+            continuation.resume(returning: request)
+        } else {
+            nextRequest = continuation
+        }
     }
 
     private func answered(_ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {
