@@ -2,6 +2,7 @@ import Foundation
 import Micro
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import Testing
 
 /// The server layer over a real socket on 127.0.0.1: keep-alive, pipelining, HEAD, request
@@ -563,19 +564,23 @@ import Testing
         }
     }
 
-    @Test func aRouteCanAwaitChildTasks() async throws {
-        // Child tasks run on the connection's event loop with their route: awaiting them
-        // answers, it does not wait on itself.
-        try await withServer(routes: childrenRoute) { server in
+    @Test func aRouteRunsOnItsConnectionsEventLoopAlsoAfterItSuspends() async throws {
+        // Before and after its awaits, in its child tasks and in a default actor's methods it
+        // calls, a route is on one event loop; in an actor with an executor of its own (another
+        // loop), it is there, and comes back.
+        let elsewhere = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let elsewhereLoop = elsewhere.next()
+        try await withServer(routes: whereRoute(elsewhere: LoopActor(loop: elsewhereLoop))) { server in
             let client = try await RawHttpClient.connect(port: server.port)
             for _ in 0..<2 {
-                try await client.send("GET /children HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                try await client.send("GET /where HTTP/1.1\r\nHost: localhost\r\n\r\n")
                 let response = try await client.readResponse()
                 #expect(response.status == 200)
-                #expect(response.text == "10")
+                #expect(response.text == "one loop; the actor's own loop: yes")
             }
             await client.close()
         }
+        try await elsewhere.shutdownGracefully()
     }
 
     // MARK: Expect
@@ -680,20 +685,53 @@ private func napRoute(_ app: App) {
     }
 }
 
-/// `GET /children`: adds 1 to 4, each from a child task that first sleeps (an `async let` and
-/// a task group), and answers the sum.
-private func childrenRoute(_ app: App) {
-    @Sendable func later(_ value: Int) async -> Int {
-        try? await Task.sleep(for: .milliseconds(5))
-        return value
-    }
-    app.get("/children") { _ in
-        async let first = later(1)
-        let rest = await withTaskGroup(of: Int.self) { group in
-            for value in 2...4 { group.addTask { await later(value) } }
-            return await group.reduce(0, +)
+/// The event loop the caller runs on, if any.
+@Sendable private func currentLoop() -> ObjectIdentifier? {
+    MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0 as AnyObject) }
+}
+
+/// An actor with an executor of its own: an event loop of another group.
+private actor LoopActor {
+    let loop: any EventLoop
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+    init(loop: any EventLoop) { self.loop = loop }
+    func whereAmI() -> ObjectIdentifier? { currentLoop() }
+}
+
+/// An actor with the default executor.
+private actor DefaultActor {
+    func whereAmI() -> ObjectIdentifier? { currentLoop() }
+}
+
+/// `GET /where`: notes which event loop the route runs on at its start, in an `async let`, in
+/// a task group's tasks (after they sleep), in a default actor, after sleeping, and after
+/// calling `elsewhere`; answers whether all of those are one loop, and whether `elsewhere` ran
+/// on its own loop.
+private func whereRoute(elsewhere: LoopActor) -> (App) -> Void {
+    { app in
+        app.get("/where") { _ in
+            let start = currentLoop()
+            async let child = currentLoop()
+            let group = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        try? await Task.sleep(for: .milliseconds(2))
+                        return currentLoop()
+                    }
+                }
+                return await group.reduce(into: [ObjectIdentifier?]()) { $0.append($1) }
+            }
+            let inDefaultActor = await DefaultActor().whereAmI()
+            try await Task.sleep(for: .milliseconds(5))
+            let afterSleep = currentLoop()
+            let inElsewhere = await elsewhere.whereAmI()
+            let afterElsewhere = currentLoop()
+            let seen = [await child, inDefaultActor, afterSleep, afterElsewhere] + group
+            let oneLoop = start != nil && seen.allSatisfy { $0 == start }
+            let ownLoop = inElsewhere == ObjectIdentifier(elsewhere.loop as AnyObject)
+            return (oneLoop ? "one loop" : "loops: \(start.map { "\($0)" } ?? "none") then \(seen)")
+                + "; the actor's own loop: \(ownLoop ? "yes" : "no")"
         }
-        return String(await first + rest)
     }
 }
 

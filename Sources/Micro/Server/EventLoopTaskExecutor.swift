@@ -1,10 +1,11 @@
 import NIOCore
 
-/// A SwiftNIO event loop as a Swift task executor: a task that prefers it runs its jobs,
-/// and those of its nonisolated async functions and child tasks, on that loop's thread.
+/// A SwiftNIO event loop as a Swift task executor: a task that prefers it runs its nonisolated
+/// code, its child tasks and the methods of default actors it calls on that loop's thread
+/// (SE-0417).
 ///
 /// NIO's event loops are serial executors (for actors) but not task executors, so each job is
-/// handed to the loop as a task of its own and run there with this executor as the preference.
+/// handed to the loop in a closure (`execute`), which runs it with this executor as the task's.
 final class EventLoopTaskExecutor: TaskExecutor {
     private let eventLoop: any EventLoop
 

@@ -63,10 +63,11 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var isActive = false
     /// The connection's task: it runs the routes of its requests, one after the other, on
     /// this event loop (see `respond(to:body:context:)`).
-    private var routes: Task<Void, Never>?
+    private var connectionTask: Task<Void, Never>?
     /// The connection's task, waiting for its next request.
-    private var nextRequest: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>?
-    /// A request taken while the connection's task was sending the last answer: it runs next.
+    private var requestWaiter: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>?
+    /// A request for the connection's task that it has not asked for yet: its first, or one
+    /// taken while it was writing the answer before.
     private var takenRequest: (HTTPRequestHead, ByteBuffer)?
     private var dateCache: (second: Int, text: String) = (0, "")
 
@@ -95,12 +96,12 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         isActive = false
         // The client is gone: a route still working for it is told to stop, and the
         // connection's task ends.
-        routes?.cancel()
-        routes = nil
+        connectionTask?.cancel()
+        connectionTask = nil
         takenRequest = nil
-        if let continuation = nextRequest {
-            nextRequest = nil
-            continuation.resume(returning: nil)
+        if let waiter = requestWaiter {
+            requestWaiter = nil
+            waiter.resume(returning: nil)
         }
         cancelTimer()
         timeout?.cancel()
@@ -168,7 +169,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // answer anyway is sent; then the connection closes.
             inputClosed = true
             waiting.acceptNoMore()
-            routes?.cancel()
+            connectionTask?.cancel()
             return closeIfAllAnswered(context: context)
         }
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
@@ -282,65 +283,86 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// One task per connection, not per request: it runs each request's route in turn, and
     /// waits for the next one in between, so no task (nor the memory its routes' frames take)
     /// is created per request. Measured against a task per request with bench/'s plain route
-    /// (wrk, 64 connections): 13 allocations per request instead of 20, and 1.00x to 1.21x the
-    /// requests per second (median 1.10x, nine interleaved pairs).
+    /// (wrk, 64 connections): 12 allocations per request instead of 20, and 1.00x to 1.21x the
+    /// requests per second (median 1.10x, nine interleaved pairs). The price is the task's
+    /// memory, kept while a keep-alive connection is idle.
     ///
     /// The task prefers this event loop as its executor (``EventLoopTaskExecutor``), so a route
-    /// runs here, also after it suspends (a password check, say), and its answer is written
-    /// with no hop. Its child tasks (`async let`, task groups) run here too; work that should
-    /// use other cores goes to a detached task or a thread pool. A request is started in the
-    /// event loop's turn for tasks, right after this read and the other connections' reads
-    /// that were ready with it, rather than inside this read (measured: 1.27x the requests per
-    /// second on a plain route, 1.07x on a rendered page). Requests on one connection stay in
-    /// order: the next one waits (`waiting`) until this answer's end is written. Cancelling
-    /// the task (the client left, or closed its sending side) cancels the route running and
-    /// those after it, which is all this connection will run.
+    /// runs here also after it suspends (a password check, say), and its answer is written
+    /// with no hop. So do its child tasks (`async let`, task groups) and the methods of the
+    /// app's own actors it calls, unless they have an executor of their own (`@MainActor`).
+    /// Work that takes long or blocks goes to a detached task or a thread pool (README, "More
+    /// of the DSL").
+    ///
+    /// A request is started in the event loop's turn for tasks, right after this read and the
+    /// other connections' reads that were ready with it, rather than inside this read
+    /// (measured: 1.27x the requests per second on a plain route, 1.07x on a rendered page).
+    /// Requests on one connection stay in order: the next one waits (`waiting`) until this
+    /// answer's end is written. Cancelling the task (the client left, or closed its sending
+    /// side) cancels the route running and those after it, which is all this connection will
+    /// run.
     private func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
-        if let continuation = nextRequest {
-            nextRequest = nil
-            continuation.resume(returning: (head, body))
-        } else if routes == nil {
-            startRoutes(head: head, body: body, context: context)
+        if let waiter = requestWaiter {
+            requestWaiter = nil
+            waiter.resume(returning: (head, body))
         } else {
-            // Taken while the task writes its last answer (see `answered`): it runs next.
+            // The task's first request, or one taken while it writes the answer before (see
+            // `answered`): it asks for it next.
+            assert(takenRequest == nil, "a request was taken before the one the connection's task has not asked for")
             takenRequest = (head, body)
+            if connectionTask == nil { startConnectionTask(context: context) }
         }
     }
 
-    private func startRoutes(head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+    private func startConnectionTask(context: ChannelHandlerContext) {
         let responder = responder
         let remoteAddress = remoteAddress
+        let eventLoop = context.eventLoop
         // The handler and its context belong to this event loop; NIOLoopBound checks that
         // they are only used on it.
-        let connection = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        routes = Task(executorPreference: EventLoopTaskExecutor(context.eventLoop)) {
-            var request: (HTTPRequestHead, ByteBuffer)? = (head, body)
-            while let (head, body) = request {
+        let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
+        // The task captures no request: each lives for its turn of the loop only.
+        connectionTask = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+            // The task runs on the event loop, where the handler's calls below are made at
+            // once. Swift calls an executor preference a preference, though; should it ever
+            // run elsewhere, the calls hop to the loop rather than break NIOLoopBound's check.
+            while let (head, body) = await withUnsafeContinuation({ waiter in
+                if eventLoop.inEventLoop {
+                    connection.value.0.waitForRequest(waiter)
+                } else {
+                    eventLoop.execute { connection.value.0.waitForRequest(waiter) }
+                }
+            }) {
                 let response = await responder.respond(
                     method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
-                let (handler, context) = connection.value
-                handler.answered(response, to: head, context: context)
-                request = await withUnsafeContinuation { continuation in
-                    handler.waitForRequest(continuation)
+                if eventLoop.inEventLoop {
+                    let (handler, context) = connection.value
+                    handler.answered(response, to: head, context: context)
+                } else {
+                    eventLoop.execute {
+                        let (handler, context) = connection.value
+                        handler.answered(response, to: head, context: context)
+                    }
                 }
             }
         }
-        // A half-closed client's routes are cancelled (see `userInboundEventTriggered`), also
-        // those that waited behind its half-close. (One that leaves before its route's turn
-        // cancels the task in `channelInactive`: the route runs up to its first suspension.)
-        if inputClosed { routes?.cancel() }
+        // A half-closed client's routes are all cancelled (see `userInboundEventTriggered`).
+        // Its first request is taken before its half-close (NIO's decoder passes them in that
+        // order), so this only keeps that true should the order ever change.
+        if inputClosed { connectionTask?.cancel() }
     }
 
-    /// The connection's task is ready for its next request: one taken meanwhile, the next to
+    /// The connection's task asks for its next request: the one taken meanwhile, the next to
     /// arrive, or none (nil ends the task) once the connection is closed.
-    private func waitForRequest(_ continuation: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>) {
+    private func waitForRequest(_ waiter: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>) {
+        assert(requestWaiter == nil, "the connection's task asked for two requests at once")
         if !isActive {
-            continuation.resume(returning: nil)
+            waiter.resume(returning: nil)
         } else if let request = takenRequest {
             takenRequest = nil
-            continuation.resume(returning: request)
+            waiter.resume(returning: request)
         } else {
-            nextRequest = continuation
+            requestWaiter = waiter
         }
     }
 
