@@ -569,16 +569,20 @@ import Testing
         // calls, a route is on one event loop; in an actor with an executor of its own (another
         // loop), it is there, and comes back.
         let elsewhere = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let elsewhereLoop = elsewhere.next()
-        try await withServer(routes: whereRoute(elsewhere: LoopActor(loop: elsewhereLoop))) { server in
-            let client = try await RawHttpClient.connect(port: server.port)
-            for _ in 0..<2 {
-                try await client.send("GET /where HTTP/1.1\r\nHost: localhost\r\n\r\n")
-                let response = try await client.readResponse()
-                #expect(response.status == 200)
-                #expect(response.text == "one loop; the actor's own loop: yes")
+        do {
+            try await withServer(routes: whereRoute(elsewhere: LoopActor(loop: elsewhere.next()))) { server in
+                let client = try await RawHttpClient.connect(port: server.port)
+                for _ in 0..<2 {
+                    try await client.send("GET /where HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                    let response = try await client.readResponse()
+                    #expect(response.status == 200)
+                    #expect(response.text == "one loop; the actor's own loop: yes")
+                }
+                await client.close()
             }
-            await client.close()
+        } catch {
+            try? await elsewhere.shutdownGracefully()
+            throw error
         }
         try await elsewhere.shutdownGracefully()
     }

@@ -308,7 +308,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             // The task's first request, or one taken while it writes the answer before (see
             // `answered`): it asks for it next.
-            assert(takenRequest == nil, "a request was taken before the one the connection's task has not asked for")
+            assert(takenRequest == nil, "two requests taken before the connection's task asked for one")
             takenRequest = (head, body)
             if connectionTask == nil { startConnectionTask(context: context) }
         }
@@ -346,10 +346,10 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             }
         }
-        // A half-closed client's routes are all cancelled (see `userInboundEventTriggered`).
-        // Its first request is taken before its half-close (NIO's decoder passes them in that
-        // order), so this only keeps that true should the order ever change.
-        if inputClosed { connectionTask?.cancel() }
+        // A half-close cancels the task (see `userInboundEventTriggered`), and comes after the
+        // connection's first request: a request taken later waits behind one whose answer
+        // is due, so the task exists by then.
+        assert(!inputClosed, "the connection's task started after its client's half-close")
     }
 
     /// The connection's task asks for its next request: the one taken meanwhile, the next to

@@ -47,7 +47,11 @@ func microseconds(_ elapsed: Duration, per count: Int) -> Double {
     let start = ContinuousClock.now
     for _ in 0..<count { render() }
     let elapsed = ContinuousClock.now - start
-    _ = bytes  // the rendered output counts as used, so no render can be dropped as dead code
+    // The rendered output is used (so no render can be dropped as dead code), and checked.
+    guard bytes > 0 else {
+        FileHandle.standardError.write(Data("InProcessBench: swift-mustache rendered nothing from bench/views.\n".utf8))
+        exit(1)
+    }
     return microseconds(elapsed, per: count)
 }
 
