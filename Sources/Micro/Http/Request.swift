@@ -74,9 +74,11 @@ public final class Request {
         response.headers.reserveCapacity(8)
 
         let target = try Self.originForm(uri)
-        if let question = target.firstIndex(of: "?") {
+        // Searched byte by byte: a `Character` search would break the target into grapheme
+        // clusters, which took a tenth of a plain route's time in the framework.
+        if let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<question])
-            queryString = String(target[target.index(after: question)...])
+            queryString = String(target[target.utf8.index(after: question)...])
         } else {
             path = String(target)
             queryString = ""
@@ -187,7 +189,7 @@ public final class Request {
     /// The path and query of a request target in origin form (`/a?b`) or absolute form
     /// (`http://host/a?b`, which RFC 9112 says servers must accept).
     private static func originForm(_ uri: String) throws(HttpError) -> Substring {
-        if uri.hasPrefix("/") { return Substring(uri) }
+        if uri.utf8.first == UInt8(ascii: "/") { return Substring(uri) }
         for scheme in ["http://", "https://"] where uri.lowercased().hasPrefix(scheme) {
             let rest = uri.dropFirst(scheme.count)
             guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }

@@ -13,6 +13,7 @@ struct Router: Sendable {
 
     /// Runs the first route matching the request; a route that calls `pass()` hands over to
     /// the next match. Throws a 404 ``HttpError`` when none answers.
+    @inline(__always)  // into the responder: see `Responder.respond(to:)`
     func dispatch(_ request: Request) async throws -> Response {
         for route in candidates(for: request.method) {
             guard let match = route.pattern.match(request.path) else { continue }

@@ -38,6 +38,8 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let settings: Settings
     private let logger: Logger
     private let fileIO: NonBlockingFileIO
+    /// The event loop's task executor, which the connection's task prefers.
+    private let taskExecutor: EventLoopTaskExecutor
     private var state = State.idle
     /// A pipelining client's next requests, in order, while an answer is due.
     private var waiting: WaitingRequests
@@ -71,11 +73,12 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var takenRequest: (HTTPRequestHead, ByteBuffer)?
     private var dateCache: (second: Int, text: String) = (0, "")
 
-    init(responder: Responder, fileIO: NonBlockingFileIO) {
+    init(responder: Responder, fileIO: NonBlockingFileIO, taskExecutor: EventLoopTaskExecutor) {
         self.responder = responder
         self.settings = responder.settings
         self.logger = responder.logger
         self.fileIO = fileIO
+        self.taskExecutor = taskExecutor
         waiting = WaitingRequests(bodyLimit: settings.bodyLimit)
     }
 
@@ -322,7 +325,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // they are only used on it.
         let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
         // The task captures no request: each lives for its turn of the loop only.
-        connectionTask = Task(executorPreference: EventLoopTaskExecutor(eventLoop)) {
+        connectionTask = Task(executorPreference: taskExecutor) {
             // The task runs on the event loop, where the handler's calls below are made at
             // once. Swift calls an executor preference a preference, though; should it ever
             // run elsewhere, the calls hop to the loop rather than break NIOLoopBound's check.

@@ -34,6 +34,10 @@ final class HttpServer: Sendable {
         let quiesce = ServerQuiescingHelper(group: group)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
         let connections = Connections(limit: settings.maxConnections, logger: responder.logger)
+        // One task executor per event loop, for the routes of the loop's connections.
+        var executors: [ObjectIdentifier: EventLoopTaskExecutor] = [:]
+        for loop in group.makeIterator() { executors[ObjectIdentifier(loop)] = EventLoopTaskExecutor(loop) }
+        let taskExecutors = executors
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             // NIO accepts 4 connections per turn of the event loop by default. A loop busy with
@@ -58,7 +62,8 @@ final class HttpServer: Sendable {
                     // answer (HttpHandler closes the connection after it).
                     try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
                     let pipeline = channel.pipeline.syncOperations
-                    let handler = HttpHandler(responder: responder, fileIO: fileIO)
+                    let executor = taskExecutors[ObjectIdentifier(channel.eventLoop)] ?? EventLoopTaskExecutor(channel.eventLoop)
+                    let handler = HttpHandler(responder: responder, fileIO: fileIO, taskExecutor: executor)
                     // HttpHandler answers pipelined requests in order itself.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
                     try pipeline.addHandler(RequestStartObserver(handler: handler), position: .first)

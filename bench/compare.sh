@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Two builds of a server, A and B, compared on CPU time per request: both run at once on CPU 0,
+# each loaded by its own wrk on CPU 1, for ROUNDS rounds. Whatever else the machine does slows
+# both alike, so B/A holds to about 1% where one server after the other drifts by 10% or more.
+# Usage: bench/compare.sh BINARY_A BINARY_B [PATH]
+#        (env: DURATION=6 seconds per round, ROUNDS=5, CONNECTIONS=64 per server)
+# Keep a build before a change with `cp bench/.build/release/MicroBench /tmp/MicroBench.before`.
+# See bench/README.md ("Comparing two builds").
+set -euo pipefail
+
+if [ $# -lt 2 ]; then
+    echo "usage: bench/compare.sh BINARY_A BINARY_B [PATH]" >&2
+    exit 2
+fi
+A="$(realpath "$1")"
+B="$(realpath "$2")"
+TARGET="${3:-/hello}"
+DURATION="${DURATION:-6}"
+ROUNDS="${ROUNDS:-5}"
+CONNECTIONS="${CONNECTIONS:-64}"
+A_PORT="${A_PORT:-18201}"
+B_PORT="${B_PORT:-18202}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+for binary in "$A" "$B"; do
+    [ -x "$binary" ] || { echo "error: $binary is not an executable" >&2; exit 2; }
+done
+if [ "$(nproc)" -lt 2 ]; then
+    echo "error: needs two cores (servers on CPU 0, wrk on CPU 1)" >&2
+    exit 2
+fi
+command -v wrk >/dev/null 2>&1 || { echo "error: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
+
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-compare.XXXXXX")"
+A_PID=""
+B_PID=""
+cleanup() {
+    for pid in $A_PID $B_PID; do kill "$pid" 2>/dev/null || true; done
+    for pid in $A_PID $B_PID; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT INT TERM
+
+wait_ready() {
+    local port="$1" i
+    for i in $(seq 1 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    echo "error: nothing listens on port $port" >&2
+    exit 1
+}
+
+# Both from the repository's root, as bench/run.sh starts them (MicroBench serves public/ there).
+cd "$ROOT"
+SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d " \n")"
+MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$A_PORT" taskset -c 0 "$A" >"$OUT/a.log" 2>&1 &
+A_PID=$!
+MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$B_PORT" taskset -c 0 "$B" >"$OUT/b.log" 2>&1 &
+B_PID=$!
+wait_ready "$A_PORT"
+wait_ready "$B_PORT"
+
+# User plus system CPU time of process $1, in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+requests() { awk '/requests in/ { print $1 }' "$1"; }
+
+# A warm-up, both at once.
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$A_PORT$TARGET" >/dev/null &
+wa=$!
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$B_PORT$TARGET" >/dev/null &
+wb=$!
+wait "$wa" "$wb"
+
+echo "A: $A"
+echo "B: $B"
+echo "GET $TARGET, wrk -t1 -c$CONNECTIONS -d${DURATION}s against each at once; CPU µs per request"
+echo
+echo "| round | A µs | B µs | B/A CPU per request | A req/s | B req/s |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+RATIOS=()
+for round in $(seq 1 "$ROUNDS"); do
+    a0="$(ticks "$A_PID")"; b0="$(ticks "$B_PID")"
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$A_PORT$TARGET" >"$OUT/a-$round.txt" &
+    wa=$!
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
+    wb=$!
+    wait "$wa" "$wb"
+    a1="$(ticks "$A_PID")"; b1="$(ticks "$B_PID")"
+    line="$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" -v na="$(requests "$OUT/a-$round.txt")" \
+        -v nb="$(requests "$OUT/b-$round.txt")" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" -v r="$round" 'BEGIN {
+            ua = a / hz / na * 1e6; ub = b / hz / nb * 1e6
+            printf "%d %.2f %.2f %.3f %.0f %.0f\n", r, ua, ub, ub / ua, na / d, nb / d
+        }')"
+    read -r _ ua ub ratio ra rb <<<"$line"
+    echo "| $round | $ua | $ub | $ratio | $ra | $rb |"
+    RATIOS+=("$ratio")
+done
+echo
+printf '%s\n' "${RATIOS[@]}" | sort -n | awk '{ v[NR] = $1 } END {
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    printf "Median B/A CPU per request: %.3f (below 1: B is cheaper)\n", m
+}'
+echo "wrk output in $OUT"
