@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Micro's plain-text route against a raw SwiftNIO hello-world server, under wrk.
 # Usage: bench/run.sh   (env: DURATION=10 seconds per run, WARMUP=3, ROUNDS=1, CONNECTIONS=64,
-#                        SKIP_BUILD=1 to reuse the last release build)
+#                        SKIP_BUILD=1 to reuse the last release build, SERVER_LOOPS=1 event loops
+#                        per server, empty for NIO's default)
 # See bench/README.md.
 set -euo pipefail
 
@@ -20,6 +21,12 @@ if [ "$(nproc)" -lt 2 ]; then
     echo "warning: one core only; server and wrk share it" >&2
     CLIENT_CPU=0
 fi
+
+# One event loop per server, for its one core (see bench/peers/run.sh; SERVER_LOOPS= keeps
+# NIO's default, a loop per core of the machine).
+SERVER_LOOPS="${SERVER_LOOPS-1}"
+export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
+[ -n "$SERVER_LOOPS" ] || unset NIO_SINGLETON_GROUP_LOOP_COUNT
 
 if ! command -v wrk >/dev/null 2>&1; then
     echo "Installing wrk..."
@@ -125,7 +132,7 @@ fi
 
 echo "Load: wrk -t1 -c$CONNECTIONS -d${DURATION}s --latency (after a ${WARMUP}s warm-up), $ROUNDS round(s):"
 echo "GET /hello on both servers, and Micro's GET /page (Mustache page in a layout, session read from its cookie);"
-echo "servers pinned to CPU $SERVER_CPU, wrk to CPU $CLIENT_CPU; access logging off for both."
+echo "servers pinned to CPU $SERVER_CPU (event loops: ${SERVER_LOOPS:-as NIO chooses}), wrk to CPU $CLIENT_CPU; access logging off for both."
 for round in $(seq 1 "$ROUNDS"); do
     echo "Round $round:"
     if [ $((round % 2)) -eq 1 ]; then

@@ -35,6 +35,14 @@ if [ "$(nproc)" -lt 2 ]; then
     echo "warning: one core only; server and wrk share it" >&2
     CLIENT_CPU=0
 fi
+# Each server has one core, so NIO (raw, Micro and Hummingbird alike) runs one event loop: NIO
+# sizes its loops to the machine's cores and cgroup limits, and does not see taskset's mask, so
+# by default two loops would share the core, the kernel switching between them at its 4 ms tick
+# (the p99 at -c64 was that tick, for raw NIO as for Micro). SERVER_LOOPS= (empty) keeps NIO's
+# default.
+SERVER_LOOPS="${SERVER_LOOPS-1}"
+export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
+[ -n "$SERVER_LOOPS" ] || unset NIO_SINGLETON_GROUP_LOOP_COUNT
 # Micro rewrites a session cookie that is more than 60 s old (its idle window's renewal); wrk
 # keeps sending the cookie it started with, so a /page run must end within a minute of the
 # sign-in that gave its cookie (each /page run signs in afresh).
@@ -262,7 +270,7 @@ turn() {
 
 echo
 echo "wrk -t1 --latency, ${WARMUP}s warm-up then ${DURATION}s measured, -c$CONNECTIONS and -c$MEMORY_CONNECTIONS;"
-echo "server pinned to CPU $SERVER_CPU, wrk to CPU $CLIENT_CPU; one server at a time; $ROUNDS round(s), order alternating."
+echo "server pinned to CPU $SERVER_CPU (event loops: ${SERVER_LOOPS:-as NIO chooses}), wrk to CPU $CLIENT_CPU; one server at a time; $ROUNDS round(s), order alternating."
 echo "Machine load before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$ROUNDS"); do
     echo "Round $round:"
