@@ -3,7 +3,8 @@
 # each loaded by its own wrk on CPU 1, for ROUNDS rounds. Whatever else the machine does slows
 # both alike, so B/A holds to about 1% where one server after the other drifts by 10% or more.
 # Usage: bench/compare.sh BINARY_A BINARY_B [PATH]
-#        (env: DURATION=6 seconds per round, ROUNDS=5, CONNECTIONS=64 per server)
+#        (env: DURATION=6 seconds per round, ROUNDS=5, CONNECTIONS=64 per server,
+#         SERVER_LOOPS= event loops per server, empty (the default) for NIO's own count)
 # Keep a build before a change with `cp bench/.build/release/MicroBench /tmp/MicroBench.before`.
 # See bench/README.md ("Comparing two builds").
 set -euo pipefail
@@ -18,10 +19,20 @@ TARGET="${3:-/hello}"
 DURATION="${DURATION:-6}"
 ROUNDS="${ROUNDS:-5}"
 CONNECTIONS="${CONNECTIONS:-64}"
+SERVER_LOOPS="${SERVER_LOOPS-}"
 A_PORT="${A_PORT:-18201}"
 B_PORT="${B_PORT:-18202}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be 1 or more" >&2; exit 2; }
+if [ -z "$SERVER_LOOPS" ]; then
+    unset NIO_SINGLETON_GROUP_LOOP_COUNT
+elif [[ "$SERVER_LOOPS" =~ ^[1-9][0-9]*$ ]]; then
+    export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
+else
+    echo "error: SERVER_LOOPS must be a positive number of event loops, or empty" >&2
+    exit 2
+fi
 for binary in "$A" "$B"; do
     [ -x "$binary" ] || { echo "error: $binary is not an executable" >&2; exit 2; }
 done
@@ -34,9 +45,11 @@ command -v wrk >/dev/null 2>&1 || { echo "error: wrk is missing (apt-get install
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-compare.XXXXXX")"
 A_PID=""
 B_PID=""
+wa=""
+wb=""
 cleanup() {
-    for pid in $A_PID $B_PID; do kill "$pid" 2>/dev/null || true; done
-    for pid in $A_PID $B_PID; do wait "$pid" 2>/dev/null || true; done
+    for pid in $wa $wb $A_PID $B_PID; do kill "$pid" 2>/dev/null || true; done
+    for pid in $wa $wb $A_PID $B_PID; do wait "$pid" 2>/dev/null || true; done
 }
 trap cleanup EXIT INT TERM
 
@@ -60,20 +73,32 @@ B_PID=$!
 wait_ready "$A_PORT"
 wait_ready "$B_PORT"
 
-# User plus system CPU time of process $1, in clock ticks.
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-requests() { awk '/requests in/ { print $1 }' "$1"; }
+# User plus system CPU time of process $1, in clock ticks (fields 14 and 15 of its stat; read
+# after the command name's closing parenthesis, which may hold spaces).
+ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+# The requests of wrk output $1; fails (naming it) when there are none or any went wrong.
+requests() {
+    local count
+    count="$(awk '/requests in/ { print $1 }' "$1")"
+    if [ -z "$count" ] || [ "$count" -eq 0 ] || grep -qE 'Non-2xx|Socket errors' "$1"; then
+        echo "error: a run did not answer cleanly; see $1" >&2
+        cat "$1" >&2
+        exit 1
+    fi
+    echo "$count"
+}
 
 # A warm-up, both at once.
 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$A_PORT$TARGET" >/dev/null &
 wa=$!
 taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$B_PORT$TARGET" >/dev/null &
 wb=$!
-wait "$wa" "$wb"
+wait "$wa"
+wait "$wb"
 
 echo "A: $A"
 echo "B: $B"
-echo "GET $TARGET, wrk -t1 -c$CONNECTIONS -d${DURATION}s against each at once; CPU µs per request"
+echo "GET $TARGET, wrk -t1 -c$CONNECTIONS -d${DURATION}s against each at once (event loops: ${SERVER_LOOPS:-as NIO chooses}); CPU µs per request"
 echo
 echo "| round | A µs | B µs | B/A CPU per request | A req/s | B req/s |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -84,10 +109,13 @@ for round in $(seq 1 "$ROUNDS"); do
     wa=$!
     taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
     wb=$!
-    wait "$wa" "$wb"
+    wait "$wa"
+    wait "$wb"
     a1="$(ticks "$A_PID")"; b1="$(ticks "$B_PID")"
-    line="$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" -v na="$(requests "$OUT/a-$round.txt")" \
-        -v nb="$(requests "$OUT/b-$round.txt")" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" -v r="$round" 'BEGIN {
+    na="$(requests "$OUT/a-$round.txt")"
+    nb="$(requests "$OUT/b-$round.txt")"
+    line="$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" -v na="$na" \
+        -v nb="$nb" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" -v r="$round" 'BEGIN {
             ua = a / hz / na * 1e6; ub = b / hz / nb * 1e6
             printf "%d %.2f %.2f %.3f %.0f %.0f\n", r, ua, ub, ub / ua, na / d, nb / d
         }')"

@@ -24,9 +24,15 @@ fi
 
 # One event loop per server, for its one core (see bench/peers/run.sh; SERVER_LOOPS= keeps
 # NIO's default, a loop per core of the machine).
-SERVER_LOOPS="${SERVER_LOOPS-1}"
-export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
-[ -n "$SERVER_LOOPS" ] || unset NIO_SINGLETON_GROUP_LOOP_COUNT
+SERVER_LOOPS="${SERVER_LOOPS-${NIO_SINGLETON_GROUP_LOOP_COUNT-1}}"
+if [ -z "$SERVER_LOOPS" ]; then
+    unset NIO_SINGLETON_GROUP_LOOP_COUNT
+elif [[ "$SERVER_LOOPS" =~ ^[1-9][0-9]*$ ]]; then
+    export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
+else
+    echo "error: SERVER_LOOPS must be a positive number of event loops, or empty; it is '$SERVER_LOOPS'" >&2
+    exit 2
+fi
 
 if ! command -v wrk >/dev/null 2>&1; then
     echo "Installing wrk..."

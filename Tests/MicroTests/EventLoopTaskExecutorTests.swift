@@ -19,7 +19,7 @@ import Testing
 
     @Test func tasksThatYieldToEachOtherRunOnTheLoopToTheirEnd() async throws {
         // Each yield queues the task's next job while the loop runs the queued ones: it runs in
-        // the next turn, and neither task's jobs are lost.
+        // the next batch, and neither task's jobs are lost.
         let (onLoop, turns) = try await Self.onLoop { loop in
             await withTaskGroup(of: (Bool, Int).self) { group in
                 for _ in 0..<2 {

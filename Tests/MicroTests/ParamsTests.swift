@@ -19,6 +19,17 @@ import Testing
         #expect(response.text == #"name=x a=["1", "2"] q=café au lait"#)
     }
 
+    @Test func theQueryStartsAtTheFirstQuestionMarkByte() async throws {
+        // "?" and a combining mark after it are one Character; the target is split at the "?"
+        // byte all the same (RFC 3986), in origin form and in absolute form.
+        let client = TestClient(echoApp())
+        for uri in ["/echo/x?\u{301}=1&q=2", "http://localhost/echo/x?\u{301}=1&q=2"] {
+            let response = try await client.get(uri)
+            #expect(response.status == .ok, "\(uri)")
+            #expect(response.text == "name=x a=[] q=2", "\(uri)")
+        }
+    }
+
     @Test func pathBeatsFormBeatsQuery() async throws {
         let client = TestClient(echoApp())
         let response = try await client.post("/echo/path?name=query&q=fromquery&a=9", form: ["name": "form", "q": "fromform"])

@@ -4,7 +4,8 @@
 #   bench/peers/run.sh
 # Environment: DURATION=10 (seconds per measured run), WARMUP=3, ROUNDS=2, CONNECTIONS=64,
 #   MEMORY_CONNECTIONS=256, IDLE_WAIT=5 (seconds after the load before idle RSS is read),
-#   RAW_PORT/MICRO_PORT/PEER_PORT (18090/18091/18092), SKIP_BUILD=1 to reuse the last builds.
+#   RAW_PORT/MICRO_PORT/PEER_PORT (18090/18091/18092), SKIP_BUILD=1 to reuse the last builds,
+#   SERVER_LOOPS=1 (event loops per server; empty for NIO's default).
 # See bench/peers/README.md.
 set -euo pipefail
 
@@ -40,9 +41,15 @@ fi
 # by default two loops would share the core, the kernel switching between them at its 4 ms tick
 # (the p99 at -c64 was that tick, for raw NIO as for Micro). SERVER_LOOPS= (empty) keeps NIO's
 # default.
-SERVER_LOOPS="${SERVER_LOOPS-1}"
-export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
-[ -n "$SERVER_LOOPS" ] || unset NIO_SINGLETON_GROUP_LOOP_COUNT
+SERVER_LOOPS="${SERVER_LOOPS-${NIO_SINGLETON_GROUP_LOOP_COUNT-1}}"
+if [ -z "$SERVER_LOOPS" ]; then
+    unset NIO_SINGLETON_GROUP_LOOP_COUNT
+elif [[ "$SERVER_LOOPS" =~ ^[1-9][0-9]*$ ]]; then
+    export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
+else
+    echo "error: SERVER_LOOPS must be a positive number of event loops, or empty; it is '$SERVER_LOOPS'" >&2
+    exit 2
+fi
 # Micro rewrites a session cookie that is more than 60 s old (its idle window's renewal); wrk
 # keeps sending the cookie it started with, so a /page run must end within a minute of the
 # sign-in that gave its cookie (each /page run signs in afresh).

@@ -59,10 +59,11 @@ final class Responder: Sendable {
     }
 
     // Inlined into `respond(method:…)`, as `run` and `Router.dispatch` are. A nonisolated
-    // async call that stays a call costs two executor switches, on the way in and after it
-    // returns; inlined, the three cost none. Measured with `perf stat` on the runtime's
-    // `swift_task_switch` and bench/compare.sh: 5.9 switches per plain request instead of
-    // 11.7, and 0.96x the CPU time per request.
+    // async call that stays a call costs two calls to the runtime's `swift_task_switch` (on
+    // the way in and after it returns), each checking the task's executor preference under a
+    // lock; inlined, the three cost none. Counted with a `perf` uprobe on the runtime's
+    // function: 5.9 calls per plain request instead of 11.7; bench/compare.sh: 0.96x the CPU
+    // time per request.
     @inline(__always)
     private func respond(to request: Request) async -> Response {
         if let staticFiles, request.method == .GET || request.method == .HEAD,

@@ -191,9 +191,11 @@ public final class Request {
     private static func originForm(_ uri: String) throws(HttpError) -> Substring {
         if uri.utf8.first == UInt8(ascii: "/") { return Substring(uri) }
         for scheme in ["http://", "https://"] where uri.lowercased().hasPrefix(scheme) {
-            let rest = uri.dropFirst(scheme.count)
-            guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
-            return rest[slash] == "/" ? rest[slash...] : Substring("/" + rest[slash...])
+            // By bytes, as the split at `?` in `init` is.
+            let rest = Substring(uri.utf8.dropFirst(scheme.utf8.count))
+            let slashOrQuestion = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
+            guard let slash = slashOrQuestion else { return "/" }
+            return rest.utf8[slash] == UInt8(ascii: "/") ? rest[slash...] : Substring("/" + rest[slash...])
         }
         if uri == "*" { return "*" }
         throw HttpError(.badRequest, "Malformed request target.")

@@ -7,9 +7,12 @@ import NIOCore
 /// NIO's event loops are serial executors (for actors) but not task executors, so jobs reach
 /// the loop in closures (`execute`). The jobs enqueued on the loop's own thread (a request
 /// resuming its connection's task, say) wait in a queue that one closure runs, in order, in
-/// the loop's turn for tasks: one closure per turn rather than one allocation per job.
+/// the loop's turn for tasks: one closure per batch rather than one allocation per job.
 /// Measured with bench/'s plain route against a closure per job, both servers sharing one
 /// core: see bench/README.md.
+///
+/// The loop must be a real one (a `MultiThreadedEventLoopGroup`'s): the queue's safety rests on
+/// `inEventLoop` telling the loop's thread from the others, which an `EmbeddedEventLoop` does not.
 final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     private let eventLoop: any EventLoop
     // Both queues and the flag are touched on the event loop's thread only (`enqueue` checks
@@ -20,6 +23,8 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     private var running: [UnownedJob] = []
     /// A `runQueued` is scheduled on the loop.
     private var runScheduled = false
+    /// `runQueued` is running (checked in debug builds: it must not run inside itself).
+    private var isRunning = false
 
     init(_ eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
@@ -40,13 +45,18 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs the jobs queued so far, in order. Jobs they enqueue wait for the next call, which
-    /// they schedule: the loop gets to its I/O between the two.
+    /// they schedule. (NIO runs the closures scheduled during its turn for tasks in that same
+    /// turn, so a task that keeps yielding keeps the loop from its I/O, as it did with one
+    /// closure per job.)
     private func runQueued() {
+        assert(!isRunning, "runQueued ran inside itself")
+        isRunning = true
         runScheduled = false
         swap(&queued, &running)
         for job in running {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
         running.removeAll(keepingCapacity: true)
+        isRunning = false
     }
 }

@@ -62,7 +62,10 @@ final class HttpServer: Sendable {
                     // answer (HttpHandler closes the connection after it).
                     try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
                     let pipeline = channel.pipeline.syncOperations
-                    let executor = taskExecutors[ObjectIdentifier(channel.eventLoop)] ?? EventLoopTaskExecutor(channel.eventLoop)
+                    let executor = taskExecutors[ObjectIdentifier(channel.eventLoop)] ?? {
+                        assertionFailure("a connection on an event loop outside the server's group")
+                        return EventLoopTaskExecutor(channel.eventLoop)
+                    }()
                     let handler = HttpHandler(responder: responder, fileIO: fileIO, taskExecutor: executor)
                     // HttpHandler answers pipelined requests in order itself.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
