@@ -19,20 +19,14 @@ TARGET="${3:-/hello}"
 DURATION="${DURATION:-6}"
 ROUNDS="${ROUNDS:-5}"
 CONNECTIONS="${CONNECTIONS:-64}"
-SERVER_LOOPS="${SERVER_LOOPS-}"
 A_PORT="${A_PORT:-18201}"
 B_PORT="${B_PORT:-18202}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be 1 or more" >&2; exit 2; }
-if [ -z "$SERVER_LOOPS" ]; then
-    unset NIO_SINGLETON_GROUP_LOOP_COUNT
-elif [[ "$SERVER_LOOPS" =~ ^[1-9][0-9]*$ ]]; then
-    export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
-else
-    echo "error: SERVER_LOOPS must be a positive number of event loops, or empty" >&2
-    exit 2
-fi
+# Both servers share CPU 0: NIO's own count of loops unless SERVER_LOOPS says (bench/server-loops.sh).
+source "$ROOT/bench/server-loops.sh"
+server_loops ""
 for binary in "$A" "$B"; do
     [ -x "$binary" ] || { echo "error: $binary is not an executable" >&2; exit 2; }
 done

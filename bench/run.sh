@@ -22,17 +22,9 @@ if [ "$(nproc)" -lt 2 ]; then
     CLIENT_CPU=0
 fi
 
-# One event loop per server, for its one core (see bench/peers/run.sh; SERVER_LOOPS= keeps
-# NIO's default, a loop per core of the machine).
-SERVER_LOOPS="${SERVER_LOOPS-${NIO_SINGLETON_GROUP_LOOP_COUNT-1}}"
-if [ -z "$SERVER_LOOPS" ]; then
-    unset NIO_SINGLETON_GROUP_LOOP_COUNT
-elif [[ "$SERVER_LOOPS" =~ ^[1-9][0-9]*$ ]]; then
-    export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
-else
-    echo "error: SERVER_LOOPS must be a positive number of event loops, or empty; it is '$SERVER_LOOPS'" >&2
-    exit 2
-fi
+# One event loop per server, for its one core (see bench/server-loops.sh).
+source "$ROOT/bench/server-loops.sh"
+server_loops 1
 
 if ! command -v wrk >/dev/null 2>&1; then
     echo "Installing wrk..."

@@ -36,20 +36,9 @@ if [ "$(nproc)" -lt 2 ]; then
     echo "warning: one core only; server and wrk share it" >&2
     CLIENT_CPU=0
 fi
-# Each server has one core, so NIO (raw, Micro and Hummingbird alike) runs one event loop: NIO
-# sizes its loops to the machine's cores and cgroup limits, and does not see taskset's mask, so
-# by default two loops would share the core, the kernel switching between them at its 4 ms tick
-# (the p99 at -c64 was that tick, for raw NIO as for Micro). SERVER_LOOPS= (empty) keeps NIO's
-# default.
-SERVER_LOOPS="${SERVER_LOOPS-${NIO_SINGLETON_GROUP_LOOP_COUNT-1}}"
-if [ -z "$SERVER_LOOPS" ]; then
-    unset NIO_SINGLETON_GROUP_LOOP_COUNT
-elif [[ "$SERVER_LOOPS" =~ ^[1-9][0-9]*$ ]]; then
-    export NIO_SINGLETON_GROUP_LOOP_COUNT="$SERVER_LOOPS"
-else
-    echo "error: SERVER_LOOPS must be a positive number of event loops, or empty; it is '$SERVER_LOOPS'" >&2
-    exit 2
-fi
+# Each server has one core, so it runs one event loop (see bench/server-loops.sh).
+source "$ROOT/bench/server-loops.sh"
+server_loops 1
 # Micro rewrites a session cookie that is more than 60 s old (its idle window's renewal); wrk
 # keeps sending the cookie it started with, so a /page run must end within a minute of the
 # sign-in that gave its cookie (each /page run signs in afresh).
