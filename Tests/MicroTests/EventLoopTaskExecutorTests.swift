@@ -1,4 +1,5 @@
 import Dispatch
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
@@ -9,12 +10,29 @@ import Testing
 /// the loop, those from other threads reach it too, and every one runs on the loop.
 @Suite(.timeLimit(.minutes(1))) struct EventLoopTaskExecutorTests {
     /// Runs `body` in a task that prefers a one-thread loop's executor, then shuts the loop down.
+    /// A lost job would leave the task waiting for ever, and awaiting it cannot be cancelled:
+    /// after 30 s the test fails instead of hanging.
     private static func onLoop<T: Sendable>(_ body: @escaping @Sendable (any EventLoop) async -> T) async throws -> T {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let result = await Task(executorPreference: EventLoopTaskExecutor(loop)) { await body(loop) }.value
+        let task = Task(executorPreference: EventLoopTaskExecutor(loop)) { await body(loop) }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let resumed = NIOLockedValueBox(false)
+            @Sendable func finish(_ value: T?) {
+                let first = resumed.withLockedValue { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            Task { finish(await task.value) }
+            Task {
+                try? await Task.sleep(for: .seconds(30))
+                finish(nil)
+            }
+        }
         try await group.shutdownGracefully()
-        return result
+        return try #require(result, "the task did not finish in 30 s: a job was lost")
     }
 
     @Test func tasksThatYieldToEachOtherRunOnTheLoopToTheirEnd() async throws {

@@ -23,8 +23,6 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     private var running: [UnownedJob] = []
     /// A `runQueued` is scheduled on the loop.
     private var runScheduled = false
-    /// `runQueued` is running (checked in debug builds: it must not run inside itself).
-    private var isRunning = false
 
     init(_ eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
@@ -49,14 +47,13 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// turn, so a task that keeps yielding keeps the loop from its I/O, as it did with one
     /// closure per job.)
     private func runQueued() {
-        assert(!isRunning, "runQueued ran inside itself")
-        isRunning = true
+        // Empty unless it ran inside itself, which would run the outer call's jobs twice.
+        assert(running.isEmpty, "runQueued ran inside itself")
         runScheduled = false
         swap(&queued, &running)
         for job in running {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
         running.removeAll(keepingCapacity: true)
-        isRunning = false
     }
 }
