@@ -263,20 +263,6 @@ import Testing
         #expect(try await signIn(client).location == "/")
     }
 
-    @Test func throttleMemoryIsBounded() {
-        var limits = SignInThrottle.Limits()
-        limits.capacity = 100
-        let throttle = SignInThrottle(limits: limits)
-        for index in 0..<10_000 {
-            throttle.recordFailure(username: "user\(index)", address: "10.0.\(index / 256).\(index % 256)", now: Int64(index))
-        }
-        #expect(throttle.trackedCount.usernames <= 100)
-        #expect(throttle.trackedCount.addresses <= 100)
-        // The most recent are still tracked.
-        for _ in 0..<4 { throttle.recordFailure(username: "user9999", address: nil, now: 10_000) }
-        #expect(throttle.retryAfter(username: "user9999", address: nil, now: 10_000) != nil)
-    }
-
     @Test func anUnknownUsernameCostsOneBcryptVerification() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -21,6 +21,7 @@ public final class App: Sendable {
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
         var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
+        var sessionChecks: [@Sendable (SessionData) -> Bool] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
         /// What ``App/reload()`` and SIGHUP read again.
         var reloadables: [any Reloadable] = []
@@ -175,6 +176,12 @@ public final class App: Sendable {
     /// Adds values every template sees (what `hook` returns for the request).
     func addTemplateValues(_ hook: @escaping @Sendable (Request) -> [String: any Sendable]) {
         update { $0.templateHooks.append(hook) }
+    }
+
+    /// Adds a check of every session a request brings: a session it refuses is over (no user,
+    /// no values) and its cookie is deleted. It runs on every request with a session, from memory.
+    func addSessionCheck(_ check: @escaping @Sendable (SessionData) -> Bool) {
+        update { $0.sessionChecks.append(check) }
     }
 
     /// What ``reload()`` reads again.

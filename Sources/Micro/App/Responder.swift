@@ -26,7 +26,7 @@ final class Responder: Sendable {
         }
         services = Services(
             settings: definition.settings,
-            sessions: try Sessions(settings: settings),
+            sessions: try Sessions(settings: settings, checks: definition.sessionChecks),
             views: try Views(folder: settings.views, environment: settings.environment),
             csrf: CsrfProtection(exemptions: definition.csrfExemptions, trustedOrigins: settings.trustedOrigins),
             securityHeaders: settings.securityHeaders,

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Sign-in and sign-out through forms, `authenticate()` for protected pages, and the
 /// signed-in user in every template: the seed's design, with its flaws fixed.
@@ -43,6 +44,13 @@ public struct Authentication: AppPlugin, Sendable {
     public var throttleLimits = SignInThrottle.Limits()
     /// Where bcrypt runs (off the event loops).
     public var hasher = PasswordHasher.shared
+    /// The bcrypt cost of new hashes: a user whose stored hash has another cost gets one of this
+    /// cost at their next sign-in, where the store can write (``PasswordUpgradingUserStore``).
+    public var passwordCost = Password.defaultCost
+
+    /// The longest username read, in UTF-8 bytes: a longer one is refused before anything
+    /// looks at it (no user can have it).
+    public static let maximumUsernameLength = 256
 
     /// The flow over `users`, with the seed's paths and texts.
     public init(users: any UserStore) {
@@ -56,6 +64,19 @@ public struct Authentication: AppPlugin, Sendable {
         let service = AuthenticationService(self)
         app.register(service)
         if let reloadable = users as? any Reloadable { app.addReloadable(reloadable) }
+        if let yaml = users as? YamlUserStore, let warning = yaml.costWarning(configuredCost: passwordCost) {
+            app.logger.warning("\(warning)")
+        }
+        let revocations = app.settings.sessions.revocations
+        let users = users
+        // A session is over once its user was removed, their password changed, or their
+        // sessions were revoked: checked from memory on each request.
+        app.addSessionCheck { data in
+            guard let user = Session.signedInUser(in: data) else { return true }
+            guard let stamp = data.values[Session.credentialKey].flatMap(Session.plainString) else { return false }
+            return users.isCurrent(CredentialStamp(text: stamp), username: user.username)
+                && !revocations.isRevoked(username: user.username, created: data.created)
+        }
         app.addTemplateValues { request in
             var values: [String: any Sendable] = ["signInPath": signInPath, "signOutPath": signOutPath]
             if let user = request.currentUser {
@@ -91,21 +112,81 @@ public struct Authentication: AppPlugin, Sendable {
     }
 }
 
-/// The flow's state while the app runs: its settings, the throttle, the dummy hash.
+/// The flow's state while the app runs: its settings, the throttle, the dummy hash, the time a
+/// refusal takes.
 final class AuthenticationService: Sendable {
     let settings: Authentication
     let throttle: SignInThrottle
     private let dummyHashes = DummyHashes()
+    /// How long a check takes at each cost, measured as checks run.
+    private let durations = Locked<[Int: Duration]>([:])
 
     init(_ settings: Authentication) {
         self.settings = settings
         throttle = SignInThrottle(limits: settings.throttleLimits)
+        // Made now, at start-up, so that the first unknown name costs what the next ones do;
+        // its making (a hash takes as long as a check) is the first measure of that cost.
+        let cost = Self.dummyCost(settings)
+        let started = ContinuousClock.now
+        if (try? dummyHashes.hash(cost: cost)) != nil { record(cost: cost, ContinuousClock.now - started) }
     }
 
-    /// A hash to verify against when the username is unknown, of the cost the store's hashes
-    /// have, so the answer takes as long as for a known user.
+    /// The cost of the hash an unknown name is checked against: the slowest among the users.
+    private static func dummyCost(_ settings: Authentication) -> Int {
+        settings.users.slowestCost ?? settings.users.typicalCost ?? settings.passwordCost
+    }
+
+    /// A hash to verify against when the username is unknown, of the slowest cost among the
+    /// store's, so the answer takes as long as for any known user.
     func dummyHash() throws -> String {
-        try dummyHashes.hash(cost: settings.users.typicalCost ?? Password.defaultCost)
+        try dummyHashes.hash(cost: Self.dummyCost(settings))
+    }
+
+    /// ``PasswordHasher/verify(_:against:)``, timing the check for its cost.
+    func verify(_ password: String, against hash: String, hasher: PasswordHasher) async throws -> Bool {
+        let (matches, took) = try await hasher.run {
+            let started = ContinuousClock.now
+            let matches = Password.verify(password, against: hash)
+            return (matches, ContinuousClock.now - started)
+        }
+        hasher.verifications.add(1, ordering: .relaxed)
+        if let cost = Password.cost(of: hash), Password.isValidHash(hash) { record(cost: cost, took) }
+        return matches
+    }
+
+    /// After a refusal whose check began at `started`: waits until a check at the slowest cost
+    /// would have ended, so that a user of a cheaper cost is refused no sooner than an unknown
+    /// name (checked at the slowest cost).
+    func padFailure(startedAt started: ContinuousClock.Instant) async throws {
+        guard let slowest = durations.withLock({ $0[Self.dummyCost(settings)] }) else { return }
+        let left = slowest - (ContinuousClock.now - started)
+        if left > .milliseconds(1) { try await Task.sleep(for: left) }
+    }
+
+    /// A running mean of the checks at `cost`, weighted to the recent ones (the machine's load
+    /// changes).
+    private func record(cost: Int, _ took: Duration) {
+        durations.withLock { durations in
+            durations[cost] = durations[cost].map { $0 * 0.75 + took * 0.25 } ?? took
+        }
+    }
+
+    /// After a successful sign-in: a hash of another cost than the configured one is replaced,
+    /// where the store can write. Returns the user as stored now. A failure leaves the old hash
+    /// and is logged: the sign-in stands.
+    func upgradeHashIfNeeded(of stored: StoredUser, password: String, logger: Logger) async -> StoredUser {
+        guard Password.cost(of: stored.passwordHash) != settings.passwordCost,
+            let store = settings.users as? any PasswordUpgradingUserStore
+        else { return stored }
+        do {
+            let cost = settings.passwordCost
+            let new = try await settings.hasher.run { try Password.hash(password, cost: cost) }
+            guard try store.replacePasswordHash(of: stored.user.username, stored.passwordHash, with: new) else { return stored }
+            return StoredUser(user: stored.user, passwordHash: new)
+        } catch {
+            logger.warning("Could not re-hash the password of \(stored.user.username) at cost \(settings.passwordCost): \(error)")
+            return stored
+        }
     }
 
     /// The app's template for the page, or the built-in one.
@@ -124,7 +205,7 @@ private final class DummyHashes: Sendable {
 
     func hash(cost: Int) throws -> String {
         if let hash = hashes.withLock({ $0[cost] }) { return hash }
-        let hash = try Password.hash(SessionData.randomId(), cost: cost)
+        let hash = try Password.hash(SessionData.randomId().prefix(Password.maximumLength).description, cost: cost)
         hashes.withLock { $0[cost] = hash }
         return hash
     }

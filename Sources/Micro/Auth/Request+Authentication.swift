@@ -1,3 +1,13 @@
+extension Session {
+    /// The key of the signed-in user's ``CredentialStamp``.
+    static let credentialKey = "_credential"
+
+    /// The user signed in to the session `data`, decoded once for all requests.
+    static func signedInUser(in data: SessionData) -> User? {
+        get(userKey, in: data, as: User.self, sharedIn: User.readFromSessions)
+    }
+}
+
 extension Request {
     static let originalPathKey = "_original_request"
 
@@ -34,21 +44,29 @@ extension Request {
     /// Returns nil for a wrong username or password. Throws a 429 ``HttpError`` with
     /// `Retry-After` while the username or the client is throttled, and a 503 when the user
     /// store cannot be read.
+    ///
+    /// A username longer than ``Authentication/maximumUsernameLength`` bytes or a password
+    /// longer than ``Password/maximumLength`` is refused before anything reads it (the attempt
+    /// counts against the client's address). Every refusal of a plausible name takes as long
+    /// as checking a password of the slowest cost among the store's users, so the time does
+    /// not tell which names exist.
     public func signIn(username: String, password: String) async throws -> User? {
         guard let service = authentication else {
             throw ConfigurationError("signIn needs app.use(Authentication(users: ...)).")
         }
-        let name = username.trimmingSpaces().lowercased()
-        let now = Int64(settings.clock().timeIntervalSince1970)
-        let address = clientAddress
-        if let wait = service.throttle.retryAfter(username: name, address: address, now: now) {
-            let minutes = (wait + 59) / 60
-            throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
-                headers: ["Retry-After": String(wait)])
+        let throttle = service.throttle
+        let address = clientAddress.map(throttle.key(address:))
+        guard username.utf8.count <= Authentication.maximumUsernameLength, password.utf8.count <= Password.maximumLength
+        else {
+            try await admit(username: nil, address: address, service)
+            throttle.finish(username: nil, address: address, outcome: .failure, now: clock)
+            return nil
         }
-        // Counted now, before the slow check, so that parallel attempts cannot all pass the
-        // limit; a success takes it back.
-        service.throttle.recordFailure(username: name, address: address, now: now)
+        let name = username.trimmingSpaces().lowercased()
+        let key = throttle.key(username: name)
+        try await admit(username: key, address: address, service)
+        var outcome = SignInThrottle.Outcome.failure
+        defer { throttle.finish(username: key, address: address, outcome: outcome, now: clock) }
         let hasher = service.settings.hasher
         let stored: StoredUser?
         do {
@@ -61,33 +79,69 @@ extension Request {
             // Nothing was checked: the attempt does not count. The same answer whoever the
             // username names (the store failed before it could tell), and no detail for the
             // client: the log has the file and what is wrong with it.
-            service.throttle.recordUnchecked(username: name, address: address)
+            outcome = .unchecked
             if let error = error as? HttpError { throw error }
             logger.error("Sign-in unavailable, the user store cannot be read: \(error)")
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
                 headers: ["Retry-After": "60"])
         }
-        // An unknown user costs one bcrypt verification too: the time does not tell.
-        let hash: String
-        if let stored {
-            hash = stored.passwordHash
-        } else {
-            hash = try await hasher.run { try service.dummyHash() }
+        let started = ContinuousClock.now
+        guard let stored, !password.isEmpty,
+            try await service.verify(password, against: stored.passwordHash, hasher: hasher)
+        else {
+            // An unknown user costs one verification too, against a hash of the slowest cost.
+            if stored == nil { _ = try await service.verify(password, against: service.dummyHash(), hasher: hasher) }
+            try await service.padFailure(startedAt: started)
+            return nil
         }
-        let matches = try await hasher.verify(password, against: hash)
-        guard let stored, matches, !password.isEmpty else { return nil }
-        service.throttle.recordSuccess(username: name, address: address)
+        outcome = .success
+        let current = await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger)
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
         session[Self.originalPathKey] = originalPath
         try session.set(Session.userKey, stored.user)
+        session[Session.credentialKey] = CredentialStamp(current).text
         return stored.user
     }
 
-    /// Signs the user out: the session is emptied and gets a new identity.
+    /// Waits while checks in flight hold the budget; throws the 429 when it is spent.
+    private func admit(username: SignInThrottle.Key?, address: SignInThrottle.Key?, _ service: AuthenticationService) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            switch service.throttle.begin(username: username, address: address, now: clock) {
+            case .proceed:
+                return
+            case .refuse(let wait):
+                let minutes = (wait + 59) / 60
+                throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                    headers: ["Retry-After": String(wait)])
+            case .wait:
+                guard ContinuousClock.now < deadline else {
+                    throw HttpError(.serviceUnavailable, "Too many sign-ins at once. Please try again in a moment.",
+                        headers: ["Retry-After": "1"])
+                }
+                // The checks it waits for take a bcrypt each: tens of milliseconds at least.
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+
+    private var clock: Int64 { Int64(settings.clock().timeIntervalSince1970) }
+
+    /// Signs the user out: the session is revoked (its cookie, replayed from anywhere, no
+    /// longer opens), emptied, and gets a new identity.
     public func signOut() {
+        services.sessions.revoke(session)
         session.clear()
         session.regenerate()
+    }
+
+    /// Signs the current user out of every session they have, on every device, this one too.
+    public func signOutEverywhere() {
+        if let user = currentUser {
+            services.sessions.revokeSessions(of: user.username, now: session.now)
+        }
+        signOut()
     }
 
     /// The page `authenticate()` remembered, made safe, and forgotten.

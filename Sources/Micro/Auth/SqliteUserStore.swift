@@ -19,7 +19,7 @@ import Synchronization
 /// corrupt closes the connection, and the next look-up opens the file afresh; a file moved away
 /// is reported missing; another file put in its place (a restored backup) is opened instead.
 /// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:)``.
-public final class SqliteUserStore: UserStore, Reloadable {
+public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
     /// The database file.
     public let path: String
     /// How long a look-up waits for another connection's write lock before it gives up.
@@ -29,10 +29,21 @@ public final class SqliteUserStore: UserStore, Reloadable {
     /// How often a look-up found the database locked and waited: tests watch it.
     let lockWaits: LockWaits
 
+    /// What the last full reading of the table found.
     private struct Summary {
         var cost: Int?
+        var slowestCost: Int?
         var users: Int
+        /// Each user's stamp, by lowercased name: what signed-in sessions are checked against.
+        var stamps: [String: CredentialStamp]
     }
+
+    /// When the stamps were last read again from the table (uptime nanoseconds), and whether a
+    /// reading is under way: requests never wait for one.
+    private let lastRefresh = Atomic<UInt64>(0)
+    private let refreshing = Atomic<Bool>(false)
+    /// How often signed-in requests have the stamps read again in the background.
+    static let refreshInterval: UInt64 = 1_000_000_000
 
     /// Opens the users table in `path`. With `create`, makes the file and the table when missing
     /// (for tools that add users); otherwise a missing file or table is an error. Every stored
@@ -54,6 +65,7 @@ public final class SqliteUserStore: UserStore, Reloadable {
         }
         connection = Locked(opened.0)
         summary = Locked(opened.1)
+        lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
     static let schema = """
@@ -68,11 +80,49 @@ public final class SqliteUserStore: UserStore, Reloadable {
     /// cannot be read now (missing, locked for longer than `busyTimeout`, corrupt).
     public func find(username: String) throws -> StoredUser? {
         let name = username.lowercased()
-        return try withConnection { connection throws(SqliteFailure) in try connection.findUser(name) }
+        let found = try withConnection { connection throws(SqliteFailure) in try connection.findUser(name) }
+        // What the table says now is what the user's next request is checked against.
+        summary.withLock { $0.stamps[name] = found.map(CredentialStamp.init) }
+        return found
     }
 
     /// The median cost of the hashes found when the store was (re)opened.
     public var typicalCost: Int? { summary.withLock { $0.cost } }
+
+    /// The highest cost found when the table was last read.
+    public var slowestCost: Int? { summary.withLock { $0.slowestCost } }
+
+    /// From memory; a change made in the table by another process (`add-user`, plain SQL) is
+    /// seen within about a second: a signed-in request has the table read again in the
+    /// background when the last reading is older than that.
+    public func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
+        refreshIfDue()
+        return summary.withLock { $0.stamps[username] == stamp }
+    }
+
+    public func replacePasswordHash(of username: String, _ old: String, with new: String) throws -> Bool {
+        guard Password.isValidHash(new) else { throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.") }
+        let key = username.lowercased()
+        let replaced = try withConnection { connection throws(SqliteFailure) in try connection.replaceHash(key, old, new) }
+        if replaced { summary.withLock { $0.stamps[key] = CredentialStamp(username: key, passwordHash: new) } }
+        return replaced
+    }
+
+    private func refreshIfDue() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now &- lastRefresh.load(ordering: .relaxed) > Self.refreshInterval,
+            refreshing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        DispatchQueue.global().async { [self] in
+            defer {
+                lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+                refreshing.store(false, ordering: .releasing)
+            }
+            // A table that cannot be read now keeps the stamps it had: sign-in reports the fault.
+            guard let read = try? withConnection({ connection throws(SqliteFailure) in try connection.checkUsers() }) else { return }
+            summary.withLock { $0 = Self.summary(read) }
+        }
+    }
 
     /// Adds the user, or changes their hash and name when they exist.
     public func save(username: String, passwordHash: String, name: String?) throws {
@@ -81,6 +131,7 @@ public final class SqliteUserStore: UserStore, Reloadable {
         }
         let key = username.lowercased()
         try withConnection { connection throws(SqliteFailure) in try connection.upsert(key, passwordHash, name) }
+        summary.withLock { $0.stamps[key] = CredentialStamp(username: key, passwordHash: passwordHash) }
     }
 
     /// How many users the table holds.
@@ -149,9 +200,14 @@ public final class SqliteUserStore: UserStore, Reloadable {
         let connection = try Connection(path: path, create: create, lockWaits: lockWaits, busyTimeout: busyTimeout)
         connection.deadline = deadline ?? ContinuousClock.now + busyTimeout
         if create { try connection.execute(schema) }
-        let (costs, users) = try connection.checkUsers()
-        let sorted = costs.sorted()
-        return (connection, Summary(cost: sorted.isEmpty ? nil : sorted[sorted.count / 2], users: users))
+        return (connection, summary(try connection.checkUsers()))
+    }
+
+    private static func summary(_ users: [StoredUser]) -> Summary {
+        let costs = users.compactMap { Password.cost(of: $0.passwordHash) }.sorted()
+        var stamps: [String: CredentialStamp] = [:]
+        for user in users { stamps[user.user.username] = CredentialStamp(user) }
+        return Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last, users: users.count, stamps: stamps)
     }
 }
 
@@ -300,24 +356,21 @@ private final class Connection {
         return statement
     }
 
-    /// Checks the table has the columns and every hash is bcrypt; returns their costs and
-    /// how many users there are.
-    func checkUsers() throws(SqliteFailure) -> (costs: [Int], users: Int) {
+    /// Checks the table has the columns and every hash is bcrypt; returns the users.
+    func checkUsers() throws(SqliteFailure) -> [StoredUser] {
         let statement = try prepare("SELECT rowid, username, password_hash, name FROM users", persistent: false)
         defer { sqlite3_finalize(statement) }
-        var costs: [Int] = []
-        var users = 0
+        var users: [StoredUser] = []
         while true {
             let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return (costs, users) }
+            if step == SQLITE_DONE { return users }
             guard step == SQLITE_ROW else { throw failure(step, doing: "read the users table") }
             let row = sqlite3_column_int64(statement, 0)
             let username = text(statement, 1) ?? ""
             guard let hash = text(statement, 2), Password.isValidHash(hash) else {
                 throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)")
             }
-            users += 1
-            if let cost = Password.cost(of: hash) { costs.append(cost) }
+            users.append(StoredUser(user: User(username: username, name: text(statement, 3)), passwordHash: hash))
         }
     }
 
@@ -360,6 +413,19 @@ private final class Connection {
         if let name { sqlite3_bind_text(statement, 3, name, -1, sqliteTransient) } else { sqlite3_bind_null(statement, 3) }
         let step = sqlite3_step(statement)
         guard step == SQLITE_DONE else { throw failure(step, doing: "save user '\(username)'") }
+    }
+
+    /// Replaces the hash of `username` when it is still `old`; whether it did.
+    func replaceHash(_ username: String, _ old: String, _ new: String) throws(SqliteFailure) -> Bool {
+        let statement = try prepare(
+            "UPDATE users SET password_hash = ?3 WHERE username = ?1 COLLATE NOCASE AND password_hash = ?2", persistent: false)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
+        sqlite3_bind_text(statement, 2, old, -1, sqliteTransient)
+        sqlite3_bind_text(statement, 3, new, -1, sqliteTransient)
+        let step = sqlite3_step(statement)
+        guard step == SQLITE_DONE else { throw failure(step, doing: "re-hash the password of user '\(username)'") }
+        return sqlite3_changes(db) > 0
     }
 
     func count() throws(SqliteFailure) -> Int {

@@ -44,13 +44,30 @@ public protocol UserStore: Sendable {
     /// The user named `username` (case-insensitively); nil when there is none. Throws when the
     /// store cannot be read (the request then gets a 503).
     func find(username: String) throws -> StoredUser?
-    /// The bcrypt cost most of the store's hashes use, so an unknown username costs as much
-    /// time as a known one; nil when unknown.
+    /// The bcrypt cost most of the store's hashes use; nil when unknown.
     var typicalCost: Int? { get }
+    /// The highest bcrypt cost among the store's hashes: a refused sign-in takes as long as a
+    /// check at this cost, so that the time tells no name from another. Nil when unknown.
+    var slowestCost: Int? { get }
+    /// Whether `stamp` is the current ``CredentialStamp`` of `username`: false once the user is
+    /// removed or their hash changed, and the sessions they signed in with are then over.
+    /// Called on every request of a signed-in session, so it answers from memory and never
+    /// waits on I/O. True when the store cannot tell.
+    func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool
 }
 
 extension UserStore {
     public var typicalCost: Int? { nil }
+    public var slowestCost: Int? { typicalCost }
+    public func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool { true }
+}
+
+/// A user store that can replace a user's hash: a sign-in re-hashes a password stored at
+/// another cost than the configured one, as Django and Passlib do.
+public protocol PasswordUpgradingUserStore: UserStore {
+    /// Replaces the hash of `username`, only if it is still `old` (another change in between
+    /// wins). Returns whether it did.
+    func replacePasswordHash(of username: String, _ old: String, with new: String) throws -> Bool
 }
 
 /// A user store that cannot be read, or holds something wrong, with where.

@@ -23,36 +23,65 @@ import Foundation
 public final class YamlUserStore: UserStore, Reloadable {
     /// The file's path.
     public let file: String
-    private let users: Locked<[String: StoredUser]>
-    private let cost: Locked<Int?>
+    private let loaded: Locked<Loaded>
+
+    /// What one reading of the file gave.
+    private struct Loaded {
+        var users: [String: StoredUser]
+        var stamps: [String: CredentialStamp]
+        var typicalCost: Int?
+        var slowestCost: Int?
+
+        init(_ users: [String: StoredUser]) {
+            self.users = users
+            stamps = users.mapValues(CredentialStamp.init)
+            typicalCost = YamlUserStore.typicalCost(of: users)
+            slowestCost = users.values.compactMap { Password.cost(of: $0.passwordHash) }.max()
+        }
+    }
 
     /// Reads `file`. Throws a ``ConfigurationError`` naming the file and line of any problem.
     public init(file: String) throws(ConfigurationError) {
         self.file = file
-        let loaded = try Self.load(file)
-        users = Locked(loaded)
-        cost = Locked(Self.typicalCost(of: loaded))
+        loaded = Locked(Loaded(try Self.load(file)))
     }
 
     public func find(username: String) throws -> StoredUser? {
-        users.withLock { $0[username.lowercased()] }
+        let key = username.lowercased()
+        return loaded.withLock { $0.users[key] }
     }
 
-    public var typicalCost: Int? { cost.withLock { $0 } }
+    public var typicalCost: Int? { loaded.withLock { $0.typicalCost } }
+
+    public var slowestCost: Int? { loaded.withLock { $0.slowestCost } }
+
+    public func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
+        loaded.withLock { $0.stamps[username] == stamp }
+    }
 
     /// How many users the file holds.
-    public var count: Int { users.withLock { $0.count } }
+    public var count: Int { loaded.withLock { $0.users.count } }
+
+    /// The users whose hash has another cost than `cost`, and how to re-hash them; nil when
+    /// there are none. A file cannot be re-hashed at sign-in, as a table is.
+    public func costWarning(configuredCost cost: Int) -> String? {
+        let others = loaded.withLock { loaded in
+            loaded.users.values.filter { Password.cost(of: $0.passwordHash) != cost }.map(\.user.username).sorted()
+        }
+        guard !others.isEmpty else { return nil }
+        return "\(file): the password hashes of \(others.joined(separator: ", ")) have another bcrypt cost than the configured \(cost): "
+            + "make new ones with `swift run SampleApp hash-password` (cost \(cost)) and paste them in, then reload."
+    }
 
     /// Reads the file again. On a problem, throws it (file, line, what is wrong) and keeps the
-    /// users read before.
+    /// users read before. Sessions of users it no longer holds, or whose hash changed, are over.
     ///
     /// ```swift
     /// do { try users.reload() } catch { logger.error("\(error)") }
     /// ```
     public func reload() throws(ConfigurationError) {
-        let loaded = try Self.load(file)
-        users.withLock { $0 = loaded }
-        cost.withLock { $0 = Self.typicalCost(of: loaded) }
+        let users = Loaded(try Self.load(file))
+        loaded.withLock { $0 = users }
     }
 
     /// `users from credentials.yml (3 users)`, for the log after a reload.

@@ -24,9 +24,13 @@ public final class Session {
     /// one twice (the signed-in user, by a route and by the templates) decodes it once.
     private var decoded: [String: (json: String, value: Any)] = [:]
 
-    init(data: SessionData, existed: Bool) {
+    /// The request's time (seconds since 1970).
+    let now: Int64
+
+    init(data: SessionData, existed: Bool, now: Int64) {
         self.data = data
         self.existed = existed
+        self.now = now
     }
 
     /// The session's identity. A new session draws it when first needed (when it is saved),
@@ -70,11 +74,18 @@ public final class Session {
     /// JSON. Only for types whose decoding is pure (Micro's own ``User``): a value from the
     /// cache skips whatever the type's decoder would have checked again.
     func get<T: Decodable & Sendable>(_ key: String, as type: T.Type, sharedIn shared: BoundedCache<ExactString, T>) -> T? {
+        Self.get(key, in: data, as: type, sharedIn: shared)
+    }
+
+    /// ``get(_:as:sharedIn:)`` on a session's data, before it is a session.
+    static func get<T: Decodable & Sendable>(
+        _ key: String, in data: SessionData, as type: T.Type, sharedIn shared: BoundedCache<ExactString, T>
+    ) -> T? {
         guard let json = data.values[key] else { return nil }
         let exact = ExactString(json)
         if let value = shared.value(for: exact) { return value }
         // Decoded from the very JSON it is kept under, never taken from elsewhere.
-        guard let value = Self.decode(json, as: T.self) else { return nil }
+        guard let value = decode(json, as: T.self) else { return nil }
         shared.remember(value, for: exact)
         return value
     }
@@ -113,10 +124,13 @@ public final class Session {
 
     /// Gives the session a new identity, keeping its values (but not the CSRF token): call it
     /// when privileges change, at sign-in, so an identity planted before cannot be used after.
-    /// With a server-side store, the old session is destroyed.
+    /// With a server-side store, the old session is destroyed. The new identity begins now: its
+    /// absolute lifetime counts from here, and revocations made before do not end it.
     public func regenerate() {
         if !data.id.isEmpty { retiredIds.append(data.id) }
         data.id = SessionData.randomId()
+        data.created = now
+        data.lastSeen = now
         data.values[CsrfToken.sessionKey] = nil
         changed = true
     }
@@ -133,7 +147,7 @@ public final class Session {
     }
 
     /// The text of a JSON string literal without escapes; nil for anything else.
-    private static func plainString(_ json: String) -> String? {
+    static func plainString(_ json: String) -> String? {
         let bytes = json.utf8
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return nil }
         // By bytes: dropping Characters would take a combining mark that begins the text

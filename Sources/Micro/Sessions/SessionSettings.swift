@@ -18,6 +18,9 @@ public struct SessionSettings: Sendable {
     public var secureCookie: Bool?
     /// Where sessions live; nil means the encrypted cookie itself.
     public var store: (any SessionStore)?
+    /// What ended sessions early (sign-outs, "sign out everywhere"), checked on every request
+    /// whatever the store: a revoked session's cookie no longer opens.
+    public var revocations: any SessionRevocations = MemorySessionRevocations()
 
     /// The defaults.
     public init() {}

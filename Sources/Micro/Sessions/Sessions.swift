@@ -9,12 +9,15 @@ struct Sessions: Sendable {
     let secure: Bool
     let environment: Environment
     let now: @Sendable () -> Date
+    /// Checks plugins add: a session one of them refuses (its user was removed, say) is over.
+    let checks: [@Sendable (SessionData) -> Bool]
 
     /// The most a cookie may weigh: browsers keep 4096 bytes for name, value and attributes.
     static let cookieLimit = 4096
 
-    init(settings: Settings) throws(ConfigurationError) {
+    init(settings: Settings, checks: [@Sendable (SessionData) -> Bool] = []) throws(ConfigurationError) {
         self.settings = settings.sessions
+        self.checks = checks
         environment = settings.environment
         now = settings.clock
         secure = settings.sessions.secureCookie ?? (settings.environment == .production)
@@ -33,19 +36,38 @@ struct Sessions: Sendable {
         let now = clock
         if let value = request.cookie(settings.cookieName), let data = store.load(cookieValue: value),
             now - data.lastSeen < settings.idleTimeout, now - data.created < settings.absoluteLifetime,
-            data.lastSeen <= now + 60
+            data.lastSeen <= now + 60, isCurrent(data)
         {
-            let session = Session(data: data, existed: true)
+            let session = Session(data: data, existed: true, now: now)
             // Renew the inactivity window, at most once a minute, so that reading a session
             // does not rewrite its cookie on every request.
             if now - data.lastSeen >= min(60, settings.idleTimeout / 10) { session.renew(at: now) }
             return session
         }
-        let session = Session(data: SessionData(id: "", created: now, lastSeen: now), existed: false)
+        let session = Session(data: SessionData(id: "", created: now, lastSeen: now), existed: false, now: now)
         // A cookie that named no valid session (expired, forged, from an old secret) is
         // deleted, so the browser stops sending it.
         session.staleCookie = request.cookie(settings.cookieName) != nil
         return session
+    }
+
+    /// Whether no revocation and no plugin's check ended the session: read from memory.
+    private func isCurrent(_ data: SessionData) -> Bool {
+        guard !settings.revocations.isRevoked(id: data.id, created: data.created) else { return false }
+        for check in checks where !check(data) { return false }
+        return true
+    }
+
+    /// Ends the session at once, wherever its cookie is: a sign-out.
+    func revoke(_ session: Session) {
+        guard !session.data.id.isEmpty else { return }
+        settings.revocations.revoke(
+            id: session.data.id, until: session.data.created + settings.absoluteLifetime, now: session.now)
+    }
+
+    /// Ends every session of `username` begun until now, wherever its cookie is.
+    func revokeSessions(of username: String, now: Int64) {
+        settings.revocations.revokeSessions(of: username, at: now, until: now + settings.absoluteLifetime, now: now)
     }
 
     /// Writes the session's cookie into `response` when the session changed; deletes it when

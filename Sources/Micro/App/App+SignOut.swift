@@ -1,0 +1,26 @@
+import Foundation
+
+extension App {
+    /// Ends every session of `username` begun until now, on every device ("sign out
+    /// everywhere", after a lost laptop, say): their next request is signed out.
+    ///
+    /// ```swift
+    /// app.post("/admin/users/:name/sign-out") { request in
+    ///     try request.authenticate()
+    ///     app.signOutEverywhere(username: request.params["name"] ?? "")
+    ///     return "Signed out."
+    /// }
+    /// ```
+    public func signOutEverywhere(username: String) {
+        let settings = settings
+        let now = Int64(settings.clock().timeIntervalSince1970)
+        settings.sessions.revocations.revokeSessions(
+            of: username.lowercased(), at: now, until: now + settings.sessions.absoluteLifetime, now: now)
+    }
+
+    /// Ends every session begun until now, everyone's: all are signed out.
+    public func signOutEveryone() {
+        let settings = settings
+        settings.sessions.revocations.revokeAll(at: Int64(settings.clock().timeIntervalSince1970))
+    }
+}
