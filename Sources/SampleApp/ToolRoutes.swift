@@ -105,6 +105,10 @@ enum ToolRoutes {
 
     // MARK: Data encryption
 
+    /// The encryption tool's own bcrypt threads: its hashes (up to cost 14) queue there, never in
+    /// front of a sign-in, and a flood of them is refused with a 503 when its queue is full.
+    static let toolHasher = PasswordHasher(threads: 1, capacity: 8)
+
     private static func dataEncryption(_ request: Request) async throws -> Response {
         let params = request.params
         let operation = DataEncryption.Operation(rawValue: params["op"] ?? "")
@@ -118,8 +122,9 @@ enum ToolRoutes {
                 let input = params["input"] ?? ""
                 let key = params["key"]
                 let hash = params["hash"]
-                // bcrypt takes up to a second or two at cost 14: never on the event loop.
-                outcome = try await PasswordHasher.shared.run {
+                // bcrypt takes up to a second or two at cost 14: never on the event loop, and
+                // never on the sign-in's threads, which a flood of these would hold.
+                outcome = try await toolHasher.run {
                     Result { () throws(ToolError) -> String in
                         try DataEncryption.apply(operation, input: input, key: key, hash: hash, cost: cost)
                     }

@@ -18,6 +18,8 @@ import Testing
         let app = isolatedApp()
         var authentication = Authentication(users: store)
         authentication.hasher = PasswordHasher(threads: 1)
+        // The test hashes' own cost: a sign-in has nothing to re-hash, and the store only reads.
+        authentication.passwordCost = 4
         app.use(authentication)
         app.get("/") { _ in "home" }
         return app

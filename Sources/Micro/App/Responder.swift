@@ -12,7 +12,7 @@ final class Responder: Sendable {
     private let afterFilters: [Filter]
     private let errorHandlers: [ErrorHandler]
     private let staticFiles: StaticFiles?
-    private let services: Services
+    let services: Services
 
     init(definition: App.Definition, logger: Logger) throws(ConfigurationError) {
         settings = definition.settings

@@ -112,62 +112,47 @@ public struct Authentication: AppPlugin, Sendable {
     }
 }
 
-/// The flow's state while the app runs: its settings, the throttle, the dummy hash, the time a
-/// refusal takes.
+/// The flow's state while the app runs: its settings, the throttle, the dummy hashes.
 final class AuthenticationService: Sendable {
     let settings: Authentication
     let throttle: SignInThrottle
     private let dummyHashes = DummyHashes()
-    /// How long a check takes at each cost, measured as checks run.
-    private let durations = Locked<[Int: Duration]>([:])
+    /// The costs of the dummy hashes made so far: tests check the ones made at start-up.
+    var preparedDummyCosts: [Int] { dummyHashes.costs }
 
     init(_ settings: Authentication) {
         self.settings = settings
         throttle = SignInThrottle(limits: settings.throttleLimits)
-        // Made now, at start-up, so that the first unknown name costs what the next ones do;
-        // its making (a hash takes as long as a check) is the first measure of that cost.
-        let cost = Self.dummyCost(settings)
-        let started = ContinuousClock.now
-        if (try? dummyHashes.hash(cost: cost)) != nil { record(cost: cost, ContinuousClock.now - started) }
+        // Made now, at start-up, so that the first unknown name costs what the next ones do.
+        let slowest = Self.slowestCost(settings)
+        for cost in (settings.users.typicalCost.map { min($0, slowest) } ?? slowest)...slowest {
+            _ = try? dummyHashes.hash(cost: cost)
+        }
     }
 
     /// The cost of the hash an unknown name is checked against: the slowest among the users.
-    private static func dummyCost(_ settings: Authentication) -> Int {
+    private static func slowestCost(_ settings: Authentication) -> Int {
         settings.users.slowestCost ?? settings.users.typicalCost ?? settings.passwordCost
     }
 
-    /// A hash to verify against when the username is unknown, of the slowest cost among the
-    /// store's, so the answer takes as long as for any known user.
-    func dummyHash() throws -> String {
-        try dummyHashes.hash(cost: Self.dummyCost(settings))
-    }
-
-    /// ``PasswordHasher/verify(_:against:)``, timing the check for its cost.
-    func verify(_ password: String, against hash: String, hasher: PasswordHasher) async throws -> Bool {
-        let (matches, took) = try await hasher.run {
-            let started = ContinuousClock.now
-            let matches = Password.verify(password, against: hash)
-            return (matches, ContinuousClock.now - started)
-        }
+    /// Whether `password` is the one of `stored`, checked with bcrypt on the hasher's threads.
+    /// Every refusal costs the work of one check at the slowest cost among the store's users,
+    /// so the time tells no name from another: an unknown name is checked against a dummy hash
+    /// of that cost; a user of a cheaper cost c, refused, is also checked against dummy hashes
+    /// of the costs c, c+1, ... up to the slowest, whose rounds (2^c + 2^c + 2^(c+1) + ...) add
+    /// up to the slowest cost's. Real work rather than a wait: a busy machine slows both alike.
+    func check(_ password: String, for stored: StoredUser?, hasher: PasswordHasher) async throws -> Bool {
+        let slowest = Self.slowestCost(settings)
+        let hash = try stored?.passwordHash ?? dummyHashes.hash(cost: slowest)
+        let cost = Password.cost(of: hash).map { max(4, $0) } ?? slowest
+        let padding = cost < slowest ? try (cost..<slowest).map { try dummyHashes.hash(cost: $0) } : []
         hasher.verifications.add(1, ordering: .relaxed)
-        if let cost = Password.cost(of: hash), Password.isValidHash(hash) { record(cost: cost, took) }
-        return matches
-    }
-
-    /// After a refusal whose check began at `started`: waits until a check at the slowest cost
-    /// would have ended, so that a user of a cheaper cost is refused no sooner than an unknown
-    /// name (checked at the slowest cost).
-    func padFailure(startedAt started: ContinuousClock.Instant) async throws {
-        guard let slowest = durations.withLock({ $0[Self.dummyCost(settings)] }) else { return }
-        let left = slowest - (ContinuousClock.now - started)
-        if left > .milliseconds(1) { try await Task.sleep(for: left) }
-    }
-
-    /// A running mean of the checks at `cost`, weighted to the recent ones (the machine's load
-    /// changes).
-    private func record(cost: Int, _ took: Duration) {
-        durations.withLock { durations in
-            durations[cost] = durations[cost].map { $0 * 0.75 + took * 0.25 } ?? took
+        return try await hasher.run {
+            let matches = Password.verify(password, against: hash) && stored != nil && !password.isEmpty
+            if !matches {
+                for dummy in padding { _ = Password.verify(password, against: dummy) }
+            }
+            return matches
         }
     }
 
@@ -200,8 +185,11 @@ final class AuthenticationService: Sendable {
 }
 
 /// bcrypt hashes of a random password, one per cost, made when first needed.
-private final class DummyHashes: Sendable {
+final class DummyHashes: Sendable {
     private let hashes = Locked<[Int: String]>([:])
+
+    /// The costs made so far.
+    var costs: [Int] { hashes.withLock { $0.keys.sorted() } }
 
     func hash(cost: Int) throws -> String {
         if let hash = hashes.withLock({ $0[cost] }) { return hash }

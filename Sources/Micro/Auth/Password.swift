@@ -14,20 +14,21 @@ import Foundation
 public enum Password {
     /// The cost (log2 of the rounds) of new hashes.
     public static let defaultCost = 12
-    /// The longest password checked: the bound keeps hostile input cheap. (bcrypt reads 72
-    /// bytes; a new hash refuses more, see ``hashableLength``.)
-    public static let maximumLength = 1024
-    /// The longest password a new hash accepts: bcrypt reads 72 bytes and would silently
-    /// ignore the rest.
-    public static let hashableLength = 72
+    /// The longest password, in UTF-8 bytes, that is hashed or checked: bcrypt reads only the
+    /// first 72 bytes and would silently ignore the rest, so two passwords sharing those 72
+    /// would match each other. As OWASP's Password Storage cheat sheet advises for bcrypt, a
+    /// longer one is refused, never truncated: a new hash throws, a check answers false.
+    public static let maximumLength = 72
+    /// The longest password a new hash accepts: ``maximumLength``.
+    public static let hashableLength = maximumLength
 
     /// A new `$2b$` hash of `password` with a random salt.
     public static func hash(_ password: String, cost: Int = defaultCost) throws -> String {
         guard (4...31).contains(cost) else { throw PasswordError("bcrypt cost must be from 4 to 31, not \(cost).") }
-        try check(password)
-        guard password.utf8.count <= hashableLength else {
-            throw PasswordError("bcrypt reads only the first \(hashableLength) bytes of a password; this one has \(password.utf8.count).")
+        guard password.utf8.count <= maximumLength else {
+            throw PasswordError("bcrypt reads only the first \(maximumLength) bytes of a password; this one has \(password.utf8.count).")
         }
+        try check(password)
         var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
         guard crypt_gensalt_rn("$2b$", UInt(cost), nil, 0, &setting, Int32(setting.count)) != nil else {
             throw PasswordError("libcrypt could not make a bcrypt salt (errno \(errno)).")

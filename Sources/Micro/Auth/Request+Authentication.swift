@@ -47,9 +47,8 @@ extension Request {
     ///
     /// A username longer than ``Authentication/maximumUsernameLength`` bytes or a password
     /// longer than ``Password/maximumLength`` is refused before anything reads it (the attempt
-    /// counts against the client's address). Every refusal of a plausible name takes as long
-    /// as checking a password of the slowest cost among the store's users, so the time does
-    /// not tell which names exist.
+    /// counts against the client's address). Every other refusal costs a check at the slowest
+    /// cost among the store's users, so the time does not tell which names exist.
     public func signIn(username: String, password: String) async throws -> User? {
         guard let service = authentication else {
             throw ConfigurationError("signIn needs app.use(Authentication(users: ...)).")
@@ -85,15 +84,8 @@ extension Request {
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
                 headers: ["Retry-After": "60"])
         }
-        let started = ContinuousClock.now
-        guard let stored, !password.isEmpty,
-            try await service.verify(password, against: stored.passwordHash, hasher: hasher)
-        else {
-            // An unknown user costs one verification too, against a hash of the slowest cost.
-            if stored == nil { _ = try await service.verify(password, against: service.dummyHash(), hasher: hasher) }
-            try await service.padFailure(startedAt: started)
-            return nil
-        }
+        // An unknown user costs a check too: a refusal takes as long whoever the name is.
+        guard try await service.check(password, for: stored, hasher: hasher), let stored else { return nil }
         outcome = .success
         let current = await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger)
         let originalPath = session[Self.originalPathKey]

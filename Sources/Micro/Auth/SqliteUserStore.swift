@@ -134,6 +134,14 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
         summary.withLock { $0.stamps[key] = CredentialStamp(username: key, passwordHash: passwordHash) }
     }
 
+    /// Removes the user; whether there was one. Their sessions end on their next request.
+    public func remove(username: String) throws -> Bool {
+        let key = username.lowercased()
+        let removed = try withConnection { connection throws(SqliteFailure) in try connection.delete(key) }
+        summary.withLock { $0.stamps[key] = nil }
+        return removed
+    }
+
     /// How many users the table holds.
     public func count() throws -> Int {
         try withConnection { connection throws(SqliteFailure) in try connection.count() }
@@ -425,6 +433,15 @@ private final class Connection {
         sqlite3_bind_text(statement, 3, new, -1, sqliteTransient)
         let step = sqlite3_step(statement)
         guard step == SQLITE_DONE else { throw failure(step, doing: "re-hash the password of user '\(username)'") }
+        return sqlite3_changes(db) > 0
+    }
+
+    func delete(_ username: String) throws(SqliteFailure) -> Bool {
+        let statement = try prepare("DELETE FROM users WHERE username = ?1 COLLATE NOCASE", persistent: false)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
+        let step = sqlite3_step(statement)
+        guard step == SQLITE_DONE else { throw failure(step, doing: "remove user '\(username)'") }
         return sqlite3_changes(db) > 0
     }
 

@@ -62,11 +62,14 @@ public final class YamlUserStore: UserStore, Reloadable {
     /// How many users the file holds.
     public var count: Int { loaded.withLock { $0.users.count } }
 
-    /// The users whose hash has another cost than `cost`, and how to re-hash them; nil when
-    /// there are none. A file cannot be re-hashed at sign-in, as a table is.
+    /// When the file's hashes have mixed costs: the users whose hash has another cost than
+    /// `cost`, and how to re-hash them; nil otherwise. Mixed costs make every refused sign-in
+    /// as slow as the slowest cost, and a file cannot be re-hashed at sign-in as a table is.
     public func costWarning(configuredCost cost: Int) -> String? {
-        let others = loaded.withLock { loaded in
-            loaded.users.values.filter { Password.cost(of: $0.passwordHash) != cost }.map(\.user.username).sorted()
+        let others = loaded.withLock { loaded -> [String] in
+            let costs = Set(loaded.users.values.map { Password.cost(of: $0.passwordHash) })
+            guard costs.count > 1 else { return [] }
+            return loaded.users.values.filter { Password.cost(of: $0.passwordHash) != cost }.map(\.user.username).sorted()
         }
         guard !others.isEmpty else { return nil }
         return "\(file): the password hashes of \(others.joined(separator: ", ")) have another bcrypt cost than the configured \(cost): "

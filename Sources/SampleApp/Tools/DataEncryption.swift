@@ -30,7 +30,7 @@ enum DataEncryption {
     /// The bcrypt costs offered: below 4 libcrypt refuses; above 14 a request takes too long.
     static let costs = 4...14
     /// The cost used when none is given.
-    static let defaultCost = 10
+    static let defaultCost = Password.defaultCost
     /// bcrypt reads this many bytes of a password and ignores the rest.
     static let bcryptMaximumBytes = 72
 

@@ -1,3 +1,4 @@
+import Micro
 import Testing
 @testable import SampleApp
 
@@ -111,9 +112,10 @@ import Testing
         #expect(try apply(.bcryptVerify, longest, hash: apply(.bcrypt, longest, cost: 4)) == "Match")
     }
 
-    @Test func bcryptCostDefaultsToTen() throws {
-        #expect(try apply(.bcrypt, "secret123").hasPrefix("$2b$10$"))
-        #expect(DataEncryption.defaultCost == 10)
+    @Test func bcryptCostDefaultsToTheOneSignInAndHashPasswordUse() throws {
+        #expect(try apply(.bcrypt, "secret123").hasPrefix("$2b$12$"))
+        #expect(DataEncryption.defaultCost == Password.defaultCost)
+        #expect(try Authentication(users: YamlUserStore(file: "credentials.yml")).passwordCost == Password.defaultCost)
     }
 
     @Test func bcryptVerifiesTheRubyGemsHash() throws {
