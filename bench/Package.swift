@@ -32,6 +32,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "SignInBench",
+            dependencies: [.product(name: "Micro", package: micro), .product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .executableTarget(
             name: "MicroBench",
             dependencies: ["BenchRoutes", .product(name: "Micro", package: micro)]
         ),
