@@ -21,7 +21,10 @@ public struct Settings: Sendable {
     public var host = "127.0.0.1"
     /// The port to listen on (`PORT` overrides it); 0 picks a free one.
     public var port = 4567
-    /// The largest request body accepted; a larger one gets 413.
+    /// The largest request body accepted; a larger one gets 413. A chunked body's framing on
+    /// the wire (chunk sizes and extensions) counts toward it too, with an allowance of an
+    /// eighth of it (at least 64 KiB) for honest framing; one chunk line or trailer section
+    /// longer than ``headerLimit`` gets 400.
     public var bodyLimit = 1 << 20
     /// The most bytes of request line and header fields accepted; more gets 431.
     public var headerLimit = 16 << 10
