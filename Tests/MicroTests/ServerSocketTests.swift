@@ -297,6 +297,170 @@ import Testing
         }
     }
 
+    // MARK: Host, CONNECT and upgrades
+
+    @Test(arguments: [
+        ("GET /hello HTTP/1.1\r\n\r\n", "no Host"),
+        ("GET /hello HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n", "2 Host"),
+        ("GET /hello HTTP/1.0\r\nHost: localhost\r\nhost: evil.example\r\n\r\n", "2 Host"),
+    ])
+    func aMissingOrRepeatedHostGets400(request: String, says: String) async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            // A request pipelined behind it is not answered: the connection closes.
+            try await client.send(request + "GET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try await client.readResponse(timeout: 2)
+            #expect(response.status == 400)
+            #expect(response.header("Content-Type") == "text/plain; charset=utf-8")
+            #expect(response.text.contains(says), "\(response.text)")
+            #expect(await client.waitForClose(timeout: 2), "the connection stayed open after the 400")
+            #expect(client.unreadBytes.isEmpty, "a request after the refused one was answered")
+        }
+    }
+
+    @Test func anHttp10RequestNeedsNoHost() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /hello HTTP/1.0\r\n\r\n")
+            let response = try await client.readResponse(timeout: 2)
+            #expect(response.status == 200)
+            #expect(response.text == "Hello")
+            await client.close()
+        }
+    }
+
+    @Test func connectIsRefusedAndTheConnectionClosed() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            // NIO's decoder reads nothing after a CONNECT: the GET behind it must not wait for
+            // an answer that never comes.
+            try await client.send(
+                "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
+                    + "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            // No body: an answer to CONNECT has none (NIO's encoder drops it), so it ends with
+            // the connection.
+            let response = try await client.readResponse(timeout: 3)
+            #expect(response.status == 501)
+            #expect(client.isClosed)
+            #expect(response.body.isEmpty, "\(response)")
+        }
+    }
+
+    @Test func connectBehindAnotherRequestIsAnsweredInItsTurn() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(
+                "GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"
+                    + "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let first = try await client.readResponse(timeout: 3)
+            #expect(first.status == 200)
+            #expect(first.text == "slow")
+            let refused = try await client.readResponse(timeout: 3)
+            #expect(refused.status == 501)
+            #expect(client.isClosed)
+        }
+    }
+
+    @Test func anUpgradeRequestIsAnsweredAsItIsAndEndsTheConnection() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(
+                "GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n\r\n"
+                    + "GET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try await client.readResponse(timeout: 3)
+            #expect(response.status == 200)
+            #expect(response.text == "Hello")
+            #expect(response.header("Connection")?.lowercased() == "close")
+            #expect(await client.waitForClose(timeout: 3), "the connection stayed open after the upgrade request")
+            #expect(client.unreadBytes.isEmpty)
+        }
+    }
+
+    // MARK: Chunked framing
+
+    @Test func chunkExtensionsAreAcceptedWithinTheLimits() async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(
+                "POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5;name=\"a value\";flag\r\nHello\r\n1;x=y\r\n!\r\n0\r\n\r\n")
+            let response = try await client.readResponse(timeout: 3)
+            #expect(response.status == 200)
+            #expect(response.text == "6:Hello!")
+            await client.close()
+        }
+    }
+
+    @Test func aChunkedUploadOfSmallChunksUpToTheLimitIsAccepted() async throws {
+        try await withServer { server in
+            // 1 MiB (the default limit) in 100-byte chunks, in several writes.
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = Array("64\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "u"), count: 100) + Array("\r\n".utf8)
+            var sent = 0
+            let limit = 1 << 20
+            while sent < limit {
+                var write: [UInt8] = []
+                while sent < limit, write.count < 64 << 10 {
+                    if limit - sent >= 100 {
+                        write += chunk
+                        sent += 100
+                    } else {
+                        let rest = limit - sent
+                        write += Array("\(String(rest, radix: 16))\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "u"), count: rest) + Array("\r\n".utf8)
+                        sent = limit
+                    }
+                }
+                try await client.send(write)
+            }
+            try await client.send("0\r\n\r\n")
+            let response = try await client.readResponse(timeout: 10)
+            #expect(response.status == 200)
+            #expect(response.text.hasPrefix("\(limit):uuu"))
+            #expect(response.body.count == "\(limit):".utf8.count + limit)
+            await client.close()
+        }
+    }
+
+    /// Framing around a chunked body of a few bytes: many short chunk extensions around
+    /// one-byte chunks (413, as a body over the limit), or one extension that never ends (400).
+    enum ChunkFlood: CaseIterable, Sendable {
+        case manyExtensions, oneLongExtension
+
+        var pattern: [UInt8] {
+            switch self {
+            case .manyExtensions: Array("1;e=0123456789abcdef0123456789abcdef\r\nx\r\n".utf8)
+            case .oneLongExtension: Array("1;e=".utf8) + [UInt8](repeating: UInt8(ascii: "e"), count: 16 << 20)
+            }
+        }
+
+        var status: Int { self == .manyExtensions ? 413 : 400 }
+    }
+
+    @Test(arguments: ChunkFlood.allCases)
+    func chunkExtensionsAreCutOffLikeABodyOverTheLimit(flood: ChunkFlood) async throws {
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
+            // Up to 16 MiB of framing around a body of a few bytes, in 64 KiB writes, until
+            // the server answers or closes.
+            var stream: [UInt8] = []
+            stream.reserveCapacity(16 << 20)
+            while stream.count < 16 << 20 { stream += flood.pattern }
+            var sent = 0
+            while sent < stream.count, client.receivedCount == 0, !client.isClosed {
+                let end = min(stream.count, sent + (64 << 10))
+                do { try await client.send(Array(stream[sent..<end])) } catch { break }
+                sent = end
+            }
+            let response = try await client.readResponse(timeout: 10)
+            #expect(response.status == flood.status, "\(response)")
+            #expect(await client.waitForClose(timeout: 3), "the connection stayed open")
+            #expect(sent < stream.count, "all 16 MiB were sent before the server answered")
+        }
+    }
+
     // MARK: Timeouts
 
     @Test func idleKeepAliveConnectionIsClosed() async throws {

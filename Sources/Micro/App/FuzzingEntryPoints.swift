@@ -8,7 +8,7 @@ import NIOCore
 public enum FuzzingEntryPoints {
     /// A query string or `application/x-www-form-urlencoded` body, as ``Request`` decodes it.
     public static func urlEncoded(_ text: String) throws(HttpError) -> [(name: String, value: String)] {
-        try FormDecoding.urlEncoded(Substring(text))
+        try FormDecoding.urlEncoded(text, limits: .none)
     }
 
     /// Percent-decoding of a path or cookie (`plusAsSpace` for forms); nil when malformed.

@@ -21,8 +21,20 @@ public struct Settings: Sendable {
     public var host = "127.0.0.1"
     /// The port to listen on (`PORT` overrides it); 0 picks a free one.
     public var port = 4567
-    /// The largest request body accepted; a larger one gets 413.
+    /// The largest request body accepted; a larger one gets 413. A chunked body's framing on
+    /// the wire (chunk sizes and extensions) counts toward it too, with an allowance of an
+    /// eighth of it (at least 64 KiB) for honest framing; one chunk line or trailer section
+    /// longer than ``headerLimit`` gets 400.
     public var bodyLimit = 1 << 20
+    /// The most fields a form may have (`application/x-www-form-urlencoded`, or
+    /// `multipart/form-data` parts, files included), and the most parameters in a query string;
+    /// more gets 413 (414 for a query string). Decoding stops at the first field over it. As
+    /// Flask's `MAX_FORM_PARTS`.
+    public var formFieldLimit = 1000
+    /// The most bytes a form's fields may take once decoded, their names and values together
+    /// (`multipart/form-data` text fields too; uploaded files are apart, within ``bodyLimit``);
+    /// more gets 413. Decoding stops as soon as it is passed. As Flask's `MAX_FORM_MEMORY_SIZE`.
+    public var formMemoryLimit = 500_000
     /// The most bytes of request line and header fields accepted; more gets 431.
     public var headerLimit = 16 << 10
     /// Seconds from a request's first byte to its complete head before the connection is cut.
@@ -92,6 +104,8 @@ public struct Settings: Sendable {
                 "settings.maxConnections is \(maxConnections), but this process may open only \(files) files (ulimit -n) and each connection takes one: raise the limit (ulimit -n, or LimitNOFILE= in a systemd unit) or lower maxConnections (MICRO_MAX_CONNECTIONS) to \(max(1, (files - Self.reservedFiles) / 2)) or less.")
         }
         if bodyLimit <= 0 { problems.append("settings.bodyLimit is \(bodyLimit); it must be positive.") }
+        if formFieldLimit < 1 { problems.append("settings.formFieldLimit is \(formFieldLimit); it must be at least 1.") }
+        if formMemoryLimit < 1 { problems.append("settings.formMemoryLimit is \(formMemoryLimit); it must be positive.") }
         if headerLimit < 1024 { problems.append("settings.headerLimit is \(headerLimit); it must be at least 1024 bytes.") }
         let token = sessions.cookieName.utf8
         if token.isEmpty || token.contains(where: { $0 <= 0x20 || $0 >= 0x7F || Array("()<>@,;:\\\"/[]?={}".utf8).contains($0) }) {

@@ -3,31 +3,37 @@ enum PercentEncoding {
     /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`).
     /// Returns nil for a malformed escape or for bytes that are not valid UTF-8.
     static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String? {
-        let utf8 = text.utf8
-        // Fast path: nothing to decode.
-        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
-            return String(text)
+        if let decoded = text.utf8.withContiguousStorageIfAvailable({ decode($0, plusAsSpace: plusAsSpace) }) {
+            return decoded
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let byte = utf8[index]
+        var copy = String(text)
+        return copy.withUTF8 { decode($0, plusAsSpace: plusAsSpace) }
+    }
+
+    /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`) in `bytes`, by bytes.
+    /// Returns nil for a malformed escape or when the result is not valid UTF-8.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusAsSpace: Bool = false) -> String? {
+        // Fast path: nothing to decode.
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusAsSpace && $0 == UInt8(ascii: "+")) }) {
+            return String(validating: bytes, as: UTF8.self)
+        }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                let high = utf8.index(after: index)
-                guard high != utf8.endIndex else { return nil }
-                let low = utf8.index(after: high)
-                guard low != utf8.endIndex,
-                    let h = hexValue(utf8[high]), let l = hexValue(utf8[low])
-                else { return nil }
-                bytes.append(h << 4 | l)
-                index = utf8.index(after: low)
+                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                    return nil
+                }
+                decoded.append(high << 4 | low)
+                index += 3
             } else {
-                bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index = utf8.index(after: index)
+                decoded.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(validating: decoded, as: UTF8.self)
     }
 
     /// Whether `text`'s escapes are well-formed and decode to UTF-8 without NUL; without

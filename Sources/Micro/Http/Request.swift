@@ -88,7 +88,7 @@ public final class Request {
         }
         params = Params()
         if !queryString.isEmpty {
-            params.query = try FormDecoding.urlEncoded(Substring(queryString))
+            params.query = try FormDecoding.urlEncoded(queryString, limits: .query(services.settings))
         }
         try decodeFormBody()
     }
@@ -175,10 +175,9 @@ public final class Request {
         let attributes = HeaderAttributes(contentType)
         switch attributes.value.lowercased() {
         case "application/x-www-form-urlencoded":
-            let text = String(decoding: body.readableBytesView, as: UTF8.self)
-            params.form = try FormDecoding.urlEncoded(Substring(text))
+            params.form = try FormDecoding.urlEncoded(body, limits: .body(services.settings))
         case "multipart/form-data":
-            let parts = try FormDecoding.multipart(body, boundary: attributes["boundary"] ?? "")
+            let parts = try FormDecoding.multipart(body, boundary: attributes["boundary"] ?? "", limits: .body(services.settings))
             params.form = parts.fields
             params.files = parts.files
         default:

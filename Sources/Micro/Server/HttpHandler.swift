@@ -9,9 +9,9 @@ import NIOPosix
 /// Sits after NIO's decoder, and answers pipelined requests in order itself: what arrives
 /// while an answer is due waits (``WaitingRequests``), and no more is read until it has been
 /// taken. (NIO's `HTTPServerPipelineHandler` stops reading whenever an answer is due; since
-/// answers come after the read, that cost two `epoll_ctl` calls per request.) A raw-bytes
-/// observer in front of the decoder tells it when the first bytes of a request arrive (see
-/// ``RequestStartObserver``).
+/// answers come after the read, that cost two `epoll_ctl` calls per request.) An observer of
+/// the raw bytes in front of the decoder tells it when the first bytes of a request arrive,
+/// and how many bytes a body takes on the wire (see ``WireObserver``).
 final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
@@ -72,6 +72,15 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// taken while it was writing the answer before.
     private var takenRequest: (HTTPRequestHead, ByteBuffer)?
     private var dateCache: (second: Int, text: String) = (0, "")
+    /// The bytes the body being received takes on the wire (``BodyWireCount``).
+    private var wire: BodyWireCount
+    /// Counts the requests taken, so a read is only counted toward the body it started in.
+    private var requestNumber = 0
+    /// The request being received asked to switch protocols (`Upgrade`): NIO's decoder reads
+    /// nothing after it, so its answer is the connection's last.
+    private var receivingUpgrade = false
+    /// NIO's decoder stopped after an upgrade request: what the client sends later is dropped.
+    private var decoderStopped = false
 
     init(responder: Responder, fileIO: NonBlockingFileIO, taskExecutor: EventLoopTaskExecutor) {
         self.responder = responder
@@ -80,6 +89,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.fileIO = fileIO
         self.taskExecutor = taskExecutor
         waiting = WaitingRequests(bodyLimit: settings.bodyLimit)
+        wire = BodyWireCount(bodyLimit: settings.bodyLimit, framingRunLimit: settings.headerLimit)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -112,8 +122,20 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    /// Told by the observer in front of the decoder that bytes arrived.
-    func bytesArrived(context: ChannelHandlerContext) {
+    /// Whether what the client sends now would be dropped anyway: the connection is closing,
+    /// or NIO's decoder stopped reading requests (after an upgrade request). The observer then
+    /// drops it before the decoder, which would keep it.
+    var dropsInput: Bool {
+        if case .closing = state { return true }
+        return decoderStopped
+    }
+
+    /// Told by the observer in front of the decoder that `count` bytes arrived, before the
+    /// decoder reads them.
+    func bytesArrived(_ count: Int, context: ChannelHandlerContext) {
+        if case .receiving(_, let body) = state {
+            wire.readStarts(request: requestNumber, bytes: count, bodyBytes: body.readableBytes)
+        }
         switch state {
         case .idle where timer == .idle || timer == .sending:
             // A next request has as long as any to arrive, even while the last answer is sent.
@@ -123,6 +145,21 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             nextRequestStarted = .now()
         default:
             break
+        }
+    }
+
+    /// Told by the observer that the decoder has read the bytes of ``bytesArrived(_:context:)``.
+    /// A read that began and ended within one request's body counts toward its bytes on the wire.
+    func bytesDecoded(context: ChannelHandlerContext) {
+        guard let read = wire.takeRead() else { return }
+        guard case .receiving(let head, let body) = state, read.request == requestNumber else { return }
+        switch wire.count(read, bodyBytes: body.readableBytes) {
+        case .within:
+            break
+        case .overLimit:
+            refuse(.payloadTooLarge, Responder.bodyTooLarge(limit: settings.bodyLimit) + " (counting its chunked framing)", version: head.version, context: context)
+        case .framingRunTooLong:
+            refuse(.badRequest, "The chunked request body has a chunk line (its extensions) or trailer section longer than \(settings.headerLimit) bytes.", version: head.version, context: context)
         }
     }
 
@@ -198,12 +235,25 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if Self.headerSize(head) > settings.headerLimit {
                 return refuse(.requestHeaderFieldsTooLarge, "The request's header fields are larger than \(settings.headerLimit) bytes.", version: head.version, context: context)
             }
+            if let problem = Self.hostProblem(head) {
+                return refuse(.badRequest, problem, version: head.version, context: context)
+            }
+            if head.method == .CONNECT {
+                // Micro is no proxy. NIO's decoder reads nothing after a CONNECT (a tunnel would
+                // follow), so the refusal closes the connection, and requests pipelined after it
+                // get no answer (their client sends them again). NIO's encoder sends the answer
+                // to a CONNECT without a body.
+                return refuse(.notImplemented, "This server does not support CONNECT: it is not a proxy.", version: head.version, context: context)
+            }
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > settings.bodyLimit {
                 return refuse(.payloadTooLarge, Responder.bodyTooLarge(limit: settings.bodyLimit), version: head.version, context: context)
             }
             if let expect = head.headers.first(name: "Expect"), expect.lowercased() == "100-continue" {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
             }
+            requestNumber &+= 1
+            wire.reset()
+            receivingUpgrade = Self.isUpgrade(head)
             state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
             startTimer(.body, context: context)
         case .body(var chunk):
@@ -216,6 +266,12 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state = .receiving(head, body)
         case .end:
             guard case .receiving(let head, let body) = state else { return }
+            if receivingUpgrade {
+                // Micro switches to no other protocol; the request is answered as it is, and
+                // since NIO's decoder stops here, that answer is the connection's last.
+                decoderStopped = true
+                waiting.acceptNoMore()
+            }
             cancelTimer()
             state = .responding
             respond(to: head, body: body, context: context)
@@ -546,6 +602,35 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Helpers
 
+    /// Why the request's `Host` header fields are refused, if they are: RFC 9112 (section 3.2)
+    /// has a server answer 400 to an HTTP/1.1 request without one, and to any request with more
+    /// than one. (An HTTP/1.0 client need not send it.)
+    static func hostProblem(_ head: HTTPRequestHead) -> String? {
+        var count = 0
+        for (name, _) in head.headers where isHost(name) { count += 1 }
+        if count > 1 { return "The request has \(count) Host header fields; it must have one." }
+        if count == 0, head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1) {
+            return "The request has no Host header field, which HTTP/1.1 requires (RFC 9112, section 3.2)."
+        }
+        return nil
+    }
+
+    /// Whether a header field's name is `Host`, in any case; without allocating.
+    private static func isHost(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count == 4 else { return false }
+        return zip(utf8, "host".utf8).allSatisfy { $0 | 0x20 == $1 }
+    }
+
+    /// Whether NIO's decoder takes the request as a switch to another protocol, after which it
+    /// reads no more requests: a CONNECT, or an `Upgrade` header with `Connection: upgrade`
+    /// (llhttp's rule).
+    static func isUpgrade(_ head: HTTPRequestHead) -> Bool {
+        if head.method == .CONNECT { return true }
+        guard head.headers.contains(name: "Upgrade") else { return false }
+        return head.headers[canonicalForm: "Connection"].contains { $0.lowercased() == "upgrade" }
+    }
+
     /// The size of the request line and header fields as sent, near enough (CRLFs included).
     static func headerSize(_ head: HTTPRequestHead) -> Int {
         var size = head.method.rawValue.utf8.count + head.uri.utf8.count + 12
@@ -557,26 +642,6 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let now = Int(NIODeadline.wallClockSeconds)
         if now != dateCache.second { dateCache = (now, HttpDate.format(now)) }
         return dateCache.text
-    }
-}
-
-/// Placed in front of the HTTP decoder: tells the handler when bytes arrive, so an idle
-/// connection's timer becomes the (shorter) header timer once a request starts.
-final class RequestStartObserver: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    private let handler: HttpHandler
-    private var handlerContext: ChannelHandlerContext?
-
-    init(handler: HttpHandler) {
-        self.handler = handler
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if handlerContext == nil { handlerContext = try? context.pipeline.syncOperations.context(handler: handler) }
-        if let handlerContext { handler.bytesArrived(context: handlerContext) }
-        context.fireChannelRead(data)
     }
 }
 

@@ -69,7 +69,7 @@ final class HttpServer: Sendable {
                     let handler = HttpHandler(responder: responder, fileIO: fileIO, taskExecutor: executor)
                     // HttpHandler answers pipelined requests in order itself.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
-                    try pipeline.addHandler(RequestStartObserver(handler: handler), position: .first)
+                    try pipeline.addHandler(WireObserver(handler: handler), position: .first)
                     // No more requests are read while answers wait for a client that does not
                     // read them (NIO's write buffer over its high-water mark).
                     try pipeline.addHandler(BackPressureHandler(), position: .first)

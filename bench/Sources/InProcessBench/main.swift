@@ -1,11 +1,14 @@
 // Micro's own cost per request, without a socket: the time `App.respond` takes for a plain
 // route, the same route for a client with a session cookie, and a page rendered in a layout.
-// It isolates the framework from the network stack that bench/run.sh also measures. A last row
+// It isolates the framework from the network stack that bench/run.sh also measures. A row
 // times swift-mustache alone rendering that page and layout with the same values: the floor
-// under `/page` that no framework on this library can go below.
+// under `/page` that no framework on this library can go below. The last table times a 1 MiB
+// `application/x-www-form-urlencoded` body, as one field and as 524,288 empty fields
+// (`a&a&...`): decoded alone (no limits) and posted without a CSRF token, against a copy of its
+// bytes and the same bytes posted as `application/octet-stream`.
 import Foundation
 import BenchRoutes
-import Micro
+@_spi(Fuzzing) import Micro
 import Mustache
 
 BenchRoutes.requireRepositoryRoot("InProcessBench")
@@ -55,22 +58,79 @@ func microseconds(_ elapsed: Duration, per count: Int) -> Double {
     return microseconds(elapsed, per: count)
 }
 
-// `InProcessBench /page` times only the routes with that path (for a profiler).
+/// Runs `body` for at least `seconds` (and 5 times), after 3 unmeasured runs; microseconds per run.
+func microseconds(atLeast seconds: Double = 1, _ body: () async throws -> Void) async rethrows -> Double {
+    for _ in 0..<3 { try await body() }
+    var runs = 0
+    let start = ContinuousClock.now
+    var elapsed = Duration.zero
+    while runs < 5 || elapsed < .milliseconds(Int64(seconds * 1000)) {
+        try await body()
+        runs += 1
+        elapsed = ContinuousClock.now - start
+    }
+    return microseconds(elapsed, per: runs)
+}
+
+/// The form rows: decoding alone, and `App.respond` for a POST without a CSRF token (a form the
+/// app refuses, as an anonymous attacker's would be), against copying the bytes.
+@Sendable func formRows() async throws {
+    let size = 1 << 20
+    let oneField = Array("a=".utf8) + [UInt8](repeating: UInt8(ascii: "b"), count: size - 2)
+    let emptyFields = [UInt8]((0..<size).map { $0 % 2 == 0 ? UInt8(ascii: "a") : UInt8(ascii: "&") })
+    var formSettings = Settings()
+    formSettings.environment = .production
+    formSettings.accessLog = false
+    formSettings.sessions.secret = String(repeating: "0123456789abcdef", count: 4)
+    formSettings.publicFolder = nil
+    let formApp = App(settings: formSettings)
+    formApp.post("/form") { request in "\(request.params.form.count)" }
+    var kept = 0
+    func post(_ bytes: [UInt8], contentType: String) async throws {
+        let headers: HttpHeaders = ["Host": "localhost", "Content-Type": contentType, "Content-Length": "\(bytes.count)"]
+        let response = try await formApp.respond(method: .POST, uri: "/form", headers: headers, body: ByteBuffer(bytes: bytes))
+        kept &+= Int(response.status.code)
+    }
+    print("")
+    print("| 1 MiB form body | µs |")
+    print("| --- | ---: |")
+    let buffer = ByteBuffer(bytes: oneField)
+    let copy = await microseconds { kept &+= Array(buffer.readableBytesView).count }
+    print("| a copy of its bytes (`Array(buffer.readableBytesView)`) | \(String(format: "%.1f", copy)) |")
+    for (label, bytes) in [("one field", oneField), ("524,288 empty fields", emptyFields)] {
+        let decode = try await microseconds {
+            // What a request does: the body as text, then its fields (here with no limits).
+            kept &+= try FuzzingEntryPoints.urlEncoded(String(decoding: bytes, as: UTF8.self)).count
+        }
+        print("| decoded alone, \(label) | \(String(format: "%.1f", decode)) |")
+        let posted = try await microseconds { try await post(bytes, contentType: "application/x-www-form-urlencoded") }
+        print("| posted without a CSRF token, \(label) | \(String(format: "%.1f", posted)) |")
+    }
+    let octets = try await microseconds { try await post(oneField, contentType: "application/octet-stream") }
+    print("| the same bytes posted as application/octet-stream | \(String(format: "%.1f", octets)) |")
+    guard kept != 0 else { exit(1) }
+}
+
+// `InProcessBench /page` times only the routes with that path (for a profiler); `InProcessBench
+// form` only the form rows.
 let only = CommandLine.arguments.dropFirst().first
 
 // Off the main actor, as the server's event loops are.
 try await Task.detached {
-    let login = try await app.respond(method: .GET, uri: "/login", headers: ["Host": "localhost"])
-    let cookie = login.headers["Set-Cookie"].first?.split(separator: ";").first.map(String.init)
-    print("| route | µs per request |")
-    print("| --- | ---: |")
-    for (label, path, cookie, count) in [
-        ("GET /hello", "/hello", nil, 200_000), ("GET /hello with a session cookie", "/hello", cookie, 100_000),
-        ("GET /page (layout, session)", "/page", cookie, 20_000),
-    ] as [(String, String, String?, Int)] where only == nil || path == only {
-        print("| \(label) | \(String(format: "%.2f", try await microseconds(path, cookie: cookie, count: count))) |")
+    if only != "form" {
+        let login = try await app.respond(method: .GET, uri: "/login", headers: ["Host": "localhost"])
+        let cookie = login.headers["Set-Cookie"].first?.split(separator: ";").first.map(String.init)
+        print("| route | µs per request |")
+        print("| --- | ---: |")
+        for (label, path, cookie, count) in [
+            ("GET /hello", "/hello", nil, 200_000), ("GET /hello with a session cookie", "/hello", cookie, 100_000),
+            ("GET /page (layout, session)", "/page", cookie, 20_000),
+        ] as [(String, String, String?, Int)] where only == nil || path == only {
+            print("| \(label) | \(String(format: "%.2f", try await microseconds(path, cookie: cookie, count: count))) |")
+        }
     }
     if only == nil {
         print("| swift-mustache alone: the same page and layout | \(String(format: "%.2f", try await renderMicroseconds(count: 20_000))) |")
     }
+    if only == nil || only == "form" { try await formRows() }
 }.value
