@@ -154,6 +154,9 @@ enum ToolRoutes {
     ) throws -> Response {
         if case .failure = outcome { request.response.status = .unprocessableEntity }
         if request.prefersJson {
+            // A result may be a digest of a secret: no cache keeps it, whoever asked (Micro
+            // already says so for a signed-in session; this holds should the tools ever open up).
+            request.response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
             switch outcome {
             case .success(let result): return try JsonBody(["result": result]).makeResponse(for: request)
             case .failure(let error): return try JsonBody(["error": error.message, "field": error.field]).makeResponse(for: request)
