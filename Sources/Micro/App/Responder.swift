@@ -24,6 +24,7 @@ final class Responder: Sendable {
         staticFiles = definition.settings.publicFolder.flatMap {
             StaticFiles(folder: $0, cacheControl: definition.settings.staticCacheControl, environment: definition.settings.environment)
         }
+        if let warning = SessionSecret.startupWarning(settings) { logger.warning("\(warning)") }
         services = Services(
             settings: definition.settings,
             sessions: try Sessions(settings: settings),
