@@ -1,7 +1,8 @@
 import Foundation
 
 /// Finds the session secret: the setting (or `MICRO_SESSION_SECRET`); in development a
-/// generated one kept in a file; in tests a random one per process.
+/// generated one kept in a file; in tests a random one per process. Production refuses a
+/// secret that is missing, shorter than 32 bytes or easy to guess (``SecretStrength``).
 enum SessionSecret {
     static let minimumBytes = 32
 
@@ -9,6 +10,9 @@ enum SessionSecret {
         if let secret = settings.sessions.secret {
             guard secret.utf8.count >= minimumBytes else {
                 throw ConfigurationError("The session secret (MICRO_SESSION_SECRET) is \(secret.utf8.count) bytes; it must be at least \(minimumBytes). Generate one with: openssl rand -hex 32")
+            }
+            if settings.environment == .production, let weakness = SecretStrength.weakness(of: secret) {
+                throw ConfigurationError("The session secret (MICRO_SESSION_SECRET) is too easy to guess for production: \(weakness). Anyone who guesses it can forge a session for any user. Generate a random one with: openssl rand -hex 32")
             }
             return secret
         }
