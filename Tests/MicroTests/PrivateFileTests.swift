@@ -80,6 +80,9 @@ import Testing
         chmod(path, 0o620)
         #expect(PrivateFile.warning(for: path, holding: "password hashes")
             == "\(path) holds password hashes and other local users can use it (mode 0620); make it private: chmod 600 \(path)")
+        // A read-only file stays read-only.
+        chmod(path, 0o444)
+        #expect(PrivateFile.warning(for: path, holding: "password hashes")?.hasSuffix("(mode 0444); make it private: chmod 400 \(path)") == true)
         #expect(PrivateFile.warning(for: folder.file("missing.db"), holding: "password hashes") == nil)
         // A path a shell would split is quoted in the fix.
         #expect(PrivateFile.shellQuoted("my users.db") == "'my users.db'")

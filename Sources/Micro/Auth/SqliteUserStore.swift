@@ -46,7 +46,7 @@ public final class SqliteUserStore: UserStore, Reloadable {
     /// The file holds password hashes: a new one is created readable and writable by its owner
     /// only (0600, whatever the umask), and SQLite gives its journal files the same mode. An
     /// existing one that group or others may open is logged as a warning (label `micro`),
-    /// naming the file and the fix (`chmod 600 users.db`).
+    /// naming the file and the fix (`chmod 600 users.db`, or `chmod 400` for a read-only file).
     public init(path: String, create: Bool = false, busyTimeout: Duration = .seconds(2)) throws(ConfigurationError) {
         self.path = path
         self.busyTimeout = busyTimeout

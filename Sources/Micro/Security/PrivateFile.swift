@@ -29,19 +29,20 @@ enum PrivateFile {
     }
 
     /// What to log when the file at `path` (which holds `what`) is open to group or others:
-    /// the file, its mode and the fix. Nil when it is private or missing.
+    /// the file, its mode and the fix, which keeps the owner's own bits (`chmod 600` for a 0644
+    /// file, `chmod 400` for a read-only 0444 one). Nil when it is private or missing.
     static func warning(for path: String, holding what: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let permissions = info.st_mode & 0o777
         guard permissions & 0o077 != 0 else { return nil }
-        return "\(path) holds \(what) and other local users can \(permissions & 0o044 != 0 ? "read" : "use") it (mode \(octal(permissions))); make it private: chmod 600 \(shellQuoted(path))"
+        return "\(path) holds \(what) and other local users can \(permissions & 0o044 != 0 ? "read" : "use") it (mode \(octal(permissions, digits: 4))); make it private: chmod \(octal(permissions & 0o700, digits: 3)) \(shellQuoted(path))"
     }
 
-    /// `0644`.
-    private static func octal(_ permissions: mode_t) -> String {
-        let digits = String(permissions, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    /// `0644`, `600`.
+    private static func octal(_ permissions: mode_t, digits: Int) -> String {
+        let text = String(permissions, radix: 8)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     /// The path as a shell would need it typed: as it is when it holds only safe characters,
