@@ -35,7 +35,10 @@ enum ToolRoutes {
     private static func dateConversion(_ request: Request) throws -> Response {
         let params = request.params
         let session = request.session
-        let zoneName = params["zone"].nonEmpty ?? session[sessionZone] ?? "UTC"
+        // A zone with a control character is taken as sent (a tab is not trimmed away) so that
+        // it is refused, never remembered.
+        let zoneName = params["zone"].flatMap { DateConversion.hasControlCharacter($0) ? $0 : nil }
+            ?? params["zone"].nonEmpty ?? session[sessionZone] ?? "UTC"
         let formatName = params["format"].nonEmpty ?? session[sessionFormat] ?? "iso8601"
         let unit = DateConversion.Unit(rawValue: params["unit"] ?? "") ?? .milliseconds
         var millis = params["millis"]?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -44,9 +47,13 @@ enum ToolRoutes {
         do throws(ToolError) {
             let zone = try DateConversion.zone(named: zoneName)
             let format = try DateConversion.Format.named(formatName)
-            // The choices are remembered once they are valid.
-            if params["zone"].nonEmpty != nil { session[sessionZone] = zoneName }
-            if params["format"].nonEmpty != nil { session[sessionFormat] = formatName }
+            // The choices are remembered once they are valid, and only when the request came
+            // from the app's own pages (or a bookmark): the session cookie (SameSite=Lax) comes
+            // with a link followed from any site, and such a link must not change them.
+            if !isCrossSite(request) {
+                if params["zone"].nonEmpty != nil { session[sessionZone] = zoneName }
+                if params["format"].nonEmpty != nil { session[sessionFormat] = formatName }
+            }
             let direction = params["to"] ?? (millis.isEmpty ? (date.isEmpty ? nil : "millis") : "date")
             if params["now"] != nil {
                 let now = DateConversion.now()
@@ -159,6 +166,9 @@ enum ToolRoutes {
     ) throws -> Response {
         if case .failure = outcome { request.response.status = .unprocessableEntity }
         if request.prefersJson {
+            // A result may be a digest of a secret: no cache keeps it, whoever asked (Micro
+            // already says so for a signed-in session; this holds should the tools ever open up).
+            request.response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
             switch outcome {
             case .success(let result): return try JsonBody(["result": result]).makeResponse(for: request)
             case .failure(let error): return try JsonBody(["error": error.message, "field": error.field]).makeResponse(for: request)
@@ -178,6 +188,12 @@ enum ToolRoutes {
             context["error"] = error.message
         }
         return try request.render(template, context).makeResponse(for: request)
+    }
+
+    /// Whether the browser says the request was started by another site (`Sec-Fetch-Site:
+    /// cross-site`: a link, a form or an image there). Older browsers send no such header.
+    private static func isCrossSite(_ request: Request) -> Bool {
+        request.headers.first(name: "Sec-Fetch-Site")?.lowercased() == "cross-site"
     }
 
     /// Choices for a `<select>`, the chosen one marked.

@@ -288,7 +288,7 @@ import Testing
         let client = TestClient(app)
         let anonymous = try await client.get("/page")
         #expect(anonymous.text == "<p>Hi stranger</p>")
-        #expect(anonymous.headers.first(name: "Cache-Control") == nil)
+        #expect(anonymous.headers.first(name: "Cache-Control") == "private, max-age=0, must-revalidate")
         _ = try await signIn(client)
         let page = try await client.get("/page")
         #expect(page.text.contains("<p>Hi User</p>"))

@@ -35,8 +35,9 @@ private let defaultPolicy =
         #expect(response.headers.first(name: "X-Frame-Options") == "DENY")
         #expect(response.headers.first(name: "Referrer-Policy") == "same-origin")
         #expect(response.headers.first(name: "Content-Security-Policy") == defaultPolicy)
-        // An anonymous page may be cached.
-        #expect(response.headers.first(name: "Cache-Control") == nil)
+        // An anonymous page that read no session: private to the browser, asked for again.
+        #expect(response.headers.first(name: "Cache-Control") == "private, max-age=0, must-revalidate")
+        #expect(response.headers.first(name: "Vary") == nil)
     }
 
     @Test func errorPagesCarryThemToo() async throws {
@@ -69,19 +70,22 @@ private let defaultPolicy =
         let page = try await client.get("/page")
         #expect(page.text == "<p>page</p>")
         #expect(page.headers.first(name: "Cache-Control") == "no-store")
-        // JSON is not a page.
-        #expect(try await client.get("/data").headers.first(name: "Cache-Control") == nil)
+        // JSON too: whatever a signed-in session is answered is its own.
+        #expect(try await client.get("/data").headers.first(name: "Cache-Control") == "no-store")
 
+        // Sign-out deletes the cookie: a response setting a cookie is never stored.
         let signout = try await client.post("/signout", form: [:])
-        #expect(signout.headers.first(name: "Cache-Control") == nil)
-        #expect(try await client.get("/page").headers.first(name: "Cache-Control") == nil)
+        #expect(signout.headers.first(name: "Cache-Control") == "no-store")
+        #expect(try await client.get("/page").headers.first(name: "Cache-Control") == "private, max-age=0, must-revalidate")
     }
 
     @Test func anAnonymousSessionIsNotSignedIn() async throws {
         let client = TestClient(headersApp())
         _ = try await client.post("/note", form: [:])
         #expect(client.cookies[sessionCookie] != nil)
-        #expect(try await client.get("/page").headers.first(name: "Cache-Control") == nil)
+        let page = try await client.get("/page")
+        #expect(page.headers.first(name: "Cache-Control") == "private, max-age=0, must-revalidate")
+        #expect(page.headers["Vary"] == ["Cookie"])
     }
 
     @Test func signedInPageOverridesTheRoutesCacheControl() async throws {
@@ -121,6 +125,7 @@ private let defaultPolicy =
             settings.securityHeaders.referrerPolicy = nil
             settings.securityHeaders.contentSecurityPolicy = nil
             settings.securityHeaders.signedInCacheControl = nil
+            settings.securityHeaders.defaultCacheControl = nil
         }
         let client = TestClient(app)
         _ = try await client.post("/signin", form: [:])

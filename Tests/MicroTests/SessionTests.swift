@@ -413,7 +413,7 @@ private func sessionApp(
     }
 
     @Test func productionWithASecretFromTheEnvironmentServes() async throws {
-        var settings = try Settings.fromProcess(["MICRO_ENV": "production", "MICRO_SESSION_SECRET": String(repeating: "s", count: 32)])
+        var settings = try Settings.fromProcess(["MICRO_ENV": "production", "MICRO_SESSION_SECRET": "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61"])
         settings.accessLog = false
         settings.publicFolder = nil
         settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views-\(UUID().uuidString)").path

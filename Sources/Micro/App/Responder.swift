@@ -24,6 +24,7 @@ final class Responder: Sendable {
         staticFiles = definition.settings.publicFolder.flatMap {
             StaticFiles(folder: $0, cacheControl: definition.settings.staticCacheControl, environment: definition.settings.environment)
         }
+        if let warning = SessionSecret.startupWarning(settings) { logger.warning("\(warning)") }
         services = Services(
             settings: definition.settings,
             sessions: try Sessions(settings: settings, checks: definition.sessionChecks),
@@ -48,7 +49,8 @@ final class Responder: Sendable {
         } catch {
             response = ErrorPages.page(
                 status: error.status, message: error.message, detail: nil, json: Request.prefersJson(headers))
-            services.securityHeaders.apply(to: &response, signedIn: { false })
+            services.securityHeaders.apply(to: &response)
+            services.securityHeaders.applyCaching(to: &response, sessionLoaded: false, signedIn: { false })
         }
         Self.finalize(&response, for: method)
         if settings.accessLog {
@@ -69,7 +71,8 @@ final class Responder: Sendable {
         if let staticFiles, request.method == .GET || request.method == .HEAD,
             var file = staticFiles.response(for: request)
         {
-            services.securityHeaders.apply(to: &file, signedIn: { false })
+            // Its own Cache-Control and validators, whoever asks: a file is the same for all.
+            services.securityHeaders.apply(to: &file)
             return file
         }
         // A client with a session cookie is active: load its session so that the inactivity
@@ -85,7 +88,9 @@ final class Responder: Sendable {
                 response = await errorResponse(for: error, request)
             }
         }
-        services.securityHeaders.apply(to: &response, signedIn: { request.isSignedInForHeaders })
+        services.securityHeaders.apply(to: &response)
+        services.securityHeaders.applyCaching(
+            to: &response, sessionLoaded: request.loadedSession != nil, signedIn: { request.isSignedInForHeaders })
         return response
     }
 
@@ -175,9 +180,11 @@ final class Responder: Sendable {
         return (token, response)
     }
 
-    /// The plain-text answer to a request refused before the app sees it (413, 431, 408, 400).
+    /// The plain-text answer to a request refused before the app sees it (413, 431, 408, 400,
+    /// 503); no cache keeps it.
     static func refusal(_ status: HttpStatus, _ message: String) -> Response {
         var response = Response(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
+        response.headers.add(name: "Cache-Control", value: "no-store")
         finalize(&response, for: .GET)
         return response
     }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Logging
 import Synchronization
 
 /// Users from the `users` table of a SQLite file, through prepared, parameterised statements:
@@ -52,6 +53,11 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
     ///
     /// Every error names the file and what is wrong with it: missing, locked, not a SQLite
     /// database, corrupt, no `users` table, a bad hash.
+    ///
+    /// The file holds password hashes: a new one is created readable and writable by its owner
+    /// only (0600, whatever the umask), and SQLite gives its journal files the same mode. An
+    /// existing one that group or others may open is logged as a warning (label `micro`),
+    /// naming the file and the fix (`chmod 600 users.db`, or `chmod 400` for a read-only file).
     public init(path: String, create: Bool = false, busyTimeout: Duration = .seconds(2)) throws(ConfigurationError) {
         self.path = path
         self.busyTimeout = busyTimeout
@@ -66,6 +72,9 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
         connection = Locked(opened.0)
         summary = Locked(opened.1)
         lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        if let warning = PrivateFile.warning(for: path, holding: "password hashes") {
+            Logger(label: "micro").warning("\(warning)")
+        }
     }
 
     static let schema = """
@@ -276,6 +285,14 @@ private final class Connection {
         self.path = path
         self.lockWaits = lockWaits
         self.busyTimeout = busyTimeout
+        if create, FileIdentity(path) == nil {
+            // Made 0600 before SQLite opens it, which would create it 0644 (less the umask).
+            do throws(PrivateFileError) {
+                if let descriptor = try PrivateFile.create(path) { close(descriptor) }
+            } catch {
+                throw SqliteFailure(path, SQLITE_CANTOPEN, "cannot create the users database (\(error.reason))")
+            }
+        }
         identity = FileIdentity(path)
         if !create, identity == nil {
             throw SqliteFailure(path, SQLITE_CANTOPEN, "no such users database")

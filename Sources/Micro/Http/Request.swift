@@ -70,8 +70,9 @@ public final class Request {
         self.body = body
         self.logger = logger
         self.remoteAddress = remoteAddress
-        // Room for the fields a response usually carries, so adding them grows nothing.
-        response.headers.reserveCapacity(8)
+        // Room for the fields a page usually carries (content type, length, date, four
+        // security headers, Cache-Control, Vary, a cookie), so adding them grows nothing.
+        response.headers.reserveCapacity(10)
 
         let target = try Self.originForm(uri)
         // Searched byte by byte: a `Character` search would break the target into grapheme

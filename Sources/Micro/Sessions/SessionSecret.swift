@@ -1,7 +1,8 @@
 import Foundation
 
 /// Finds the session secret: the setting (or `MICRO_SESSION_SECRET`); in development a
-/// generated one kept in a file; in tests a random one per process.
+/// generated one kept in a file; in tests a random one per process. Production refuses a
+/// secret that is missing, shorter than 32 bytes or easy to guess (``SecretStrength``).
 enum SessionSecret {
     static let minimumBytes = 32
 
@@ -9,6 +10,9 @@ enum SessionSecret {
         if let secret = settings.sessions.secret {
             guard secret.utf8.count >= minimumBytes else {
                 throw ConfigurationError("The session secret (MICRO_SESSION_SECRET) is \(secret.utf8.count) bytes; it must be at least \(minimumBytes). Generate one with: openssl rand -hex 32")
+            }
+            if settings.environment == .production, let weakness = SecretStrength.weakness(of: secret) {
+                throw ConfigurationError("The session secret (MICRO_SESSION_SECRET) is too easy to guess for production: \(weakness). Anyone who guesses it can forge a session for any user. Generate a random one with: openssl rand -hex 32")
             }
             return secret
         }
@@ -24,22 +28,47 @@ enum SessionSecret {
 
     /// The secret kept in `path`, created (readable by the owner only) when missing.
     static func fromFile(_ path: String) throws(ConfigurationError) -> String {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: path) {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw ConfigurationError("\(path): cannot read the development session secret; delete the file to have a new one made.")
-            }
-            let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard secret.utf8.count >= minimumBytes else {
-                throw ConfigurationError("\(path):1: the development session secret is shorter than \(minimumBytes) bytes; delete the file to have a new one made.")
-            }
-            return secret
-        }
+        if FileManager.default.fileExists(atPath: path) { return try read(path) }
         let secret = randomSecret()
-        guard manager.createFile(atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ConfigurationError("\(path): cannot write the development session secret; set MICRO_SESSION_SECRET or make the folder writable.")
+        // Written to a temporary file created 0600 (never readable by anyone else, not even for
+        // a moment), then linked into place whole: a reader never sees half a secret, and of
+        // two processes starting at once the second takes the first one's secret.
+        let temporary = path + ".\(getpid())-\(UInt32.random(in: .min ... .max)).tmp"
+        do throws(PrivateFileError) {
+            guard let descriptor = try PrivateFile.create(temporary) else { throw PrivateFileError("a file of that name is in the way") }
+            defer { close(descriptor) }
+            try PrivateFile.writeAll(Array((secret + "\n").utf8), to: descriptor)
+        } catch {
+            unlink(temporary)
+            throw ConfigurationError("\(path): cannot write the development session secret (\(error.reason)); set MICRO_SESSION_SECRET or make the folder writable.")
+        }
+        defer { unlink(temporary) }
+        if link(temporary, path) == 0 { return secret }
+        if errno == EEXIST { return try read(path) }
+        // A file system without hard links: renamed instead.
+        guard rename(temporary, path) == 0 else {
+            throw ConfigurationError("\(path): cannot write the development session secret (\(String(cString: strerror(errno)))); set MICRO_SESSION_SECRET or make the folder writable.")
         }
         return secret
+    }
+
+    /// The secret an existing file holds.
+    private static func read(_ path: String) throws(ConfigurationError) -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError("\(path): cannot read the development session secret; delete the file to have a new one made.")
+        }
+        let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard secret.utf8.count >= minimumBytes else {
+            throw ConfigurationError("\(path):1: the development session secret is shorter than \(minimumBytes) bytes; delete the file to have a new one made.")
+        }
+        return secret
+    }
+
+    /// What to log at start when the secret comes from a file (development) that group or
+    /// others may read: the file and `chmod 600`. Nil otherwise.
+    static func startupWarning(_ settings: Settings) -> String? {
+        guard settings.environment == .development, settings.sessions.store == nil, settings.sessions.secret == nil else { return nil }
+        return PrivateFile.warning(for: settings.sessions.secretFile, holding: "the development session secret")
     }
 
     /// The test environment's secret: made once per process, so that a session survives the

@@ -90,7 +90,16 @@ enum DateConversion {
     static let limit: Int64 = 8_640_000_000_000_000
 
     /// The time zone with the IANA name `name` (case-insensitive), such as `Europe/Paris`.
+    /// A control character anywhere (U+0000-U+001F, U+007F-U+009F, a tab or a line break
+    /// included) is an error, checked before anything else: the C library reads a name only up
+    /// to a NUL, so `UTC` followed by a NUL and more would otherwise pass for UTC.
     static func zone(named name: String) throws(ToolError) -> TimeZone {
+        if let control = name.unicodeScalars.first(where: isControl) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            throw ToolError(
+                field: "zone",
+                message: "A time zone name has no control characters; this one has U+\(String(repeating: "0", count: 4 - code.count))\(code). Use an IANA name such as Europe/Paris.")
+        }
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else {
             throw ToolError(field: "zone", message: "Enter a time zone, such as UTC or Europe/Paris.")
@@ -108,6 +117,15 @@ enum DateConversion {
             if let zone = TimeZone(identifier: capitalisedZoneName(name)) { return zone }
         }
         throw ToolError(field: "zone", message: "Unknown time zone '\(shortened(name))'. Use an IANA name such as Europe/Paris.")
+    }
+
+    /// Whether `text` holds a control character: C0 (U+0000-U+001F), DEL or C1 (U+007F-U+009F).
+    static func hasControlCharacter(_ text: String) -> Bool {
+        text.unicodeScalars.contains(where: isControl)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `name` with a capital after each `/`, `_` or `-`: "america/new_york" -> "America/New_York".

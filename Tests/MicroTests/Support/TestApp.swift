@@ -12,7 +12,7 @@ func testApp(publicFolder: String? = nil, environment: Environment = .test, conf
     settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views-\(UUID().uuidString)").path
     // Development keeps its generated secret in a file: not in the working tree.
     settings.sessions.secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("micro-test-secret-\(UUID().uuidString)").path
-    if environment == .production { settings.sessions.secret = String(repeating: "0123456789abcdef", count: 4) }
+    if environment == .production { settings.sessions.secret = "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61" }
     configure(&settings)
     return App(settings: settings)
 }

@@ -25,11 +25,12 @@ final class SampleAppProcess: Sendable {
         throw CommandTestError("SampleApp is not built beside the tests")
     }
 
-    /// Starts SampleApp with `environment` added to this process's, and waits (at most 20 s)
-    /// for its start-up line.
-    static func start(_ environment: [String: String]) async throws -> SampleAppProcess {
+    /// Starts SampleApp with `environment` added to this process's (in `directory`, when
+    /// given), and waits (at most 20 s) for its start-up line.
+    static func start(_ environment: [String: String], in directory: URL? = nil) async throws -> SampleAppProcess {
         let process = Process()
         process.executableURL = try binary()
+        if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice

@@ -15,7 +15,7 @@ BenchRoutes.requireRepositoryRoot("InProcessBench")
 var settings = Settings()
 settings.environment = .production
 settings.accessLog = false
-settings.sessions.secret = String(repeating: "0123456789abcdef", count: 4)
+settings.sessions.secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
 let app = App(settings: settings)
 BenchRoutes.install(in: app)
 
