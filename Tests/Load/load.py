@@ -15,6 +15,9 @@ descriptors from /proc, and stops it with SIGTERM (a clean exit is part of every
               the admitted ones are not disturbed, and the log says so in a line or two.
   disconnect  clients that vanish (RST or FIN) mid-request and mid-response: descriptors back
               to the baseline, RSS within a tolerance, the server still answers.
+  flood       anonymous clients post 480 KB usernames and 1 MiB forms of empty fields while a
+              real user signs in and reads pages: every one of the user's requests answered as
+              usual, the server's RSS back within a bound after the flood.
 
 Only the standard library. Exits 1 when a target is missed, naming it.
 """
@@ -804,6 +807,111 @@ async def disconnects(args):
         await stop_and_check(server, "disconnect")
 
 
+# MARK: - Hostile sign-in input
+
+
+async def flood(args):
+    seconds = args.flood_seconds
+    say(f"flood: {args.flood_clients} clients posting 480 KB usernames and 1 MiB forms of empty fields for {seconds:.0f} s, "
+        "while a real user signs in and reads pages")
+    server = Server(args.binary, args.workdir, "flood")
+    try:
+        await server.ready()
+        # The server's memory after a first real sign-in and page, before the flood.
+        await sign_in(server.port)
+        await asyncio.sleep(1)
+        rss_before = server.rss_kib()
+        stop = asyncio.Event()
+        sent = {"username": 0, "fields": 0}
+        answers = {}
+        hostile_errors = []
+        # Raw UTF-8 "İ"s, just under the 500,000 bytes a form's fields may take (a longer one gets a
+        # 413 before the sign-in reads it), and a form of empty fields just under the 1 MiB body limit.
+        name = "İ".encode() * 240_000
+        fields = b"a&" * ((1 << 20) // 2 - 64)
+
+        async def flooder(index):
+            rng = random.Random(index)
+            attempt = 0
+            while not stop.is_set():
+                attempt += 1
+                # A new address for each attempt: the per-address limit does not stop them.
+                source = f"127.{200 + index}.{attempt // 250 % 250 + 1}.{attempt % 250 + 1}"
+                kind = "username" if index % 3 != 2 else "fields"
+                conn = None
+                try:
+                    conn = await Connection.open(server.port, source=source)
+                    page = await conn.request("GET", "/signin")
+                    token = csrf_token(page.body).encode()
+                    body = (b"_csrf=" + token + b"&username=" + name + b"&password=x") if kind == "username" else (b"_csrf=" + token + b"&" + fields)
+                    answer = await conn.request("POST", "/signin", {
+                        "Cookie": cookie_header(page.cookies()), "Content-Type": "application/x-www-form-urlencoded",
+                    }, body)
+                    sent[kind] += 1
+                    answers[(kind, answer.status)] = answers.get((kind, answer.status), 0) + 1
+                except asyncio.TimeoutError:
+                    hostile_errors.append(f"{kind}: no answer within {REQUEST_TIMEOUT:.0f} s")
+                except (OSError, ProtocolError) as error:
+                    hostile_errors.append(f"{kind}: {type(error).__name__}: {error}")
+                finally:
+                    if conn:
+                        conn.close()
+                await asyncio.sleep(rng.random() * 0.01)
+
+        user_latencies, user_failures, peak = [], [], [rss_before]
+
+        async def real_user():
+            while not stop.is_set():
+                started = time.monotonic()
+                try:
+                    jar = await sign_in(server.port)
+                    user_latencies.append(("sign-in", time.monotonic() - started))
+                    conn = await Connection.open(server.port)
+                    try:
+                        for path in ("/protected", "/tools/data-encoding", "/"):
+                            started = time.monotonic()
+                            page = await conn.request("GET", path, {"Cookie": cookie_header(jar)})
+                            user_latencies.append((path, time.monotonic() - started))
+                            if page.status != 200:
+                                user_failures.append(f"{path}: {page.status}")
+                    finally:
+                        conn.close()
+                except asyncio.TimeoutError:
+                    user_failures.append(f"no answer within {REQUEST_TIMEOUT:.0f} s")
+                except (OSError, ProtocolError) as error:
+                    user_failures.append(f"{type(error).__name__}: {error}")
+                peak.append(server.rss_kib())
+                await asyncio.sleep(0.2)
+
+        tasks = [asyncio.create_task(flooder(i)) for i in range(args.flood_clients)] + [asyncio.create_task(real_user())]
+        await asyncio.sleep(seconds)
+        stop.set()
+        await asyncio.gather(*tasks)
+        await asyncio.sleep(2)
+        rss_after = server.rss_kib()
+        sign_ins = [latency for what, latency in user_latencies if what == "sign-in"]
+        pages = [latency for what, latency in user_latencies if what != "sign-in"]
+        say(f"  hostile posts: {sent['username']} with a 480 KB username, {sent['fields']} with 1 MiB of empty fields; "
+            f"answers {dict(sorted(answers.items()))}")
+        say(f"  the real user: {len(sign_ins)} sign-ins (median {statistics.median(sign_ins or [0]) * 1000:.0f} ms, "
+            f"max {max(sign_ins or [0]) * 1000:.0f} ms), {len(pages)} pages (median {statistics.median(pages or [0]) * 1000:.0f} ms, "
+            f"max {max(pages or [0]) * 1000:.0f} ms)")
+        say(f"  RSS {mib(rss_before)} before, at most {mib(max(peak))} during, {mib(rss_after)} after (VmHWM {mib(server.peak_rss_kib())})")
+        check(sent["username"] > 0 and sent["fields"] > 0 and not hostile_errors,
+              "flood: every hostile post was answered", f"errors: {hostile_errors[:3] or 'none'}")
+        unexpected = {key: count for key, count in answers.items()
+                      if not (key[0] == "username" and key[1] in (303, 429)) and not (key[0] == "fields" and key[1] == 413)}
+        check(not unexpected, "flood: a 480 KB username got the ordinary failure (303, or 429), 1 MiB of fields a 413",
+              f"unexpected: {unexpected or 'none'}")
+        check(len(sign_ins) >= 3 and not user_failures and max(user_latencies, key=lambda x: x[1])[1] < 5.0,
+              "flood: the real user signed in and read every page, each answer within 5 s",
+              f"{len(sign_ins)} sign-ins, {len(pages)} pages; failures: {user_failures[:3] or 'none'}")
+        check(rss_after - rss_before < 64 * 1024, "flood: RSS after the flood within 64 MiB of before it",
+              f"{mib(rss_before)} -> {mib(rss_after)}")
+    finally:
+        await stop_and_check(server, "flood")
+
+
 # MARK: - Main
 
 
@@ -811,7 +919,7 @@ async def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", required=True, help="the SampleApp executable")
     parser.add_argument("--workdir", required=True, help="its working folder: views/, public/ with large.bin, credentials.yml")
-    parser.add_argument("--checks", default="soak,slow,overflow,disconnect")
+    parser.add_argument("--checks", default="soak,slow,overflow,disconnect,flood")
     parser.add_argument("--connections", type=int, default=256)
     parser.add_argument("--signin-connections", type=int, default=4)
     parser.add_argument("--warmup-seconds", type=float, default=10)
@@ -822,9 +930,11 @@ async def main():
     parser.add_argument("--overflow-limit", type=int, default=200)
     parser.add_argument("--overflow-extra", type=int, default=100)
     parser.add_argument("--disconnect-clients", type=int, default=2000)
+    parser.add_argument("--flood-clients", type=int, default=6)
+    parser.add_argument("--flood-seconds", type=float, default=20)
     args = parser.parse_args()
 
-    checks = {"soak": soak, "slow": slow_clients, "overflow": overflow, "disconnect": disconnects}
+    checks = {"soak": soak, "slow": slow_clients, "overflow": overflow, "disconnect": disconnects, "flood": flood}
     for name in args.checks.split(","):
         started = time.monotonic()
         await checks[name](args)

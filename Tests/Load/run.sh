@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Load and fault checks of the sample app on 127.0.0.1 (Tests/Load/load.py):
 #
-#   bash Tests/Load/run.sh                      # all: soak, slow, overflow, disconnect
+#   bash Tests/Load/run.sh                      # all: soak, slow, overflow, disconnect, flood
 #   CHECKS=slow,overflow bash Tests/Load/run.sh # some of them
 #   SOAK_SECONDS=300 bash Tests/Load/run.sh     # a longer soak
 #
 # Builds SampleApp (the debug build `swift test` leaves, so it costs a link at most), runs it
 # from a scratch folder holding copies of views/, public/ (plus an 8 MiB public/large.bin for
 # responses cut off midway) and credentials.yml, in production mode, and prints the figures of
-# each check. Exits non-zero, naming the target, when one is missed. About two and a half minutes.
+# each check. Exits non-zero, naming the target, when one is missed. About three minutes.
 set -euo pipefail
 
 started=$SECONDS
@@ -53,7 +53,7 @@ say "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), open-files l
 # 3. The checks (the script stops the servers it starts, also when it fails).
 status=0
 timeout 300 "$python" "$repo/Tests/Load/load.py" --binary "$binary" --workdir "$workdir" \
-    --checks "${CHECKS:-soak,slow,overflow,disconnect}" --soak-seconds "${SOAK_SECONDS:-60}" || status=$?
+    --checks "${CHECKS:-soak,slow,overflow,disconnect,flood}" --soak-seconds "${SOAK_SECONDS:-60}" || status=$?
 
 if [ "$status" -ne 0 ]; then
     [ "$status" -eq 124 ] && say "the checks took more than 300 s"
