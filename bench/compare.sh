@@ -4,7 +4,9 @@
 # both alike, so B/A holds to about 1% where one server after the other drifts by 10% or more.
 # Usage: bench/compare.sh BINARY_A BINARY_B [PATH]
 #        (env: DURATION=6 seconds per round, ROUNDS=5, CONNECTIONS=64 per server,
-#         SERVER_LOOPS= event loops per server, empty (the default) for NIO's own count)
+#         SERVER_LOOPS= event loops per server, empty (the default) for NIO's own count,
+#         SIGN_IN=1 to load PATH as bench1 signed in: B signs in through its form before each
+#         round, and both servers get its session cookie, which opens on both: same secret)
 # Keep a build before a change with `cp bench/.build/release/MicroBench /tmp/MicroBench.before`.
 # See bench/README.md ("Comparing two builds").
 set -euo pipefail
@@ -82,10 +84,31 @@ requests() {
     echo "$count"
 }
 
+# With SIGN_IN=1: bench1's session cookie, signed in through B's form (GET /signin for the
+# session and its CSRF token, POST /signin, then one page to take the welcome flash out of the
+# session: the steady cookie a browser then holds). A fresh one each round: Micro renews a
+# cookie more than a minute old, and wrk would keep sending the old one.
+COOKIE=()
+sign_in() {
+    [ "${SIGN_IN:-0}" = 1 ] || return 0
+    local jar="$OUT/jar" page token
+    rm -f "$jar"
+    page="$(curl -sS -c "$jar" "http://127.0.0.1:$B_PORT/signin")"
+    token="$(printf '%s' "$page" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
+    [ -n "$token" ] || { echo "error: no CSRF token on B's /signin" >&2; exit 1; }
+    curl -sS -o /dev/null -b "$jar" -c "$jar" --data "_csrf=$token&username=bench1&password=bench-password" "http://127.0.0.1:$B_PORT/signin"
+    curl -sS -o /dev/null -b "$jar" -c "$jar" "http://127.0.0.1:$B_PORT$TARGET"
+    local value
+    value="$(awk '$6 == "micro.session" { print $7 }' "$jar")"
+    [ -n "$value" ] || { echo "error: B's sign-in gave no session cookie" >&2; exit 1; }
+    COOKIE=(-H "Cookie: micro.session=$value")
+}
+
 # A warm-up, both at once.
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$A_PORT$TARGET" >/dev/null &
+sign_in
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${COOKIE[@]}" "http://127.0.0.1:$A_PORT$TARGET" >/dev/null &
 wa=$!
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "http://127.0.0.1:$B_PORT$TARGET" >/dev/null &
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${COOKIE[@]}" "http://127.0.0.1:$B_PORT$TARGET" >/dev/null &
 wb=$!
 wait "$wa"
 wait "$wb"
@@ -98,10 +121,11 @@ echo "| round | A µs | B µs | B/A CPU per request | A req/s | B req/s |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
 RATIOS=()
 for round in $(seq 1 "$ROUNDS"); do
+    sign_in
     a0="$(ticks "$A_PID")"; b0="$(ticks "$B_PID")"
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$A_PORT$TARGET" >"$OUT/a-$round.txt" &
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${COOKIE[@]}" "http://127.0.0.1:$A_PORT$TARGET" >"$OUT/a-$round.txt" &
     wa=$!
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${COOKIE[@]}" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
     wb=$!
     wait "$wa"
     wait "$wb"

@@ -192,4 +192,58 @@ import Testing
         clock.advance(seconds: 1)
         _ = try await signedIn(app)
     }
+
+    @Test func anAnonymousSignOutKeepsNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let revocations = MemorySessionRevocations()
+        let app = makeApp(try UserStoreKind.yaml.make(in: folder))
+        app.settings.sessions.revocations = revocations
+        for _ in 0..<50 {
+            let client = TestClient(app)
+            _ = try await client.get("/signin")
+            #expect(try await client.post("/signout", form: [:]).location == "/")
+        }
+        #expect(revocations.count == 0)
+        // A signed-in one is kept until no copy of its cookie could open: the idle timeout.
+        let clock = TestClock()
+        let timed = makeApp(try UserStoreKind.yaml.make(in: folder), clock: clock)
+        let kept = MemorySessionRevocations()
+        timed.settings.sessions.revocations = kept
+        let user = try await signedIn(timed)
+        _ = try await user.post("/signout", form: [:])
+        #expect(kept.count == 1)
+        kept.revoke(id: "later", until: Int64(clock.now.timeIntervalSince1970) + 3600, now: Int64(clock.now.timeIntervalSince1970) + 600 + 60 + 120)
+        #expect(kept.count == 1)
+    }
+
+    @Test func revocationsSetAfterTheAuthenticationIsInstalledAreTheOnesUsed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = makeApp(try UserStoreKind.yaml.make(in: folder))
+        let revocations = MemorySessionRevocations()
+        app.settings.sessions.revocations = revocations
+        let user = try await signedIn(app)
+        app.signOutEverywhere(username: "user")
+        #expect(try await user.get("/me").text == "nobody")
+    }
+
+    @Test func theAbsoluteLifetimeCountsFromTheSignIn() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let app = makeApp(try UserStoreKind.yaml.make(in: folder), clock: clock)
+        let client = TestClient(app)
+        // An anonymous session kept alive for seven hours, then a sign-in.
+        for _ in 0..<(7 * 6) {
+            _ = try await client.get("/signin")
+            clock.advance(seconds: 590)
+        }
+        #expect(try await client.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/")
+        // Four hours on (eleven since the anonymous session began), still signed in.
+        for _ in 0..<(4 * 6) {
+            clock.advance(seconds: 590)
+            #expect(try await client.get("/me").text == "user")
+        }
+    }
 }

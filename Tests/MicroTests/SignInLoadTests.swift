@@ -188,6 +188,44 @@ import Testing
     }
 }
 
+extension SignInLoadTests {
+    /// A SQLite user of another cost than the configured one signs in from eight tabs at once
+    /// and from another device before: the re-hash keeps every one of them signed in.
+    @Test func aReHashSignsNobodyOut() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let users = try UserStoreKind.sqlite.make(in: folder) as! SqliteUserStore
+        let secret = String(SessionData.randomId().prefix(40))
+        func app(cost: Int) -> App {
+            let app = makeApp(users) { $0.passwordCost = cost }
+            app.settings.sessions.secret = secret
+            return app
+        }
+        // Signed in on another device before, with the hash as it was (an app that re-hashes
+        // nothing), then the user opens eight tabs on an app that re-hashes at cost 5.
+        let before = app(cost: 4)
+        let after = app(cost: 5)
+        let device = TestClient(before)
+        #expect(try await device.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/")
+        let tabs = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let client = TestClient(after)
+                    let answer = try await client.post("/signin", form: ["username": "user", "password": "secret123"])
+                    return answer.location == "/" ? try await client.get("/me").text : "refused"
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(tabs == Array(repeating: "user", count: 8))
+        #expect(Password.cost(of: try #require(try users.find(username: "user")).passwordHash) == 5)
+        let cookie = try #require(device.cookies["micro.session"]?.value)
+        let moved = TestClient(after)
+        moved.setCookie("micro.session", cookie)
+        #expect(try await moved.get("/me").text == "user")
+    }
+}
+
 extension App {
     /// The authentication service, as requests see it.
     var authenticationServiceForTests: AuthenticationService? {

@@ -109,4 +109,31 @@ import Testing
         }
         #expect(throttle.trackedCount == (0, 0))
     }
+
+    @Test func anEntryWhoseWindowIsEvictedWhileItsCheckRunsCanStillBeDropped() {
+        let throttle = SignInThrottle(limits: limits(capacity: 2))
+        let victim = throttle.key(username: "victim")
+        #expect(throttle.begin(username: victim, address: nil, now: 0) == .proceed)
+        throttle.finish(username: victim, address: nil, outcome: .failure, now: 0)
+        // A check of the victim is in flight while two other names fill the table.
+        #expect(throttle.begin(username: victim, address: nil, now: 1) == .proceed)
+        for name in ["a", "b"] {
+            let key = throttle.key(username: name)
+            #expect(throttle.begin(username: key, address: nil, now: 1) == .proceed)
+            throttle.finish(username: key, address: nil, outcome: .failure, now: 1)
+        }
+        throttle.finish(username: victim, address: nil, outcome: .failure, now: 2)
+        // Its failure began a new window, queued like any other: it passes and goes.
+        let other = throttle.key(username: "other")
+        for _ in 0..<20 {
+            _ = throttle.begin(username: other, address: nil, now: 5000)
+            throttle.finish(username: other, address: nil, outcome: .unchecked, now: 5000)
+        }
+        #expect(throttle.trackedCount.usernames == 0)
+    }
+
+    @Test func theSpellingsOfOneNameCountAsOne() {
+        let throttle = SignInThrottle(limits: limits())
+        #expect(throttle.key(username: "jos\u{E9}") == throttle.key(username: "jose\u{301}"))
+    }
 }

@@ -7,6 +7,7 @@ extension App {
     /// ```swift
     /// app.post("/admin/users/:name/sign-out") { request in
     ///     try request.authenticate()
+    ///     guard request.currentUser?.username == "admin" else { try request.halt(.forbidden, "Admins only.") }
     ///     app.signOutEverywhere(username: request.params["name"] ?? "")
     ///     return "Signed out."
     /// }

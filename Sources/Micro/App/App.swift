@@ -21,7 +21,7 @@ public final class App: Sendable {
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
         var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
-        var sessionChecks: [@Sendable (SessionData) -> Bool] = []
+        var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
         /// What ``App/reload()`` and SIGHUP read again.
         var reloadables: [any Reloadable] = []
@@ -178,9 +178,10 @@ public final class App: Sendable {
         update { $0.templateHooks.append(hook) }
     }
 
-    /// Adds a check of every session a request brings: a session it refuses is over (no user,
-    /// no values) and its cookie is deleted. It runs on every request with a session, from memory.
-    func addSessionCheck(_ check: @escaping @Sendable (SessionData) -> Bool) {
+    /// Adds a check of every session a request brings, given the revocations the app serves
+    /// with: a session it refuses is over (no user, no values) and its cookie is deleted. It runs
+    /// on every request with a session, from memory.
+    func addSessionCheck(_ check: @escaping @Sendable (SessionData, any SessionRevocations) -> Bool) {
         update { $0.sessionChecks.append(check) }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 
 /// Sign-in and sign-out through forms, `authenticate()` for protected pages, and the
 /// signed-in user in every template: the seed's design, with its flaws fixed.
@@ -44,8 +43,9 @@ public struct Authentication: AppPlugin, Sendable {
     public var throttleLimits = SignInThrottle.Limits()
     /// Where bcrypt runs (off the event loops).
     public var hasher = PasswordHasher.shared
-    /// The bcrypt cost of new hashes: a user whose stored hash has another cost gets one of this
-    /// cost at their next sign-in, where the store can write (``PasswordUpgradingUserStore``).
+    /// The bcrypt cost of new hashes (4 to 31): a user whose stored hash has another cost gets
+    /// one of this cost at their next sign-in, where the store can write
+    /// (``PasswordUpgradingUserStore``).
     public var passwordCost = Password.defaultCost
 
     /// The longest username read, in UTF-8 bytes: a longer one is refused before anything
@@ -67,14 +67,13 @@ public struct Authentication: AppPlugin, Sendable {
         if let yaml = users as? YamlUserStore, let warning = yaml.costWarning(configuredCost: passwordCost) {
             app.logger.warning("\(warning)")
         }
-        let revocations = app.settings.sessions.revocations
-        let users = users
         // A session is over once its user was removed, their password changed, or their
-        // sessions were revoked: checked from memory on each request.
-        app.addSessionCheck { data in
+        // sessions were revoked: checked from memory on each request, against the revocations
+        // the app serves with.
+        app.addSessionCheck { data, revocations in
             guard let user = Session.signedInUser(in: data) else { return true }
             guard let stamp = data.values[Session.credentialKey].flatMap(Session.plainString) else { return false }
-            return users.isCurrent(CredentialStamp(text: stamp), username: user.username)
+            return service.isCurrent(CredentialStamp(text: stamp), username: user.username)
                 && !revocations.isRevoked(username: user.username, created: data.created)
         }
         app.addTemplateValues { request in
@@ -109,92 +108,5 @@ public struct Authentication: AppPlugin, Sendable {
             request.flash[flashKey] = signedOutMessage
             try request.redirect(to: homePath)
         }
-    }
-}
-
-/// The flow's state while the app runs: its settings, the throttle, the dummy hashes.
-final class AuthenticationService: Sendable {
-    let settings: Authentication
-    let throttle: SignInThrottle
-    private let dummyHashes = DummyHashes()
-    /// The costs of the dummy hashes made so far: tests check the ones made at start-up.
-    var preparedDummyCosts: [Int] { dummyHashes.costs }
-
-    init(_ settings: Authentication) {
-        self.settings = settings
-        throttle = SignInThrottle(limits: settings.throttleLimits)
-        // Made now, at start-up, so that the first unknown name costs what the next ones do.
-        let slowest = Self.slowestCost(settings)
-        for cost in (settings.users.typicalCost.map { min($0, slowest) } ?? slowest)...slowest {
-            _ = try? dummyHashes.hash(cost: cost)
-        }
-    }
-
-    /// The cost of the hash an unknown name is checked against: the slowest among the users.
-    private static func slowestCost(_ settings: Authentication) -> Int {
-        settings.users.slowestCost ?? settings.users.typicalCost ?? settings.passwordCost
-    }
-
-    /// Whether `password` is the one of `stored`, checked with bcrypt on the hasher's threads.
-    /// Every refusal costs the work of one check at the slowest cost among the store's users,
-    /// so the time tells no name from another: an unknown name is checked against a dummy hash
-    /// of that cost; a user of a cheaper cost c, refused, is also checked against dummy hashes
-    /// of the costs c, c+1, ... up to the slowest, whose rounds (2^c + 2^c + 2^(c+1) + ...) add
-    /// up to the slowest cost's. Real work rather than a wait: a busy machine slows both alike.
-    func check(_ password: String, for stored: StoredUser?, hasher: PasswordHasher) async throws -> Bool {
-        let slowest = Self.slowestCost(settings)
-        let hash = try stored?.passwordHash ?? dummyHashes.hash(cost: slowest)
-        let cost = Password.cost(of: hash).map { max(4, $0) } ?? slowest
-        let padding = cost < slowest ? try (cost..<slowest).map { try dummyHashes.hash(cost: $0) } : []
-        hasher.verifications.add(1, ordering: .relaxed)
-        return try await hasher.run {
-            let matches = Password.verify(password, against: hash) && stored != nil && !password.isEmpty
-            if !matches {
-                for dummy in padding { _ = Password.verify(password, against: dummy) }
-            }
-            return matches
-        }
-    }
-
-    /// After a successful sign-in: a hash of another cost than the configured one is replaced,
-    /// where the store can write. Returns the user as stored now. A failure leaves the old hash
-    /// and is logged: the sign-in stands.
-    func upgradeHashIfNeeded(of stored: StoredUser, password: String, logger: Logger) async -> StoredUser {
-        guard Password.cost(of: stored.passwordHash) != settings.passwordCost,
-            let store = settings.users as? any PasswordUpgradingUserStore
-        else { return stored }
-        do {
-            let cost = settings.passwordCost
-            let new = try await settings.hasher.run { try Password.hash(password, cost: cost) }
-            guard try store.replacePasswordHash(of: stored.user.username, stored.passwordHash, with: new) else { return stored }
-            return StoredUser(user: stored.user, passwordHash: new)
-        } catch {
-            logger.warning("Could not re-hash the password of \(stored.user.username) at cost \(settings.passwordCost): \(error)")
-            return stored
-        }
-    }
-
-    /// The app's template for the page, or the built-in one.
-    func page(_ request: Request, template: String, title: String, fallback: (Request) -> String) throws -> String {
-        if request.services.views.hasTemplate(template) {
-            return try request.render(template, ["title": title])
-        }
-        request.response.contentType = "text/html; charset=utf-8"
-        return fallback(request)
-    }
-}
-
-/// bcrypt hashes of a random password, one per cost, made when first needed.
-final class DummyHashes: Sendable {
-    private let hashes = Locked<[Int: String]>([:])
-
-    /// The costs made so far.
-    var costs: [Int] { hashes.withLock { $0.keys.sorted() } }
-
-    func hash(cost: Int) throws -> String {
-        if let hash = hashes.withLock({ $0[cost] }) { return hash }
-        let hash = try Password.hash(SessionData.randomId().prefix(Password.maximumLength).description, cost: cost)
-        hashes.withLock { $0[cost] = hash }
-        return hash
     }
 }

@@ -85,14 +85,23 @@ extension Request {
                 headers: ["Retry-After": "60"])
         }
         // An unknown user costs a check too: a refusal takes as long whoever the name is.
-        guard try await service.check(password, for: stored, hasher: hasher), let stored else { return nil }
+        let matches: Bool
+        do {
+            matches = try await service.check(password, for: stored, hasher: hasher)
+        } catch {
+            outcome = .unchecked  // the hasher was full: nothing was checked
+            throw error
+        }
+        guard matches, let stored else { return nil }
         outcome = .success
-        let current = await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger)
+        await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger)
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
+        // The signed-in session begins now: its absolute lifetime counts from the sign-in.
+        session.restart()
         session[Self.originalPathKey] = originalPath
         try session.set(Session.userKey, stored.user)
-        session[Session.credentialKey] = CredentialStamp(current).text
+        session[Session.credentialKey] = CredentialStamp(stored).text
         return stored.user
     }
 
@@ -123,7 +132,7 @@ extension Request {
     /// Signs the user out: the session is revoked (its cookie, replayed from anywhere, no
     /// longer opens), emptied, and gets a new identity.
     public func signOut() {
-        services.sessions.revoke(session)
+        if isSignedIn { services.sessions.revoke(session) }
         session.clear()
         session.regenerate()
     }

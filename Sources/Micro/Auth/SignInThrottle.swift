@@ -15,7 +15,8 @@ import NIOCore
 /// A pure state machine over the times it is given, so tests drive it with a fake clock. What it
 /// keeps is small and fixed: a username is kept as a 16-byte keyed digest (``Key``), an address
 /// as its bytes; a window that has passed is dropped by time; each table holds at most
-/// `capacity` entries, and when full, the entry whose window began first goes. The work done
+/// `capacity` entries (beside those of checks in flight, at most one per request under way),
+/// and when full, the entry whose window began first goes. The work done
 /// while its lock is held never depends on the input's size: digests are made before.
 public final class SignInThrottle: Sendable {
     /// The limits.
@@ -90,10 +91,12 @@ public final class SignInThrottle: Sendable {
         self.digestKey = digestKey
     }
 
-    /// What the throttle keeps of a normalised username: its keyed digest. Made outside any
-    /// lock: its cost grows with the name.
+    /// What the throttle keeps of a username: the keyed digest of its canonical composition
+    /// (NFC), so that the spellings of one name (a precomposed or a combining "é") count as one.
+    /// Made outside any lock: its cost grows with the name.
     public func key(username: String) -> Key {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(username.utf8), using: digestKey)
+        let canonical = username.precomposedStringWithCanonicalMapping
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(canonical.utf8), using: digestKey)
         return mac.withUnsafeBytes { bytes in
             Key(high: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
                 low: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
@@ -198,9 +201,7 @@ public final class SignInThrottle: Sendable {
         while budget > 0, let first = table.windows.first, now - first.start >= window {
             table.windows.removeFirst()
             budget -= 1
-            if let entry = table.entries[first.key], entry.windowStart == first.start, entry.inFlight == 0 {
-                table.entries[first.key] = nil
-            }
+            forget(first, in: &table)
         }
     }
 
@@ -209,9 +210,20 @@ public final class SignInThrottle: Sendable {
         while table.entries.count >= limits.capacity || table.windows.count >= 2 * limits.capacity,
             let first = table.windows.popFirst()
         {
-            if let entry = table.entries[first.key], entry.windowStart == first.start, entry.inFlight == 0 {
-                table.entries[first.key] = nil
-            }
+            Self.forget(first, in: &table)
+        }
+    }
+
+    /// The window `record` names leaves the queue: its entry goes, or, while checks of it are
+    /// in flight, loses its failures, so that every entry with failures has its window queued
+    /// (a failure after this begins a new one) and the table's bound holds.
+    private static func forget(_ record: (key: Key, start: Int64), in table: inout Table) {
+        guard var entry = table.entries[record.key], entry.windowStart == record.start else { return }
+        if entry.inFlight == 0 {
+            table.entries[record.key] = nil
+        } else {
+            entry.failures = 0
+            table.entries[record.key] = entry
         }
     }
 }

@@ -89,21 +89,25 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
     /// cannot be read now (missing, locked for longer than `busyTimeout`, corrupt).
     public func find(username: String) throws -> StoredUser? {
         let name = username.lowercased()
-        let found = try withConnection { connection throws(SqliteFailure) in try connection.findUser(name) }
-        // What the table says now is what the user's next request is checked against.
-        summary.withLock { $0.stamps[name] = found.map(CredentialStamp.init) }
-        return found
+        return try withConnection { connection throws(SqliteFailure) in
+            let found = try connection.findUser(name)
+            // What the table says now is what the user's next request is checked against; set
+            // while the connection is held, so no other change to the table can come between.
+            summary.withLock { $0.stamps[name] = found.map(CredentialStamp.init) }
+            return found
+        }
     }
 
-    /// The median cost of the hashes found when the store was (re)opened.
+    /// The median cost of the hashes found when the table was last read.
     public var typicalCost: Int? { summary.withLock { $0.cost } }
 
-    /// The highest cost found when the table was last read.
+    /// The highest cost found when the table was last read, or written since.
     public var slowestCost: Int? { summary.withLock { $0.slowestCost } }
 
     /// From memory; a change made in the table by another process (`add-user`, plain SQL) is
     /// seen within about a second: a signed-in request has the table read again in the
-    /// background when the last reading is older than that.
+    /// background when the last reading is older than that. A row whose hash is malformed
+    /// gives its user no stamp: their sessions end.
     public func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
         refreshIfDue()
         return summary.withLock { $0.stamps[username] == stamp }
@@ -112,9 +116,19 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
     public func replacePasswordHash(of username: String, _ old: String, with new: String) throws -> Bool {
         guard Password.isValidHash(new) else { throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.") }
         let key = username.lowercased()
-        let replaced = try withConnection { connection throws(SqliteFailure) in try connection.replaceHash(key, old, new) }
-        if replaced { summary.withLock { $0.stamps[key] = CredentialStamp(username: key, passwordHash: new) } }
-        return replaced
+        return try withConnection { connection throws(SqliteFailure) in
+            let replaced = try connection.replaceHash(key, old, new)
+            if replaced { note(key, passwordHash: new) }
+            return replaced
+        }
+    }
+
+    /// A user's new hash, written by this store: their stamp, and the slowest cost.
+    private func note(_ username: String, passwordHash: String) {
+        summary.withLock { summary in
+            summary.stamps[username] = CredentialStamp(username: username, passwordHash: passwordHash)
+            if let cost = Password.cost(of: passwordHash) { summary.slowestCost = max(summary.slowestCost ?? cost, cost) }
+        }
     }
 
     private func refreshIfDue() {
@@ -127,9 +141,13 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
                 lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 refreshing.store(false, ordering: .releasing)
             }
-            // A table that cannot be read now keeps the stamps it had: sign-in reports the fault.
-            guard let read = try? withConnection({ connection throws(SqliteFailure) in try connection.checkUsers() }) else { return }
-            summary.withLock { $0 = Self.summary(read) }
+            // Read and swapped in while the connection is held, so that no change this store
+            // makes comes between; the stamps are made before the summary's lock is taken. A
+            // table that cannot be read now keeps the stamps it had: sign-in reports the fault.
+            _ = try? withConnection { connection throws(SqliteFailure) in
+                let fresh = Self.summary(try connection.checkUsers(skippingMalformed: true))
+                summary.withLock { $0 = fresh }
+            }
         }
     }
 
@@ -139,16 +157,20 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
             throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.")
         }
         let key = username.lowercased()
-        try withConnection { connection throws(SqliteFailure) in try connection.upsert(key, passwordHash, name) }
-        summary.withLock { $0.stamps[key] = CredentialStamp(username: key, passwordHash: passwordHash) }
+        try withConnection { connection throws(SqliteFailure) in
+            try connection.upsert(key, passwordHash, name)
+            note(key, passwordHash: passwordHash)
+        }
     }
 
     /// Removes the user; whether there was one. Their sessions end on their next request.
     public func remove(username: String) throws -> Bool {
         let key = username.lowercased()
-        let removed = try withConnection { connection throws(SqliteFailure) in try connection.delete(key) }
-        summary.withLock { $0.stamps[key] = nil }
-        return removed
+        return try withConnection { connection throws(SqliteFailure) in
+            let removed = try connection.delete(key)
+            summary.withLock { $0.stamps[key] = nil }
+            return removed
+        }
     }
 
     /// How many users the table holds.
@@ -381,8 +403,9 @@ private final class Connection {
         return statement
     }
 
-    /// Checks the table has the columns and every hash is bcrypt; returns the users.
-    func checkUsers() throws(SqliteFailure) -> [StoredUser] {
+    /// Checks the table has the columns and every hash is bcrypt; returns the users. With
+    /// `skippingMalformed`, a row whose hash is malformed is left out instead.
+    func checkUsers(skippingMalformed: Bool = false) throws(SqliteFailure) -> [StoredUser] {
         let statement = try prepare("SELECT rowid, username, password_hash, name FROM users", persistent: false)
         defer { sqlite3_finalize(statement) }
         var users: [StoredUser] = []
@@ -393,6 +416,7 @@ private final class Connection {
             let row = sqlite3_column_int64(statement, 0)
             let username = text(statement, 1) ?? ""
             guard let hash = text(statement, 2), Password.isValidHash(hash) else {
+                if skippingMalformed { continue }
                 throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)")
             }
             users.append(StoredUser(user: User(username: username, name: text(statement, 3)), passwordHash: hash))

@@ -2,10 +2,10 @@ import Synchronization
 
 /// Revocations kept in the process's memory: the default.
 ///
-/// A sign-out keeps 12 bytes of the session's id digest and its expiry (about 40 bytes with the
-/// dictionary's room) until the session would have expired anyway, its absolute lifetime
-/// after it began; entries are dropped by the minute they expire in. A revoked user or
-/// everyone's revocation is one entry. Requests read it with a lock held for one look-up, and
+/// A sign-out keeps an 8-byte digest of the session's id with its expiry, and the digest again
+/// in the list of its expiry's minute (about 50 bytes in all, with the tables' room), until no
+/// copy of the session's cookie could open any more; entries are dropped by the minute they
+/// expire in. A revoked user or everyone's revocation is one entry. Requests read it with a lock held for one look-up, and
 /// not at all while nothing was ever revoked.
 public final class MemorySessionRevocations: SessionRevocations {
     private struct State {

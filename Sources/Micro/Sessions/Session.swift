@@ -124,13 +124,10 @@ public final class Session {
 
     /// Gives the session a new identity, keeping its values (but not the CSRF token): call it
     /// when privileges change, at sign-in, so an identity planted before cannot be used after.
-    /// With a server-side store, the old session is destroyed. The new identity begins now: its
-    /// absolute lifetime counts from here, and revocations made before do not end it.
+    /// With a server-side store, the old session is destroyed.
     public func regenerate() {
         if !data.id.isEmpty { retiredIds.append(data.id) }
         data.id = SessionData.randomId()
-        data.created = now
-        data.lastSeen = now
         data.values[CsrfToken.sessionKey] = nil
         changed = true
     }
@@ -155,6 +152,14 @@ public final class Session {
         let inner = bytes.dropFirst().dropLast()
         guard !inner.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return nil }
         return String(decoding: inner, as: UTF8.self)
+    }
+
+    /// Begins the session anew at the request's time, as at a sign-in: its absolute lifetime
+    /// counts from now, and a "sign out everywhere" made in an earlier second does not end it.
+    func restart() {
+        data.created = now
+        data.lastSeen = now
+        changed = true
     }
 
     /// Restarts the inactivity window at `now`.

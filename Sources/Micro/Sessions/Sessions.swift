@@ -10,12 +10,12 @@ struct Sessions: Sendable {
     let environment: Environment
     let now: @Sendable () -> Date
     /// Checks plugins add: a session one of them refuses (its user was removed, say) is over.
-    let checks: [@Sendable (SessionData) -> Bool]
+    let checks: [@Sendable (SessionData, any SessionRevocations) -> Bool]
 
     /// The most a cookie may weigh: browsers keep 4096 bytes for name, value and attributes.
     static let cookieLimit = 4096
 
-    init(settings: Settings, checks: [@Sendable (SessionData) -> Bool] = []) throws(ConfigurationError) {
+    init(settings: Settings, checks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []) throws(ConfigurationError) {
         self.settings = settings.sessions
         self.checks = checks
         environment = settings.environment
@@ -54,15 +54,17 @@ struct Sessions: Sendable {
     /// Whether no revocation and no plugin's check ended the session: read from memory.
     private func isCurrent(_ data: SessionData) -> Bool {
         guard !settings.revocations.isRevoked(id: data.id, created: data.created) else { return false }
-        for check in checks where !check(data) { return false }
+        for check in checks where !check(data, settings.revocations) { return false }
         return true
     }
 
-    /// Ends the session at once, wherever its cookie is: a sign-out.
+    /// Ends the session at once, wherever its cookie is: a sign-out. The entry is kept while a
+    /// copy of the cookie could still open: until the session's absolute end, or until its idle
+    /// timeout has passed since now (no copy is renewed after this), whichever comes first.
     func revoke(_ session: Session) {
         guard !session.data.id.isEmpty else { return }
-        settings.revocations.revoke(
-            id: session.data.id, until: session.data.created + settings.absoluteLifetime, now: session.now)
+        let end = min(session.data.created + settings.absoluteLifetime, session.now + settings.idleTimeout + 60)
+        settings.revocations.revoke(id: session.data.id, until: end, now: session.now)
     }
 
     /// Ends every session of `username` begun until now, wherever its cookie is.

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The sign-in flow's state while the app runs: its settings, the throttle, the dummy hashes,
+/// the stamps of hashes it upgraded.
+final class AuthenticationService: Sendable {
+    let settings: Authentication
+    let throttle: SignInThrottle
+    private let dummyHashes = DummyHashes()
+    /// The highest cost among the hashes the store has handed out so far: a user added with a
+    /// dearer cost than the store reported raises what every refusal costs from then on.
+    private let highestSeenCost = Atomic<Int>(4)
+    /// For each user whose hash this app re-hashed: the stamp before and the one after, so that
+    /// the sessions signed in with the old hash (other tabs, other devices) stay signed in while
+    /// the new hash is the user's current one.
+    private let upgrades = Locked<[String: (from: CredentialStamp, to: CredentialStamp)]>([:])
+
+    /// The costs of the dummy hashes made so far: tests check the ones made at start-up.
+    var preparedDummyCosts: [Int] { dummyHashes.costs }
+
+    init(_ settings: Authentication) {
+        self.settings = settings
+        throttle = SignInThrottle(limits: settings.throttleLimits)
+        // Made now, at start-up, for every cost from the store's typical one to the slowest, so
+        // that the first refusals cost what the next ones do.
+        let slowest = slowestCost
+        for cost in (settings.users.typicalCost.map { min(max(4, $0), slowest) } ?? slowest)...slowest {
+            _ = try? dummyHashes.hash(cost: cost)
+        }
+    }
+
+    /// The cost every refusal pays: the highest among the store's hashes as it reports them,
+    /// those it handed out since, and the configured cost where the store re-hashes to it.
+    var slowestCost: Int {
+        var cost = max(settings.users.slowestCost ?? settings.users.typicalCost ?? 4, highestSeenCost.load(ordering: .relaxed))
+        if settings.users is any PasswordUpgradingUserStore { cost = max(cost, settings.passwordCost) }
+        return min(31, max(4, cost))
+    }
+
+    /// Whether `password` is the one of `stored`, checked with bcrypt on the hasher's threads.
+    /// Every refusal costs the work of one check at ``slowestCost``, so the time tells no name
+    /// from another: an unknown name is checked against a dummy hash of that cost; a user of a
+    /// cheaper cost c, refused, is also checked against dummy hashes of the costs c, c+1, ... up
+    /// to the slowest, whose rounds (2^c + 2^c + 2^(c+1) + ...) add up to the slowest cost's.
+    /// Real work rather than a wait: a busy machine slows both alike. A dummy hash not made yet
+    /// (a cost that appeared since start-up) is made on the hasher's threads too.
+    func check(_ password: String, for stored: StoredUser?, hasher: PasswordHasher) async throws -> Bool {
+        if let stored, let cost = Password.cost(of: stored.passwordHash) {
+            highestSeenCost.max(cost, ordering: .relaxed)
+        }
+        let slowest = slowestCost
+        let cost = stored.flatMap { Password.cost(of: $0.passwordHash) }.map { min(max(4, $0), slowest) } ?? slowest
+        let dummies = dummyHashes
+        hasher.verifications.add(1, ordering: .relaxed)
+        return try await hasher.run {
+            let hash = try stored?.passwordHash ?? dummies.hash(cost: slowest)
+            let matches = Password.verify(password, against: hash) && stored != nil && !password.isEmpty
+            if !matches {
+                for padding in cost..<max(cost, slowest) where stored != nil {
+                    _ = Password.verify(password, against: try dummies.hash(cost: padding))
+                }
+            }
+            return matches
+        }
+    }
+
+    /// Whether a session signed in with `stamp` is still its user's: the store's current stamp,
+    /// or the one before a re-hash this app made (the same password).
+    func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
+        let users = settings.users
+        if users.isCurrent(stamp, username: username) { return true }
+        guard let upgrade = upgrades.withLock({ $0[username] }), upgrade.from == stamp else { return false }
+        return users.isCurrent(upgrade.to, username: username)
+    }
+
+    /// After a successful sign-in: a hash of another cost than the configured one is replaced,
+    /// where the store can write, on the hasher's threads (a write may wait for a lock). The
+    /// sessions signed in with the old hash stay signed in. A failure leaves the old hash and is
+    /// logged: the sign-in stands.
+    func upgradeHashIfNeeded(of stored: StoredUser, password: String, logger: Logger) async {
+        guard Password.cost(of: stored.passwordHash) != settings.passwordCost,
+            let store = settings.users as? any PasswordUpgradingUserStore
+        else { return }
+        let cost = settings.passwordCost
+        let username = stored.user.username
+        do {
+            let new = try await settings.hasher.run { () throws -> String? in
+                let new = try Password.hash(password, cost: cost)
+                return try store.replacePasswordHash(of: username, stored.passwordHash, with: new) ? new : nil
+            }
+            guard let new else { return }  // another sign-in re-hashed it first
+            upgrades.withLock {
+                $0[username] = (CredentialStamp(stored), CredentialStamp(username: username, passwordHash: new))
+            }
+        } catch {
+            logger.warning("Could not re-hash the password of \(username) at cost \(cost): \(error)")
+        }
+    }
+
+    /// The app's template for the page, or the built-in one.
+    func page(_ request: Request, template: String, title: String, fallback: (Request) -> String) throws -> String {
+        if request.services.views.hasTemplate(template) {
+            return try request.render(template, ["title": title])
+        }
+        request.response.contentType = "text/html; charset=utf-8"
+        return fallback(request)
+    }
+}
