@@ -68,6 +68,7 @@ final class Views: Sendable {
     }
 
     private static func load(_ folder: String) throws(ConfigurationError) -> MustacheLibrary {
+        HtmlContentType.registered
         var library = MustacheLibrary()
         for path in templatePaths(in: folder) {
             let file = folder + "/" + path
@@ -76,10 +77,13 @@ final class Views: Sendable {
                 throw ConfigurationError("\(file): cannot be read as UTF-8 text.")
             }
             do {
-                try library.register(text, named: name)
+                // Every template starts escaping by bytes (a partial too: each is a template).
+                try library.register(HtmlContentType.pragma + text, named: name)
             } catch let error as MustacheTemplate.ParserError {
                 let context = error.context
-                throw ConfigurationError("\(file):\(context.lineNumber):\(context.columnNumber): template error: \(error.error)\n    \(context.line)")
+                // The pragma is a line of its own before the file's first.
+                let line = max(1, context.lineNumber - 1)
+                throw ConfigurationError("\(file):\(line):\(context.columnNumber): template error: \(error.error)\n    \(context.line)")
             } catch {
                 throw ConfigurationError("\(file): template error: \(error)")
             }
