@@ -68,7 +68,6 @@ final class Views: Sendable {
     }
 
     private static func load(_ folder: String) throws(ConfigurationError) -> MustacheLibrary {
-        HtmlContentType.registered
         var library = MustacheLibrary()
         for path in templatePaths(in: folder) {
             let file = folder + "/" + path
@@ -77,8 +76,7 @@ final class Views: Sendable {
                 throw ConfigurationError("\(file): cannot be read as UTF-8 text.")
             }
             do {
-                // Every template starts escaping by bytes (a partial too: each is a template).
-                try library.register(HtmlContentType.pragma + text, named: name)
+                try register(text, named: name, in: &library)
             } catch let error as MustacheTemplate.ParserError {
                 let context = error.context
                 // The pragma is a line of its own before the file's first.
@@ -89,6 +87,14 @@ final class Views: Sendable {
             }
         }
         return library
+    }
+
+    /// Adds the template `text` to `library`, starting in ``HtmlContentType``: every template
+    /// escapes by bytes (a partial too, as each is a template of its own). A parse error is one
+    /// line further down than in `text` (the pragma's line).
+    static func register(_ text: String, named name: String, in library: inout MustacheLibrary) throws {
+        HtmlContentType.registered
+        try library.register(HtmlContentType.pragma + text, named: name)
     }
 
     /// Template paths relative to the folder (`signin.mustache`, `tools/dates.mustache`).
