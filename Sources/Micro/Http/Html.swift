@@ -7,9 +7,12 @@ public enum Html {
     /// into one Character with its neighbours (an escaper comparing Characters lets `"` +
     /// U+0301 through). Every other byte is copied as it is.
     public static func escape(_ text: String) -> String {
-        var text = text
-        // Native strings are contiguous UTF-8 already; a bridged one is copied once.
-        return text.withUTF8 { escaped($0) } ?? text
+        // Native strings (small ones too) lend their UTF-8 as it is; a bridged one is copied.
+        if let result = text.utf8.withContiguousStorageIfAvailable({ escaped($0) }) {
+            return result ?? text
+        }
+        var copy = text
+        return copy.withUTF8 { escaped($0) } ?? text
     }
 
     /// The five bytes, as bits of one word (each is below 64).
