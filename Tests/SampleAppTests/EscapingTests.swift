@@ -88,18 +88,20 @@ import Testing
         // Each sign-in checks a bcrypt hash: every payload in one field, the first in the others.
         let cases = HostilePayload.all.map { ($0, targets[0]) } + targets.dropFirst().map { (HostilePayload.all[0], $0) }
         for (payload, target) in cases {
-            do {
-                var pages: [TestResponse] = []
-                for bytes in [payload.bytes, payload.twin] {
-                    let client = try Self.client()
-                    _ = try await client.get(target + HostilePayload.percentEncoded(bytes))
-                    let signIn = try await client.post("/signin", form: ["username": "user", "password": "pw"])
-                    // Back to the page first asked for, or home when the path cannot be one.
-                    let back = signIn.location ?? "/"
-                    pages.append(try await client.get(back))
+            var pages: [TestResponse] = []
+            for bytes in [payload.bytes, payload.twin] {
+                let client = try Self.client()
+                _ = try await client.get(target + HostilePayload.percentEncoded(bytes))
+                let signIn = try await client.post("/signin", form: ["username": "user", "password": "pw"])
+                let back = signIn.location ?? "/"
+                // Back to the page first asked for; a query that is not UTF-8 was refused (400)
+                // before the page could ask for a sign-in, and the sign-in goes home.
+                if String(bytes: bytes, encoding: .utf8) != nil {
+                    #expect(back.hasPrefix(String(target.prefix { $0 != "?" }) + "?"), "\(payload.name): back to \(back)")
                 }
-                exchanges.append(Exchange(label: "sign-in back to \(target)\(payload.name)", hostile: pages[0], harmless: pages[1]))
+                pages.append(try await client.get(back))
             }
+            exchanges.append(Exchange(label: "sign-in back to \(target)\(payload.name)", hostile: pages[0], harmless: pages[1]))
         }
         try Self.compare(exchanges)
     }
@@ -116,7 +118,7 @@ import Testing
                         hostile: try await user.get(prefix + HostilePayload.percentEncoded(payload.bytes)),
                         harmless: try await user.get(prefix + HostilePayload.percentEncoded(payload.twin))))
                 }
-                // Error pages for JSON clients are not HTML, but a tool's JSON answer must be JSON.
+                // A JSON client gets JSON (or a redirect), never a page the payload could be read in.
                 let json = try await user.get("/tools/data-encoding?op=html-unescape&input=" + HostilePayload.percentEncoded(payload.bytes), headers: ["Accept": "application/json"])
                 #expect(json.contentType?.hasPrefix("text/html") != true, "\(payload.name)")
             }

@@ -29,10 +29,10 @@ enum HostileText {
     /// Scalars on both sides: a ZWJ emoji sequence, a Hangul syllable in jamo, an emoji with
     /// its skin tone, a prepend character and a combining mark.
     static let joinAround: [(name: String, before: String, after: String)] = [
-        ("ZWJ sequence", "\u{1F468}\u{200D}", "\u{200D}\u{1F469}"),
+        ("a ZWJ sequence", "\u{1F468}\u{200D}", "\u{200D}\u{1F469}"),
         ("Hangul jamo", "\u{1100}", "\u{1161}\u{11A8}"),
-        ("emoji modifier", "\u{1F44B}", "\u{1F3FB}"),
-        ("prepend and mark", "\u{600}", "\u{301}"),
+        ("an emoji and its modifier", "\u{1F44B}", "\u{1F3FB}"),
+        ("a prepend character and a mark", "\u{600}", "\u{301}"),
         ("variation selectors", "\u{FE0E}", "\u{FE0F}"),
     ]
 
@@ -42,7 +42,7 @@ enum HostileText {
         var family: [(name: String, text: String)] = [("meta refresh", metaRefresh), ("plain", plain)]
         for join in joinAfter { family.append(("each followed by \(join.name)", wrapped(plain, before: "", after: join.scalars))) }
         for join in joinBefore { family.append(("each preceded by \(join.name)", wrapped(plain, before: join.scalars, after: ""))) }
-        for join in joinAround { family.append(("each inside a \(join.name)", wrapped(plain, before: join.before, after: join.after))) }
+        for join in joinAround { family.append(("each inside \(join.name)", wrapped(plain, before: join.before, after: join.after))) }
         return family
     }()
 
