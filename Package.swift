@@ -56,6 +56,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // Lambdas and custom renderables in the escaping tests.
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         .testTarget(name: "SampleAppTests", dependencies: ["SampleApp", "MicroTesting"]),

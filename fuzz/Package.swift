@@ -36,6 +36,7 @@ let package = Package(
         fuzzer("FuzzSessionCookie"),
         fuzzer("FuzzRoutePattern"),
         fuzzer("FuzzYamlUsers"),
+        fuzzer("FuzzHtmlEscape"),
     ],
     swiftLanguageModes: [.v6]
 )

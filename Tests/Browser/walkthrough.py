@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A person's walk through the sample app in a real headless Chromium.
 
-Signs in from a protected page, uses the three tools through their forms, signs out, then
-visits every page at a phone's width (375 px) in light and dark mode and checks that nothing
-scrolls sideways. The app sends a strict Content-Security-Policy: any console message about a
+Signs in from a protected page, uses the three tools through their forms, submits a markup
+payload that an escaper comparing Characters would let through and checks it stays text,
+signs out, then visits every page at a phone's width (375 px) in light and dark mode and
+checks that nothing scrolls sideways. The app sends a strict Content-Security-Policy: any console message about a
 violation fails the run. Screenshots of every page go to browser-artifacts/ at the repo root.
 
     BASE_URL=http://127.0.0.1:4599 python3 Tests/Browser/walkthrough.py
@@ -265,21 +266,78 @@ def walkthrough(driver):
     screenshot(driver, "desktop-06-encryption-result")
     ok(f"#result holds {SHA256_ABC}, the URL stays {path_of(driver)}")
 
-    step("6. sign out with the header's 'Sign out' button")
+    escaping(driver)
+
+    step("7. sign out with the header's 'Sign out' button")
     submit_with(driver, driver.find_element(By.XPATH, '//header//form//button[normalize-space()="Sign out"]'))
     wait_for_path(driver, "/", "after signing out")
     expect_flash(driver, "You have been signed out.")
     assert not driver.find_elements(By.XPATH, '//header//button[normalize-space()="Sign out"]')
     assert driver.find_element(By.XPATH, '//header//a[normalize-space()="Sign in"]').is_displayed()
-    screenshot(driver, "desktop-07-signed-out")
+    screenshot(driver, "desktop-08-signed-out")
     ok("on / with 'You have been signed out.' and a 'Sign in' link")
 
-    step("7. the tool asks for sign-in again")
+    step("8. the tool asks for sign-in again")
     driver.get(url("/tools/data-encoding"))
     wait_for_path(driver, "/signin", "opening /tools/data-encoding after signing out")
     assert driver.find_element(By.ID, "username").is_displayed()
     ok(f"on {path_of(driver)} again")
     drain_console(driver, "desktop walkthrough")
+
+
+# MARK: Escaping
+
+# `"` and `>` each followed by a combining mark, `<` after a prepend character: one Character
+# each, which an escaper comparing Characters lets through, making a real <meta> refresh to
+# another site. The short one (64 bytes at most) is a valid date pattern: the tool remembers it.
+META_REFRESH = "x\"\u0301>\u0301\u0600<meta http-equiv=refresh content=0;url=//evil.example\u0301>"
+SHORT_META_REFRESH = "x\"\u0301>\u0301\u0600<meta http-equiv=refresh content=0\u0301>"
+LAYOUT_METAS = [["charset", "utf-8"], ["viewport", None]]  # views/layout.mustache's own
+
+
+def expect_no_injected_meta(driver, why):
+    """The page is still the date tool on this site, and holds only the layout's <meta> elements."""
+    try:
+        # A refresh of 0 s leaves as soon as the page has loaded: give it a second to.
+        WebDriverWait(driver, 1).until(lambda d: urlsplit(d.current_url).netloc != urlsplit(BASE_URL).netloc)
+        raise AssertionError(f"{why}: the browser left for {driver.current_url}")
+    except TimeoutException:
+        pass
+    assert urlsplit(driver.current_url).path == "/tools/date-conversion", f"{why}: on {driver.current_url}"
+    metas = driver.execute_script(
+        "return [...document.querySelectorAll('meta')].map(m => [m.getAttribute('charset') ? 'charset' : m.getAttribute('name') "
+        "|| m.getAttribute('http-equiv') || '?', m.getAttribute('charset')])")
+    assert metas == LAYOUT_METAS, f"{why}: the page holds <meta> elements {metas}, the layout has {LAYOUT_METAS}"
+    assert not driver.find_elements(By.CSS_SELECTOR, "[http-equiv]"), f"{why}: an http-equiv element is in the DOM"
+
+
+def escaping(driver):
+    step("6. escaping: a <meta> refresh joined by combining marks, typed in the date format, stays text")
+    driver.get(url("/tools/date-conversion"))
+    wait_for_path(driver, "/tools/date-conversion", "opening the date tool")
+    type_into(driver, "millis", "0")
+    # Set by script: what matters is the value the form sends, not how a keyboard types marks.
+    driver.execute_script("document.getElementById('format').value = arguments[0]", META_REFRESH)
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, 'main form button[name="to"][value="date"]'))
+    expect_no_injected_meta(driver, "after submitting the payload")
+    shown = driver.find_element(By.ID, "format").get_attribute("value")
+    assert shown == META_REFRESH, f"the format field should show the payload as typed, it shows {shown!r}"
+    assert driver.find_element(By.ID, "format-error").is_displayed(), "a pattern over 64 bytes is refused next to the field"
+    screenshot(driver, "desktop-07-escaping")
+    ok("the page stays, holds only the layout's <meta> elements, and the field shows the payload as text")
+
+    driver.execute_script("document.getElementById('format').value = arguments[0]", SHORT_META_REFRESH)
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, 'main form button[name="to"][value="date"]'))
+    expect_no_injected_meta(driver, "after submitting the short payload")
+    driver.get(url("/tools/date-conversion"))
+    wait_for_path(driver, "/tools/date-conversion", "opening the date tool again")
+    expect_no_injected_meta(driver, "with the payload remembered as the format")
+    shown = driver.find_element(By.ID, "format").get_attribute("value")
+    assert shown == SHORT_META_REFRESH, f"the remembered format should show as typed, it shows {shown!r}"
+    # Back to a plain format for the rest of the walk.
+    type_into(driver, "format", "iso8601")
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, 'main form button[name="to"][value="date"]'))
+    ok("remembered in the session, the short payload is shown as text on the next visit too")
 
 
 # MARK: The phone's width
@@ -409,7 +467,7 @@ def csp_violations():
 
 
 def check_console(driver):
-    step("9. no Content-Security-Policy violations in the browser console")
+    step("10. no Content-Security-Policy violations in the browser console")
     drain_console(driver, "end")
     # A tool's error page answers 422 and Chrome logs every 4xx page as a failed load: expected.
     expected = [e for _, e in console_log if "status of 422" in e.get("message", "")]
@@ -452,7 +510,7 @@ def main():
     try:
         walkthrough(driver)
         for scheme in ("light", "dark"):
-            step(f"8. every page at 375 px, {scheme} mode: no sideways scrolling")
+            step(f"9. every page at 375 px, {scheme} mode: no sideways scrolling")
             phone_pass(driver, scheme)
         check_console(driver)
     except Exception as error:

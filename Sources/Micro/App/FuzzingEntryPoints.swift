@@ -1,4 +1,5 @@
 import Foundation
+import Mustache
 import NIOCore
 
 /// Micro's parsers of client input, reachable from the fuzz targets in `fuzz/` (a separate
@@ -58,6 +59,16 @@ public enum FuzzingEntryPoints {
     /// The text of `bytes` in base64url.
     public static func base64UrlEncode(_ bytes: [UInt8]) -> String {
         Base64Url.encode(bytes)
+    }
+
+    /// `value` rendered as the views render a page: in a template that shows it as
+    /// `{{value}}` in text, in a quoted attribute, in a section and in a partial, each
+    /// separated by `|`: `E|<a title="E">E</a>|<b>E</b>`, where E is `value` escaped.
+    public static func renderInTemplates(_ value: String) throws -> String {
+        var library = MustacheLibrary()
+        try Views.register(#"{{value}}|<a title="{{value}}">{{#list}}{{.}}{{/list}}</a>|{{> part}}"#, named: "page", in: &library)
+        try Views.register("<b>{{value}}</b>", named: "part", in: &library)
+        return library.render(["value": value, "list": [value]], withTemplate: "page") ?? ""
     }
 
     /// The users a users file holding `data` defines, as ``YamlUserStore`` reads them.

@@ -36,8 +36,8 @@ enum BuiltInPages {
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title)</title></head>
-            <body><main><h1>\(title)</h1>
+            <title>\(Html.escape(title))</title></head>
+            <body><main><h1>\(Html.escape(title))</h1>
             \(flash)
             \(body)
             </main></body></html>

@@ -8,7 +8,10 @@ extension Request {
     /// `{{flash.notice}}`), `flashMessages` (a list of `{kind, message}`), `csrfToken`,
     /// `csrfField` (a ready hidden input: `{{{csrfField}}}`), `path`, and, once someone is
     /// signed in, `currentUser` (`{{currentUser.name}}`) and `signedIn`. Values are
-    /// HTML-escaped unless the template uses triple braces.
+    /// HTML-escaped unless the template uses triple braces (`{{{value}}}`, or `{{& value}}`):
+    /// each `& < > " '` becomes an entity by bytes, whatever characters surround it (see
+    /// ``Html/escape(_:)``), in partials, sections and inherited blocks too. A template may
+    /// switch to unescaped text with `{{% CONTENT_TYPE: TEXT}}`.
     ///
     /// ```swift
     /// app.get("/signin/?") { request in
@@ -55,7 +58,8 @@ final class LazyCsrfValue: MustacheCustomRenderable {
 
     var renderText: String {
         let token = request.csrfToken
-        return asField ? "<input type=\"hidden\" name=\"\(CsrfToken.fieldName)\" value=\"\(token)\">" : token
+        // The token is base64url; escaped all the same, as everything Micro puts in a page.
+        return asField ? "<input type=\"hidden\" name=\"\(CsrfToken.fieldName)\" value=\"\(Html.escape(token))\">" : token
     }
 
     var isNull: Bool { false }

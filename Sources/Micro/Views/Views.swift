@@ -76,15 +76,25 @@ final class Views: Sendable {
                 throw ConfigurationError("\(file): cannot be read as UTF-8 text.")
             }
             do {
-                try library.register(text, named: name)
+                try register(text, named: name, in: &library)
             } catch let error as MustacheTemplate.ParserError {
                 let context = error.context
-                throw ConfigurationError("\(file):\(context.lineNumber):\(context.columnNumber): template error: \(error.error)\n    \(context.line)")
+                // The pragma is a line of its own before the file's first.
+                let line = max(1, context.lineNumber - 1)
+                throw ConfigurationError("\(file):\(line):\(context.columnNumber): template error: \(error.error)\n    \(context.line)")
             } catch {
                 throw ConfigurationError("\(file): template error: \(error)")
             }
         }
         return library
+    }
+
+    /// Adds the template `text` to `library`, starting in ``HtmlContentType``: every template
+    /// escapes by bytes (a partial too, as each is a template of its own). A parse error is one
+    /// line further down than in `text` (the pragma's line).
+    static func register(_ text: String, named name: String, in library: inout MustacheLibrary) throws {
+        HtmlContentType.registered
+        try library.register(HtmlContentType.pragma + text, named: name)
     }
 
     /// Template paths relative to the folder (`signin.mustache`, `tools/dates.mustache`).
