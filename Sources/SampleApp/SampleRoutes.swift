@@ -9,7 +9,8 @@ enum SampleRoutes {
         ["name": "Data Encryption", "path": "/tools/data-encryption", "summary": "MD5, SHA digests, HMAC-SHA256 and bcrypt hashes."],
     ]
 
-    static func install(in app: App, users: any UserStore) {
+    /// The routes over `users`; the encryption tool's bcrypt runs on `toolHasher`.
+    static func install(in app: App, users: any UserStore, toolHasher: PasswordHasher = ToolRoutes.toolHasher) {
         app.use(Authentication(users: users))
 
         app.get("/") { request in
@@ -21,6 +22,6 @@ enum SampleRoutes {
             return try request.render("protected", ["title": "Protected Page"])
         }
 
-        ToolRoutes.install(in: app)
+        ToolRoutes.install(in: app, hasher: toolHasher)
     }
 }

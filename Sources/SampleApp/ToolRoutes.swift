@@ -12,7 +12,7 @@ enum ToolRoutes {
         "Asia/Tokyo", "Australia/Sydney",
     ]
 
-    static func install(in app: App) {
+    static func install(in app: App, hasher: PasswordHasher = toolHasher) {
         app.before("/tools/*") { request in try request.authenticate() }
 
         app.get("/tools/date-conversion/?") { request in
@@ -26,7 +26,7 @@ enum ToolRoutes {
                 values: encryptionValues(request, operation: .sha256, cost: DataEncryption.defaultCost), outcome: nil)
         }
         app.post("/tools/data-encryption/?") { request in
-            try await dataEncryption(request)
+            try await dataEncryption(request, hasher: hasher)
         }
     }
 
@@ -112,11 +112,12 @@ enum ToolRoutes {
 
     // MARK: Data encryption
 
-    /// The encryption tool's own bcrypt threads: its hashes (up to cost 14) queue there, never in
-    /// front of a sign-in, and a flood of them is refused with a 503 when its queue is full.
+    /// The encryption tool's own bcrypt threads (by default): its hashes (up to cost 14) queue
+    /// there, never in front of a sign-in, and a flood of them is refused with a 503 when its
+    /// queue is full.
     static let toolHasher = PasswordHasher(threads: 1, capacity: 8)
 
-    private static func dataEncryption(_ request: Request) async throws -> Response {
+    private static func dataEncryption(_ request: Request, hasher: PasswordHasher) async throws -> Response {
         let params = request.params
         let operation = DataEncryption.Operation(rawValue: params["op"] ?? "")
         let costText = params["cost"].nonEmpty
@@ -131,7 +132,7 @@ enum ToolRoutes {
                 let hash = params["hash"]
                 // bcrypt takes up to a second or two at cost 14: never on the event loop, and
                 // never on the sign-in's threads, which a flood of these would hold.
-                outcome = try await toolHasher.run {
+                outcome = try await hasher.run {
                     Result { () throws(ToolError) -> String in
                         try DataEncryption.apply(operation, input: input, key: key, hash: hash, cost: cost)
                     }

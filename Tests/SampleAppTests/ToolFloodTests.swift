@@ -11,7 +11,9 @@ import Testing
         settings.environment = .test
         settings.accessLog = false
         let app = App(settings: settings)
-        SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
+        // A tool pool of the test's own, as the sample app's, so that the flood leaves the other
+        // tests' pool alone; sign-in uses the process's shared hasher, as the app does.
+        SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"), toolHasher: PasswordHasher(threads: 1, capacity: 8))
         let flooder = TestClient(app)
         #expect(try await flooder.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/")
         let cookie = try #require(flooder.cookies["micro.session"]?.value)

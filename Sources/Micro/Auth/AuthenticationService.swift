@@ -11,10 +11,17 @@ final class AuthenticationService: Sendable {
     /// The highest cost among the hashes the store has handed out so far: a user added with a
     /// dearer cost than the store reported raises what every refusal costs from then on.
     private let highestSeenCost = Atomic<Int>(4)
-    /// For each user whose hash this app re-hashed: the stamp before and the one after, so that
-    /// the sessions signed in with the old hash (other tabs, other devices) stay signed in while
-    /// the new hash is the user's current one.
-    private let upgrades = Locked<[String: (from: CredentialStamp, to: CredentialStamp)]>([:])
+    /// For each user whose hash this app re-hashes: the stamps before and after its latest
+    /// re-hashes (a few, as parallel sign-ins may each try one), so that the sessions signed in
+    /// with the old hash (other tabs, other devices) stay signed in while the new hash is the
+    /// user's current one. Noted before the new hash is written, so that no request sees the
+    /// new hash without its note.
+    private let upgrades = Locked<[String: [Upgrade]]>([:])
+
+    private struct Upgrade: Equatable {
+        let from: CredentialStamp
+        let to: CredentialStamp
+    }
 
     /// The costs of the dummy hashes made so far: tests check the ones made at start-up.
     var preparedDummyCosts: [Int] { dummyHashes.costs }
@@ -70,8 +77,8 @@ final class AuthenticationService: Sendable {
     func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
         let users = settings.users
         if users.isCurrent(stamp, username: username) { return true }
-        guard let upgrade = upgrades.withLock({ $0[username] }), upgrade.from == stamp else { return false }
-        return users.isCurrent(upgrade.to, username: username)
+        guard let noted = upgrades.withLock({ $0[username] }) else { return false }
+        return noted.contains { $0.from == stamp && users.isCurrent($0.to, username: username) }
     }
 
     /// After a successful sign-in: a hash of another cost than the configured one is replaced,
@@ -84,14 +91,22 @@ final class AuthenticationService: Sendable {
         else { return }
         let cost = settings.passwordCost
         let username = stored.user.username
+        let upgrades = upgrades
         do {
-            let new = try await settings.hasher.run { () throws -> String? in
+            try await settings.hasher.run {
                 let new = try Password.hash(password, cost: cost)
-                return try store.replacePasswordHash(of: username, stored.passwordHash, with: new) ? new : nil
-            }
-            guard let new else { return }  // another sign-in re-hashed it first
-            upgrades.withLock {
-                $0[username] = (CredentialStamp(stored), CredentialStamp(username: username, passwordHash: new))
+                let upgrade = Upgrade(from: CredentialStamp(stored), to: CredentialStamp(username: username, passwordHash: new))
+                upgrades.withLock { $0[username, default: []] = $0[username, default: []].suffix(31) + [upgrade] }
+                do {
+                    // False when another sign-in re-hashed it first: its note stands, not this one.
+                    guard try store.replacePasswordHash(of: username, stored.passwordHash, with: new) else {
+                        upgrades.withLock { $0[username]?.removeAll { $0 == upgrade } }
+                        return
+                    }
+                } catch {
+                    upgrades.withLock { $0[username]?.removeAll { $0 == upgrade } }
+                    throw error
+                }
             }
         } catch {
             logger.warning("Could not re-hash the password of \(username) at cost \(cost): \(error)")

@@ -21,10 +21,16 @@ public final class PasswordHasher: Sendable {
     /// The process's shared hasher.
     public static let shared = PasswordHasher(threads: max(1, System.coreCount / 2))
 
-    /// A hasher with `threads` threads of its own, and room for `capacity` checks at once.
-    public init(threads: Int, capacity: Int = 32) {
+    /// Whether its threads give way to the event loops (see ``yieldToTheEventLoops()``).
+    private let yields: Bool
+
+    /// A hasher with `threads` threads of its own, and room for `capacity` checks at once. With
+    /// `yielding` (the default) its threads run at the lowest share of the CPU that still
+    /// guarantees progress; without, at the process's own priority.
+    public init(threads: Int, capacity: Int = 32, yielding: Bool = true) {
         pool = NIOThreadPool(numberOfThreads: max(1, threads))
         self.capacity = max(1, capacity)
+        yields = yielding
         pool.start()
     }
 
@@ -43,8 +49,9 @@ public final class PasswordHasher: Sendable {
                 headers: ["Retry-After": "1"])
         }
         defer { waiting.wrappingSubtract(1, ordering: .relaxed) }
+        let yields = yields
         return try await pool.runIfActive {
-            Self.yieldToTheEventLoops()
+            if yields { Self.yieldToTheEventLoops() }
             return try work()
         }
     }
