@@ -9,8 +9,10 @@ enum SampleRoutes {
         ["name": "Data Encryption", "path": "/tools/data-encryption", "summary": "MD5, SHA digests, HMAC-SHA256 and bcrypt hashes."],
     ]
 
-    static func install(in app: App, users: any UserStore) {
-        app.use(Authentication(users: users))
+    static func install(in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil) {
+        var authentication = Authentication(users: users)
+        authentication.throttleStore = throttleStore
+        app.use(authentication)
 
         app.get("/") { request in
             try request.render("index", ["title": "Engineering Utilities", "categories": categories])

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 
@@ -42,6 +43,9 @@ public struct Authentication: AppPlugin, Sendable {
     public var installsRoutes = true
     /// The limits on failed sign-ins.
     public var throttleLimits = SignInThrottle.Limits()
+    /// Where the throttle's failure counts are shared between instances (a database); nil keeps
+    /// them in this process.
+    public var throttleStore: (any SignInThrottleStore)?
     /// Where bcrypt runs (off the event loops).
     public var hasher = PasswordHasher.shared
     /// The bcrypt cost of new hashes: a user whose stored hash has another cost gets one of this
@@ -122,7 +126,7 @@ final class AuthenticationService: Sendable {
 
     init(_ settings: Authentication) {
         self.settings = settings
-        throttle = SignInThrottle(limits: settings.throttleLimits)
+        throttle = SignInThrottle(limits: settings.throttleLimits, digestKey: settings.throttleStore?.digestKey ?? SymmetricKey(size: .bits256))
         // Made now, at start-up, so that the first unknown name costs what the next ones do.
         let slowest = Self.slowestCost(settings)
         for cost in (settings.users.typicalCost.map { min($0, slowest) } ?? slowest)...slowest {
@@ -166,11 +170,46 @@ final class AuthenticationService: Sendable {
         do {
             let cost = settings.passwordCost
             let new = try await settings.hasher.run { try Password.hash(password, cost: cost) }
-            guard try store.replacePasswordHash(of: stored.user.username, stored.passwordHash, with: new) else { return stored }
+            guard try await store.replacePasswordHash(of: stored.user.username, stored.passwordHash, with: new, using: settings.hasher)
+            else { return stored }
             return StoredUser(user: stored.user, passwordHash: new)
         } catch {
             logger.warning("Could not re-hash the password of \(stored.user.username) at cost \(settings.passwordCost): \(error)")
             return stored
+        }
+    }
+
+    /// Before an attempt: the shared counts of the name and the address, when a store shares
+    /// them. A store that cannot answer makes sign-in unavailable (a 503).
+    func adoptSharedFailures(username: SignInThrottle.Key?, address: SignInThrottle.Key?, now: Int64, logger: Logger) async throws {
+        guard let store = settings.throttleStore else { return }
+        do {
+            let shared = try await store.failures(username: username, address: address, window: throttle.limits.window, now: now)
+            throttle.adopt(shared, username: username, address: address, now: now)
+        } catch {
+            logger.error("Sign-in unavailable, the shared sign-in throttle cannot be read: \(error)")
+            throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
+                headers: ["Retry-After": "60"])
+        }
+    }
+
+    /// Ends an attempt: in memory, then in the shared store, whose counts (every instance's)
+    /// this instance then holds. A store that fails keeps the count here only, and is logged.
+    func finish(username: SignInThrottle.Key?, address: SignInThrottle.Key?, outcome: SignInThrottle.Outcome, now: Int64, logger: Logger) async {
+        throttle.finish(username: username, address: address, outcome: outcome, now: now)
+        guard let store = settings.throttleStore else { return }
+        do {
+            switch outcome {
+            case .failure:
+                let shared = try await store.recordFailure(username: username, address: address, window: throttle.limits.window, now: now)
+                throttle.adopt(shared, username: username, address: address, now: now)
+            case .success:
+                if let username { try await store.clear(username: username) }
+            case .unchecked:
+                break
+            }
+        } catch {
+            logger.warning("The shared sign-in throttle did not record a sign-in: \(error)")
         }
     }
 
