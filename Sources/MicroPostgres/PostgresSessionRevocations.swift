@@ -117,7 +117,8 @@ public final class PostgresSessionRevocations: SessionRevocations {
                 return
             } catch {
                 if !logged {
-                    database.logger.warning("A revocation waits for PostgreSQL (it holds on this instance meanwhile): \(SharedPostgresDatabase.describe(error))")
+                    let reason = error is HttpError ? "unreachable" : SharedPostgresDatabase.describe(error)
+                    database.logger.warning("A revocation waits for PostgreSQL (\(reason)) to reach the other instances; it holds on this one meanwhile.")
                     logged = true
                 }
                 guard (try? await Task.sleep(for: pause)) != nil else { return }

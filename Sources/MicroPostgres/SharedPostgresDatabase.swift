@@ -47,6 +47,7 @@ public final class SharedPostgresDatabase: Sendable {
     private struct Outage {
         let since: ContinuousClock.Instant
         let reason: String
+        var lastTry: ContinuousClock.Instant
     }
 
     /// Connects to `url`, checks the database answers, and creates Micro's tables, indexes and
@@ -106,17 +107,40 @@ public final class SharedPostgresDatabase: Sendable {
     /// with) starts an outage and is a 503 ``HttpError``; the server's errors are
     /// ``UserStoreError``s with its message.
     public func run<T: Sendable>(_ what: String, _ work: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        if !isReachable { throw Self.unavailable }
+        guard mayTry() else { throw Self.unavailable }
         let client = client
-        do {
-            return try await withDeadline(queryTimeout, what) { try await work(client) }
-        } catch let error as PSQLError where error.serverInfo != nil {
-            throw UserStoreError("\(url): cannot \(what): \(Self.describe(error))")
-        } catch let error as UserStoreError {
-            throw error
-        } catch {
-            beginOutage(Self.describe(error))
-            throw Self.unavailable
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let result = try await withDeadline(queryTimeout, what) { try await work(client) }
+                endOutage()
+                return result
+            } catch let error as PSQLError where error.serverInfo != nil {
+                throw UserStoreError("\(url): cannot \(what): \(Self.describe(error))")
+            } catch let error as UserStoreError {
+                throw error
+            } catch is DeadlineExceeded {
+                beginOutage("\(what) took longer than \(queryTimeout)")
+                throw Self.unavailable
+            } catch {
+                // The pool may hand out a connection the server closed (it restarted): once more
+                // on another before calling it an outage.
+                if attempt < 2 { continue }
+                beginOutage(Self.describe(error))
+                throw Self.unavailable
+            }
+        }
+    }
+
+    /// Whether a statement may be tried now: always while the database answers; during an
+    /// outage, one try a second (the listening connection tries too, with its own pauses).
+    private func mayTry() -> Bool {
+        outage.withLockedValue { outage in
+            guard let current = outage else { return true }
+            guard ContinuousClock.now - current.lastTry >= .seconds(1) else { return false }
+            outage?.lastTry = .now
+            return true
         }
     }
 
@@ -132,7 +156,7 @@ public final class SharedPostgresDatabase: Sendable {
     private func beginOutage(_ reason: String) {
         let began = outage.withLockedValue { outage -> Bool in
             guard outage == nil else { return false }
-            outage = Outage(since: .now, reason: reason)
+            outage = Outage(since: .now, reason: reason, lastTry: .now)
             return true
         }
         if began {

@@ -186,6 +186,9 @@ final class AuthenticationService: Sendable {
         do {
             let shared = try await store.failures(username: username, address: address, window: throttle.limits.window, now: now)
             throttle.adopt(shared, username: username, address: address, now: now)
+        } catch let error as HttpError {
+            // The store says why (and logs an outage once).
+            throw error
         } catch {
             logger.error("Sign-in unavailable, the shared sign-in throttle cannot be read: \(error)")
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
