@@ -69,6 +69,8 @@ public final class SharedPostgresDatabase: Sendable {
             throw ConfigurationError("\(url): cannot set up TLS: \(error)")
         }
         do {
+            // One connection first: the pool would wait for the server, this says why not.
+            try await database.checkConnection()
             try await database.prepareSchema()
         } catch {
             database.shutdown()
@@ -237,6 +239,15 @@ public final class SharedPostgresDatabase: Sendable {
                 }
             }
             throw UserStoreError("the server ended the notifications")
+        }
+    }
+
+    private func checkConnection() async throws {
+        let configuration = connectionConfiguration
+        let logger = logger
+        try await withDeadline(queryTimeout, "connect") {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try? await connection.close()
         }
     }
 
