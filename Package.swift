@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Micro", targets: ["Micro"]),
         .library(name: "MicroTesting", targets: ["MicroTesting"]),
+        .library(name: "MicroPostgres", targets: ["MicroPostgres"]),
         .executable(name: "SampleApp", targets: ["SampleApp"]),
     ],
     dependencies: [
@@ -17,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
     ],
     targets: [
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
@@ -40,10 +43,22 @@ let package = Package(
             name: "MicroTesting",
             dependencies: ["Micro", .product(name: "NIOCore", package: "swift-nio")]
         ),
+        .target(
+            name: "MicroPostgres",
+            dependencies: [
+                "Micro",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "SampleApp",
             dependencies: [
-                "Micro",
+                "Micro", "MicroPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -61,6 +76,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SampleAppTests", dependencies: ["SampleApp", "MicroTesting"]),
+        .testTarget(
+            name: "MicroPostgresTests",
+            dependencies: [
+                "Micro", "MicroTesting", "MicroPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

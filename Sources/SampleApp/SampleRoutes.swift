@@ -9,9 +9,15 @@ enum SampleRoutes {
         ["name": "Data Encryption", "path": "/tools/data-encryption", "summary": "MD5, SHA digests, HMAC-SHA256 and bcrypt hashes."],
     ]
 
-    /// The routes over `users`; the encryption tool's bcrypt runs on `toolHasher`.
-    static func install(in app: App, users: any UserStore, toolHasher: PasswordHasher = ToolRoutes.toolHasher) {
-        app.use(Authentication(users: users))
+    /// The routes over `users`; failed sign-ins are counted in `throttleStore` when there is
+    /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`.
+    static func install(
+        in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
+        toolHasher: PasswordHasher = ToolRoutes.toolHasher
+    ) {
+        var authentication = Authentication(users: users)
+        authentication.throttleStore = throttleStore
+        app.use(authentication)
 
         app.get("/") { request in
             try request.render("index", ["title": "Engineering Utilities", "categories": categories])

@@ -41,6 +41,9 @@ public struct Authentication: AppPlugin, Sendable {
     public var installsRoutes = true
     /// The limits on failed sign-ins.
     public var throttleLimits = SignInThrottle.Limits()
+    /// Where the throttle's failure counts are shared between instances (a database); nil keeps
+    /// them in this process.
+    public var throttleStore: (any SignInThrottleStore)?
     /// Where bcrypt runs (off the event loops).
     public var hasher = PasswordHasher.shared
     /// The bcrypt cost of new hashes (4 to 31): a user whose stored hash has another cost gets

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import Synchronization
@@ -28,7 +29,7 @@ final class AuthenticationService: Sendable {
 
     init(_ settings: Authentication) {
         self.settings = settings
-        throttle = SignInThrottle(limits: settings.throttleLimits)
+        throttle = SignInThrottle(limits: settings.throttleLimits, digestKey: settings.throttleStore?.digestKey ?? SymmetricKey(size: .bits256))
         // Made now, at start-up, for every cost from the store's typical one to the slowest, so
         // that the first refusals cost what the next ones do.
         let slowest = slowestCost
@@ -110,6 +111,43 @@ final class AuthenticationService: Sendable {
             }
         } catch {
             logger.warning("Could not re-hash the password of \(username) at cost \(cost): \(error)")
+        }
+    }
+
+    /// Before an attempt: the shared counts of the name and the address, when a store shares
+    /// them. A store that cannot answer makes sign-in unavailable (a 503).
+    func adoptSharedFailures(username: SignInThrottle.Key?, address: SignInThrottle.Key?, now: Int64, logger: Logger) async throws {
+        guard let store = settings.throttleStore else { return }
+        do {
+            let shared = try await store.failures(username: username, address: address, window: throttle.limits.window, now: now)
+            throttle.adopt(shared, username: username, address: address, now: now)
+        } catch let error as HttpError {
+            // The store says why (and logs an outage once).
+            throw error
+        } catch {
+            logger.error("Sign-in unavailable, the shared sign-in throttle cannot be read: \(error)")
+            throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
+                headers: ["Retry-After": "60"])
+        }
+    }
+
+    /// Ends an attempt: in memory, then in the shared store, whose counts (every instance's)
+    /// this instance then holds. A store that fails keeps the count here only, and is logged.
+    func finish(username: SignInThrottle.Key?, address: SignInThrottle.Key?, outcome: SignInThrottle.Outcome, now: Int64, logger: Logger) async {
+        throttle.finish(username: username, address: address, outcome: outcome, now: now)
+        guard let store = settings.throttleStore else { return }
+        do {
+            switch outcome {
+            case .failure:
+                let shared = try await store.recordFailure(username: username, address: address, window: throttle.limits.window, now: now)
+                throttle.adopt(shared, username: username, address: address, now: now)
+            case .success:
+                if let username { try await store.clear(username: username) }
+            case .unchecked:
+                break
+            }
+        } catch {
+            logger.warning("The shared sign-in throttle did not record a sign-in: \(error)")
         }
     }
 

@@ -57,23 +57,38 @@ extension Request {
         let address = clientAddress.map(throttle.key(address:))
         guard username.utf8.count <= Authentication.maximumUsernameLength, password.utf8.count <= Password.maximumLength
         else {
+            try await service.adoptSharedFailures(username: nil, address: address, now: clock, logger: logger)
             try await admit(username: nil, address: address, service)
-            throttle.finish(username: nil, address: address, outcome: .failure, now: clock)
+            await service.finish(username: nil, address: address, outcome: .failure, now: clock, logger: logger)
             return nil
         }
         let name = username.trimmingSpaces().lowercased()
         let key = throttle.key(username: name)
+        try await service.adoptSharedFailures(username: key, address: address, now: clock, logger: logger)
         try await admit(username: key, address: address, service)
         var outcome = SignInThrottle.Outcome.failure
-        defer { throttle.finish(username: key, address: address, outcome: outcome, now: clock) }
+        do {
+            let user = try await check(name: name, password: password, service, outcome: &outcome)
+            await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
+            return user
+        } catch {
+            await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
+            throw error
+        }
+    }
+
+    /// The check of an admitted attempt; `outcome` says how it ended for the throttle.
+    private func check(name: String, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome)
+        async throws -> User?
+    {
         let hasher = service.settings.hasher
         let stored: StoredUser?
         do {
-            // A username with control characters (a NUL, say) names nobody. The look-up runs on
-            // the hasher's threads: a store on disk may wait for a lock.
+            // A username with control characters (a NUL, say) names nobody. The look-up does not
+            // hold an event loop: a store on disk may wait for a lock, one over the network on it.
             let plausible = !name.isEmpty && !name.utf8.contains { $0 < 0x20 || $0 == 0x7F }
             let users = service.settings.users
-            stored = plausible ? try await hasher.run { try users.find(username: name) } : nil
+            stored = plausible ? try await users.find(username: name, using: hasher) : nil
         } catch {
             // Nothing was checked: the attempt does not count. The same answer whoever the
             // username names (the store failed before it could tell), and no detail for the

@@ -38,6 +38,11 @@ public final class SignInThrottle: Sendable {
     public struct Key: Hashable, Sendable {
         let high: UInt64
         let low: UInt64
+
+        /// Its 16 bytes, for a shared store.
+        public var bytes: [UInt8] {
+            (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+        }
     }
 
     /// What an attempt may do now.
@@ -153,6 +158,31 @@ public final class SignInThrottle: Sendable {
             if let username { settle(username, in: &state.usernames, outcome: outcome, clears: true, now: now) }
             if let address { settle(address, in: &state.addresses, outcome: outcome, clears: false, now: now) }
         }
+    }
+
+    /// Takes the counts a shared ``SignInThrottleStore`` holds as this instance's own: they
+    /// include every instance's failures. Checks in flight here stay counted.
+    public func adopt(_ shared: SignInFailures, username: Key?, address: Key?, now: Int64) {
+        state.withLock { state in
+            if let username { adopt(shared.username, for: username, in: &state.usernames, now: now) }
+            if let address { adopt(shared.address, for: address, in: &state.addresses, now: now) }
+        }
+    }
+
+    private func adopt(_ count: SignInFailures.Count?, for key: Key, in table: inout Table, now: Int64) {
+        let entry = table.entries[key]
+        guard let count, count.failures > 0, now - count.windowStart < limits.window else {
+            guard var entry else { return }
+            entry.failures = 0
+            table.entries[key] = entry.inFlight == 0 ? nil : entry
+            return
+        }
+        if entry == nil { makeRoom(in: &table) }
+        var adopted = entry ?? Entry(windowStart: count.windowStart, failures: 0, inFlight: 0)
+        if entry == nil || adopted.windowStart != count.windowStart { table.windows.append((key, count.windowStart)) }
+        adopted.windowStart = count.windowStart
+        adopted.failures = Int32(clamping: count.failures)
+        table.entries[key] = adopted
     }
 
     /// How many usernames and addresses are tracked now.

@@ -44,6 +44,10 @@ public protocol UserStore: Sendable {
     /// The user named `username` (case-insensitively); nil when there is none. Throws when the
     /// store cannot be read (the request then gets a 503).
     func find(username: String) throws -> StoredUser?
+    /// ``find(username:)`` for a sign-in: by default the synchronous look-up on `hasher`'s
+    /// threads (a store on disk may wait for a lock); a store over the network answers without
+    /// holding a thread.
+    func find(username: String, using hasher: PasswordHasher) async throws -> StoredUser?
     /// The bcrypt cost most of the store's hashes use; nil when unknown.
     var typicalCost: Int? { get }
     /// The highest bcrypt cost among the store's hashes: a refused sign-in takes as long as a
@@ -60,6 +64,9 @@ extension UserStore {
     public var typicalCost: Int? { nil }
     public var slowestCost: Int? { typicalCost }
     public func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool { true }
+    public func find(username: String, using hasher: PasswordHasher) async throws -> StoredUser? {
+        try await hasher.run { try self.find(username: username) }
+    }
 }
 
 /// A user store that can replace a user's hash: a sign-in re-hashes a password stored at
@@ -68,11 +75,21 @@ public protocol PasswordUpgradingUserStore: UserStore {
     /// Replaces the hash of `username`, only if it is still `old` (another change in between
     /// wins). Returns whether it did.
     func replacePasswordHash(of username: String, _ old: String, with new: String) throws -> Bool
+    /// ``replacePasswordHash(of:_:with:)`` after a sign-in: by default the synchronous one; a
+    /// store over the network answers without holding a thread.
+    func replacePasswordHash(of username: String, _ old: String, with new: String, using hasher: PasswordHasher) async throws -> Bool
+}
+
+extension PasswordUpgradingUserStore {
+    public func replacePasswordHash(of username: String, _ old: String, with new: String, using hasher: PasswordHasher) async throws -> Bool {
+        try replacePasswordHash(of: username, old, with: new)
+    }
 }
 
 /// A user store that cannot be read, or holds something wrong, with where.
 public struct UserStoreError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, starting with the file (and line).
     public var description: String
-    init(_ description: String) { self.description = description }
+    /// An error saying what is wrong, starting with where.
+    public init(_ description: String) { self.description = description }
 }

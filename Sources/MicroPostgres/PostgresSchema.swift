@@ -1,0 +1,78 @@
+/// The tables, indexes and triggers Micro keeps in PostgreSQL, created when missing.
+///
+/// Every change to `users` (by an instance, `add-user`, `remove-user` or plain SQL) and every
+/// revocation is announced on the channel `micro_changes` by a trigger: `u` and the lowercased
+/// name (`u*` after a TRUNCATE), `r` and the revocation.
+enum PostgresSchema {
+    /// The advisory lock instances take while creating the schema.
+    static let lockKey: Int64 = 0x6d69_6372_6f00_0001
+
+    static let statements = [
+        """
+        CREATE TABLE IF NOT EXISTS users (
+            username text NOT NULL,
+            password_hash text NOT NULL,
+            name text
+        )
+        """,
+        "CREATE UNIQUE INDEX IF NOT EXISTS users_username_key ON users (lower(username))",
+        """
+        CREATE OR REPLACE FUNCTION micro_users_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'TRUNCATE' THEN
+                PERFORM pg_notify('micro_changes', 'u*');
+                RETURN NULL;
+            END IF;
+            IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                PERFORM pg_notify('micro_changes', 'u' || lower(OLD.username));
+            END IF;
+            IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                PERFORM pg_notify('micro_changes', 'u' || lower(NEW.username));
+            END IF;
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE OR REPLACE TRIGGER micro_users_changed AFTER INSERT OR UPDATE OR DELETE ON users
+            FOR EACH ROW EXECUTE FUNCTION micro_users_changed()
+        """,
+        """
+        CREATE OR REPLACE TRIGGER micro_users_truncated AFTER TRUNCATE ON users
+            FOR EACH STATEMENT EXECUTE FUNCTION micro_users_changed()
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS micro_session_revocations (
+            kind text NOT NULL,
+            subject text NOT NULL,
+            revoked_at bigint NOT NULL,
+            expires_at bigint NOT NULL,
+            PRIMARY KEY (kind, subject)
+        )
+        """,
+        """
+        CREATE OR REPLACE FUNCTION micro_revocations_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('micro_changes',
+                'r' || NEW.kind || ' ' || NEW.revoked_at || ' ' || NEW.expires_at || ' ' || NEW.subject);
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE OR REPLACE TRIGGER micro_revocations_changed AFTER INSERT OR UPDATE ON micro_session_revocations
+            FOR EACH ROW EXECUTE FUNCTION micro_revocations_changed()
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS micro_sign_in_failures (
+            key bytea PRIMARY KEY,
+            window_start bigint NOT NULL,
+            failures integer NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS micro_keys (
+            name text PRIMARY KEY,
+            key bytea NOT NULL
+        )
+        """,
+    ]
+}

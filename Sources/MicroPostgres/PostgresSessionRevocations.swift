@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import Micro
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// Revocations every instance of an app shares through a ``SharedPostgresDatabase``: a sign-out, a
+/// "sign out everywhere" or everyone's revocation on one instance ends those sessions on all.
+///
+/// Requests are answered from memory (a ``MemorySessionRevocations``), never from the
+/// database. A revocation takes effect here at once and is written to the table
+/// `micro_session_revocations` in the background (again later while the database is
+/// unreachable); a trigger announces it, and every instance adds it to its memory. The
+/// listening connection reads the whole table whenever it (re)connects, so an instance that
+/// missed announcements while cut off catches up.
+///
+/// The table keeps a revoked session's id (it no longer opens anything), a user's name, and
+/// times; a row goes once the sessions it ends would have expired anyway.
+public final class PostgresSessionRevocations: SessionRevocations {
+    /// The database.
+    public let database: SharedPostgresDatabase
+    private let memory = MemorySessionRevocations()
+    private let pending: AsyncStream<Row>.Continuation
+    private let writer: NIOLockedValueBox<Task<Void, Never>?> = NIOLockedValueBox(nil)
+    private let unwritten = NIOLockedValueBox(0)
+
+    struct Row: Sendable {
+        let kind: String
+        let subject: String
+        let time: Int64
+        let expiry: Int64
+    }
+
+    /// Revocations shared through `database`; what it holds is read now.
+    public init(_ database: SharedPostgresDatabase) async throws(ConfigurationError) {
+        self.database = database
+        let (stream, continuation) = AsyncStream.makeStream(of: Row.self)
+        pending = continuation
+        let memory = memory
+        database.subscribe(SharedPostgresDatabase.Subscriber(
+            prefix: "r",
+            notified: { payload, _ in
+                if let row = Self.parse(payload) { Self.apply(row, to: memory) }
+            },
+            reload: { connection in
+                try await Self.readAll(connection, into: memory)
+            }))
+        do {
+            try await database.run("read the revoked sessions") { client in
+                try await client.withConnection { try await Self.readAll($0, into: memory) }
+            }
+        } catch {
+            throw ConfigurationError("\(database.url): cannot read the revoked sessions: \(SharedPostgresDatabase.describe(error))")
+        }
+        let unwritten = unwritten
+        writer.withLockedValue {
+            $0 = Task {
+                for await row in stream {
+                    await Self.write(row, to: database)
+                    unwritten.withLockedValue { $0 -= 1 }
+                }
+            }
+        }
+    }
+
+    deinit {
+        pending.finish()
+    }
+
+    /// How many revocations wait to be written: tests wait for none.
+    public var unwrittenCount: Int { unwritten.withLockedValue { $0 } }
+
+    public func revoke(id: String, until expiry: Int64, now: Int64) {
+        memory.revoke(id: id, until: expiry, now: now)
+        guard expiry > now else { return }
+        enqueue(Row(kind: "session", subject: id, time: now, expiry: expiry))
+    }
+
+    public func revokeSessions(of username: String, at time: Int64, until expiry: Int64, now: Int64) {
+        memory.revokeSessions(of: username, at: time, until: expiry, now: now)
+        enqueue(Row(kind: "user", subject: username, time: time, expiry: expiry))
+    }
+
+    public func revokeAll(at time: Int64) {
+        memory.revokeAll(at: time)
+        enqueue(Row(kind: "all", subject: "", time: time, expiry: .max))
+    }
+
+    public func isRevoked(id: String, created: Int64) -> Bool {
+        memory.isRevoked(id: id, created: created)
+    }
+
+    public func isRevoked(username: String, created: Int64) -> Bool {
+        memory.isRevoked(username: username, created: created)
+    }
+
+    private func enqueue(_ row: Row) {
+        unwritten.withLockedValue { $0 += 1 }
+        pending.yield(row)
+    }
+
+    /// Writes the row, trying again (with a growing pause) until the database takes it.
+    private static func write(_ row: Row, to database: SharedPostgresDatabase) async {
+        var pause = Duration.milliseconds(200)
+        var logged = false
+        while !Task.isCancelled {
+            do {
+                try await database.run("record a revocation") { client in
+                    _ = try await client.query("""
+                        INSERT INTO micro_session_revocations (kind, subject, revoked_at, expires_at)
+                        VALUES (\(row.kind), \(row.subject), \(row.time), \(row.expiry))
+                        ON CONFLICT (kind, subject) DO UPDATE SET
+                            revoked_at = greatest(micro_session_revocations.revoked_at, excluded.revoked_at),
+                            expires_at = greatest(micro_session_revocations.expires_at, excluded.expires_at)
+                        """, logger: SharedPostgresDatabase.quiet)
+                }
+                return
+            } catch {
+                if !logged {
+                    let reason = error is HttpError ? "unreachable" : SharedPostgresDatabase.describe(error)
+                    database.logger.warning("A revocation waits for PostgreSQL (\(reason)) to reach the other instances; it holds on this one meanwhile.")
+                    logged = true
+                }
+                guard (try? await Task.sleep(for: pause)) != nil else { return }
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+    }
+
+    private static func readAll(_ connection: PostgresConnection, into memory: MemorySessionRevocations) async throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        try await connection.query("DELETE FROM micro_session_revocations WHERE expires_at <= \(now)", logger: SharedPostgresDatabase.quiet)
+        let rows = try await connection.query(
+            "SELECT kind, subject, revoked_at, expires_at FROM micro_session_revocations", logger: SharedPostgresDatabase.quiet)
+        for try await (kind, subject, time, expiry) in rows.decode((String, String, Int64, Int64).self) {
+            apply(Row(kind: kind, subject: subject, time: time, expiry: expiry), to: memory)
+        }
+    }
+
+    /// `session 1700000000 1700028800 ID`, as the trigger announces a row.
+    static func parse(_ payload: Substring) -> Row? {
+        let parts = payload.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, let time = Int64(parts[1]), let expiry = Int64(parts[2]) else { return nil }
+        return Row(kind: String(parts[0]), subject: String(parts[3]), time: time, expiry: expiry)
+    }
+
+    private static func apply(_ row: Row, to memory: MemorySessionRevocations) {
+        let now = Int64(Date().timeIntervalSince1970)
+        switch row.kind {
+        case "session": memory.revoke(id: row.subject, until: row.expiry, now: now)
+        case "user": memory.revokeSessions(of: row.subject, at: row.time, until: row.expiry, now: now)
+        case "all": memory.revokeAll(at: row.time)
+        default: break
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Micro
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// Users from the `users` table of a ``SharedPostgresDatabase``, created when missing:
+///
+/// ```sql
+/// CREATE TABLE users (username text NOT NULL, password_hash text NOT NULL, name text);
+/// CREATE UNIQUE INDEX users_username_key ON users (lower(username));
+/// ```
+///
+/// A sign-in reads the user from the table, so a user added or changed takes effect at once.
+/// Signed-in requests are checked against each user's ``CredentialStamp`` kept in memory,
+/// which a trigger's notification updates on every instance when a row changes, whoever
+/// changed it (another instance, `add-user`, `remove-user`, plain SQL), and which is read
+/// afresh whenever the listening connection (re)connects.
+public final class PostgresUserStore: PasswordUpgradingUserStore {
+    /// The database.
+    public let database: SharedPostgresDatabase
+    private let summary = NIOLockedValueBox(Summary())
+
+    private struct Summary {
+        var cost: Int?
+        var slowestCost: Int?
+        var stamps: [String: CredentialStamp] = [:]
+    }
+
+    /// The store over `database`'s `users` table. Every stored hash is checked: a malformed one
+    /// is an error naming the row (``ConfigurationError``), as is a database that cannot be read.
+    public init(_ database: SharedPostgresDatabase) async throws(ConfigurationError) {
+        self.database = database
+        let summary = summary
+        let url = database.url
+        database.subscribe(SharedPostgresDatabase.Subscriber(
+            prefix: "u",
+            notified: { name, connection in
+                if name == "*" {
+                    let users = try await Self.readAll(connection, url: url, strict: false)
+                    summary.withLockedValue { $0 = Self.summary(users) }
+                    return
+                }
+                let found = try await Self.find(String(name), on: connection)
+                summary.withLockedValue { $0.stamps[String(name)] = found.map(CredentialStamp.init) }
+            },
+            reload: { connection in
+                let users = try await Self.readAll(connection, url: url, strict: false)
+                summary.withLockedValue { $0 = Self.summary(users) }
+            }))
+        do {
+            let users = try await database.run("read the users table") { client in
+                try await client.withConnection { try await Self.readAll($0, url: url, strict: true) }
+            }
+            summary.withLockedValue { $0 = Self.summary(users) }
+        } catch {
+            throw ConfigurationError((error as? UserStoreError)?.description ?? "\(url): cannot read the users table: \(error)")
+        }
+    }
+
+    /// The user, or nil. Waits on the database (bounded by its ``SharedPostgresDatabase/queryTimeout``):
+    /// call it off the event loops. Sign-in uses ``find(username:using:)``, which holds no thread.
+    public func find(username: String) throws -> StoredUser? {
+        let result = NIOLockedValueBox<Result<StoredUser?, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { let found = try await self.lookUp(username); result.withLockedValue { $0 = .success(found) } }
+            catch { result.withLockedValue { $0 = .failure(error) } }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLockedValue { $0! }.get()
+    }
+
+    /// The user, or nil, read from the table now.
+    public func find(username: String, using hasher: PasswordHasher) async throws -> StoredUser? {
+        try await lookUp(username)
+    }
+
+    private func lookUp(_ username: String) async throws -> StoredUser? {
+        let name = username.lowercased()
+        let url = database.url
+        let found = try await database.run("read the users table") { client in
+            try await client.withConnection { try await Self.find(name, on: $0, url: url) }
+        }
+        // What the table says now is what the user's next request is checked against.
+        summary.withLockedValue { $0.stamps[name] = found.map(CredentialStamp.init) }
+        return found
+    }
+
+    /// The median cost of the hashes when the table was last read whole.
+    public var typicalCost: Int? { summary.withLockedValue { $0.cost } }
+
+    /// The highest cost when the table was last read whole.
+    public var slowestCost: Int? { summary.withLockedValue { $0.slowestCost } }
+
+    /// From memory, kept current by the database's notifications.
+    public func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
+        summary.withLockedValue { $0.stamps[username] == stamp }
+    }
+
+    public func replacePasswordHash(of username: String, _ old: String, with new: String) throws -> Bool {
+        let result = NIOLockedValueBox<Result<Bool, any Error>>(.success(false))
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { let replaced = try await self.replace(username, old, new); result.withLockedValue { $0 = .success(replaced) } }
+            catch { result.withLockedValue { $0 = .failure(error) } }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLockedValue { $0 }.get()
+    }
+
+    public func replacePasswordHash(of username: String, _ old: String, with new: String, using hasher: PasswordHasher) async throws -> Bool {
+        try await replace(username, old, new)
+    }
+
+    private func replace(_ username: String, _ old: String, _ new: String) async throws -> Bool {
+        guard Password.isValidHash(new) else { throw UserStoreError("\(database.url): not a bcrypt hash for user '\(username)'.") }
+        let key = username.lowercased()
+        let replaced = try await database.run("re-hash a password") { client in
+            let rows = try await client.query(
+                "UPDATE users SET password_hash = \(new) WHERE lower(username) = \(key) AND password_hash = \(old) RETURNING 1",
+                logger: SharedPostgresDatabase.quiet)
+            var count = 0
+            for try await _ in rows { count += 1 }
+            return count > 0
+        }
+        if replaced { summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: new) } }
+        return replaced
+    }
+
+    /// Adds the user, or changes their hash and name when they exist.
+    public func save(username: String, passwordHash: String, name: String?) async throws {
+        guard Password.isValidHash(passwordHash) else {
+            throw UserStoreError("\(database.url): not a bcrypt hash for user '\(username)'.")
+        }
+        let key = username.lowercased()
+        try await database.run("save user '\(key)'") { client in
+            _ = try await client.query("""
+                INSERT INTO users (username, password_hash, name) VALUES (\(key), \(passwordHash), \(name))
+                ON CONFLICT (lower(username)) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name
+                """, logger: SharedPostgresDatabase.quiet)
+        }
+        summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: passwordHash) }
+    }
+
+    /// Removes the user; whether there was one. Their sessions end on every instance.
+    public func remove(username: String) async throws -> Bool {
+        let key = username.lowercased()
+        let removed = try await database.run("remove user '\(key)'") { client in
+            let rows = try await client.query("DELETE FROM users WHERE lower(username) = \(key) RETURNING 1", logger: SharedPostgresDatabase.quiet)
+            var count = 0
+            for try await _ in rows { count += 1 }
+            return count > 0
+        }
+        summary.withLockedValue { $0.stamps[key] = nil }
+        return removed
+    }
+
+    /// How many users the table holds.
+    public func count() async throws -> Int {
+        try await database.run("count the users") { client in
+            for try await count in try await client.query("SELECT count(*) FROM users", logger: SharedPostgresDatabase.quiet).decode(Int.self) {
+                return count
+            }
+            return 0
+        }
+    }
+
+    private static func find(_ name: String, on connection: PostgresConnection, url: PostgresUrl? = nil) async throws -> StoredUser? {
+        let rows = try await connection.query(
+            "SELECT ctid::text, username, password_hash, name FROM users WHERE lower(username) = \(name)", logger: SharedPostgresDatabase.quiet)
+        for try await (row, username, hash, displayName) in rows.decode((String, String, String, String?).self) {
+            guard Password.isValidHash(hash) else {
+                guard let url else { return nil }
+                throw UserStoreError(malformed(url, row: row, username: username))
+            }
+            return StoredUser(user: User(username: username, name: displayName), passwordHash: hash)
+        }
+        return nil
+    }
+
+    /// Every user; with `strict`, a malformed hash is an error naming the row, else the user
+    /// is left out (they cannot sign in: ``find(username:)`` reports the row).
+    private static func readAll(_ connection: PostgresConnection, url: PostgresUrl, strict: Bool) async throws -> [StoredUser] {
+        let rows = try await connection.query("SELECT ctid::text, username, password_hash, name FROM users", logger: SharedPostgresDatabase.quiet)
+        var users: [StoredUser] = []
+        for try await (row, username, hash, name) in rows.decode((String, String, String, String?).self) {
+            guard Password.isValidHash(hash) else {
+                if strict { throw UserStoreError(malformed(url, row: row, username: username)) }
+                continue
+            }
+            users.append(StoredUser(user: User(username: username, name: name), passwordHash: hash))
+        }
+        return users
+    }
+
+    private static func malformed(_ url: PostgresUrl, row: String, username: String) -> String {
+        "\(url): users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)."
+    }
+
+    private static func summary(_ users: [StoredUser]) -> Summary {
+        let costs = users.compactMap { Password.cost(of: $0.passwordHash) }.sorted()
+        var stamps: [String: CredentialStamp] = [:]
+        for user in users { stamps[user.user.username] = CredentialStamp(user) }
+        return Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last, stamps: stamps)
+    }
+}

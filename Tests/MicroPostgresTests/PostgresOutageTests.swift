@@ -1,0 +1,66 @@
+import Foundation
+import Micro
+import MicroPostgres
+import MicroTesting
+import Testing
+
+extension MicroPostgresTests {
+    /// PostgreSQL stopping while the app runs: sign-in answers 503, signed-in pages go on, and
+    /// sign-in works again once it is back, without a restart.
+    @Suite struct Outage {
+        /// `pg_ctl ARGUMENTS` for the test cluster, as `with-postgres.sh` exports it. Spawned
+        /// directly and waited for by its PID: the server `pg_ctl start` leaves running must
+        /// not hold anything the wait depends on.
+        private func pgCtl(_ arguments: String) throws {
+            let command = try #require(ProcessInfo.processInfo.environment["MICRO_TEST_PG_CTL"], "with-postgres.sh exports MICRO_TEST_PG_CTL")
+            let words: [String] = ["/bin/sh", "-c", "\(command) \(arguments) >/dev/null 2>&1 </dev/null"]
+            let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            defer { for pointer in argv { free(pointer) } }
+            var pid: pid_t = 0
+            #expect(posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ) == 0)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            #expect(status == 0, "pg_ctl \(arguments)")
+        }
+
+        @Test func signInIsUnavailableWhileTheDatabaseIsDownAndWorksAgainWhenItIsBack() async throws {
+            let test = try await PostgresTestDatabase.make()
+            defer { Task { await test.drop() } }
+            let shared = try await SharedStores.connect(test.url)
+            defer { shared.database.shutdown() }
+            try await shared.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+            let app = shared.makeApp()
+            let signedIn = TestClient(app)
+            #expect(try await signIn(signedIn).location == "/")
+            #expect(await eventually { shared.database.reloadCount >= 1 })
+            let reloads = shared.database.reloadCount
+
+            try pgCtl("stop -m immediate")
+            var restarted = false
+            defer { if !restarted { try? pgCtl("start") } }
+
+            let refused = try await signIn(TestClient(app))
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers.first(name: "Retry-After") != nil)
+            #expect(refused.text.contains("unavailable"))
+            #expect(!shared.database.isReachable)
+            // The page path needs no database.
+            #expect(try await signedIn.get("/me").text == "user")
+            #expect(try await signedIn.get("/me").text == "user")
+            // A sign-out while it is down holds here at once, and is written once it is back.
+            let other = TestClient(app)
+            other.setCookie("micro.session", try #require(signedIn.cookies["micro.session"]?.value))
+            #expect(try await other.post("/signout", form: [:]).location == "/")
+
+            try pgCtl("start")
+            restarted = true
+            #expect(await eventually(within: .seconds(15)) { shared.database.reloadCount > reloads })
+            #expect(shared.database.isReachable)
+            let again = TestClient(app)
+            let answer = try await signIn(again)
+            #expect(answer.location == "/", "\(answer.status) \(answer.location ?? "") \(answer.text.prefix(300))")
+            #expect(try await again.get("/me").text == "user")
+            #expect(await eventually(within: .seconds(15)) { shared.revocations.unwrittenCount == 0 })
+        }
+    }
+}
