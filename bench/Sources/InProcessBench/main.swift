@@ -5,7 +5,8 @@
 // under `/page` that no framework on this library can go below. The last table times a 1 MiB
 // `application/x-www-form-urlencoded` body, as one field and as 524,288 empty fields
 // (`a&a&...`): decoded alone (no limits) and posted without a CSRF token, against a copy of its
-// bytes and the same bytes posted as `application/octet-stream`.
+// bytes and the same bytes posted as `application/octet-stream`. The routes table times `/hello`
+// and `/last` in apps with 0, 100 and 1,000 more routes (bench/routes.sh's shapes).
 import Foundation
 import BenchRoutes
 @_spi(Fuzzing) import Micro
@@ -111,12 +112,41 @@ func microseconds(atLeast seconds: Double = 1, _ body: () async throws -> Void) 
     guard kept != 0 else { exit(1) }
 }
 
+/// The routes rows: `/hello` and `/last` in apps with 0, 100 and 1,000 more routes
+/// (BenchRoutes.installExtraRoutes), as bench/routes.sh serves them.
+@Sendable func routeRows() async throws {
+    print("")
+    print("| extra routes | GET /hello µs | GET /last µs |")
+    print("| ---: | ---: | ---: |")
+    for count in [0, 100, 1000] {
+        let routesApp = App(settings: settings)
+        BenchRoutes.installExtraRoutes(count, in: routesApp)
+        BenchRoutes.install(in: routesApp)
+        BenchRoutes.installLastRoute(in: routesApp)
+        var row = "| \(count) |"
+        for path in ["/hello", "/last"] {
+            let elapsed = try await microseconds(atLeast: 2) {
+                for _ in 0..<1000 {
+                    let response = try await routesApp.respond(method: .GET, uri: path, headers: ["Host": "localhost"])
+                    guard response.status == .ok else { throw HttpError(.internalServerError, "\(path): \(response.status.code)") }
+                }
+            }
+            row += " \(String(format: "%.3f", elapsed / 1000)) |"
+        }
+        print(row)
+    }
+}
+
 // `InProcessBench /page` times only the routes with that path (for a profiler); `InProcessBench
-// form` only the form rows.
+// form` only the form rows; `InProcessBench routes` only the routes rows.
 let only = CommandLine.arguments.dropFirst().first
 
 // Off the main actor, as the server's event loops are.
 try await Task.detached {
+    if only == "routes" {
+        try await routeRows()
+        return
+    }
     if only != "form" {
         let login = try await app.respond(method: .GET, uri: "/login", headers: ["Host": "localhost"])
         let cookie = login.headers["Set-Cookie"].first?.split(separator: ";").first.map(String.init)
@@ -133,4 +163,5 @@ try await Task.detached {
         print("| swift-mustache alone: the same page and layout | \(String(format: "%.2f", try await renderMicroseconds(count: 20_000))) |")
     }
     if only == nil || only == "form" { try await formRows() }
+    if only == nil { try await routeRows() }
 }.value
