@@ -13,6 +13,9 @@
 struct RouteIndex: Sendable {
     /// The routes in definition order; the index holds their positions here.
     private(set) var routes: [Route] = []
+    /// Each route's ``RoutePattern/precheck``, apart: plain numbers, read without touching
+    /// the route.
+    private var prechecks: [RoutePrecheck] = []
     /// The trie; `nodes[0]` is the root.
     private var nodes: [Node] = [Node(segment: [])]
     /// The bits of a segment's hash the index keys on: all of them, but a test keeps a few, so
@@ -35,6 +38,7 @@ struct RouteIndex: Sendable {
     mutating func add(_ route: Route) {
         let position = routes.count
         routes.append(route)
+        prechecks.append(route.pattern.precheck)
         var node = 0
         for segment in Self.fixedSegments(of: route.pattern) {
             let key = Self.hash(segment[...]) & hashMask
@@ -77,10 +81,32 @@ struct RouteIndex: Sendable {
         return candidates
     }
 
-    /// The routes whose pattern matches `path`, tried one by one in definition order: what the
-    /// index must agree with.
+    /// The position of the next route among `candidates` whose pattern matches `path`, and
+    /// what it captured; nil when none is left. Synchronous and through the routes' storage, so
+    /// that a candidate that does not match costs its pattern's check and nothing else (no
+    /// copy of its route, no `withUTF8` of the path each).
+    func nextMatch(_ candidates: inout RouteCandidates, in path: String) -> (position: Int, match: RoutePattern.Match)? {
+        var path = path
+        return path.withUTF8 { bytes in
+            prechecks.withUnsafeBufferPointer { prechecks in
+                routes.withUnsafeBufferPointer { routes in
+                    while let position = candidates.next() {
+                        guard prechecks[position].admits(bytes) else { continue }
+                        if let match = routes[position].pattern.match(bytes) { return (position, match) }
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The routes whose pattern matches `path`, tried one by one in definition order by the
+    /// plain matcher (no precheck): what the index and the prechecks must agree with.
     func linearMatches(for path: String) -> [Int] {
-        routes.indices.filter { routes[$0].pattern.match(path) != nil }
+        var path = path
+        return path.withUTF8 { bytes in
+            routes.indices.filter { routes[$0].pattern.match(bytes, prechecked: false) != nil }
+        }
     }
 
     /// The segments every path `pattern` matches begins with: those its leading literal text

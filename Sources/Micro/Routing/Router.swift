@@ -27,9 +27,8 @@ struct Router: Sendable {
     func dispatch(_ request: Request) async throws -> Response {
         if let table = table(for: request.method) {
             var candidates = table.candidates(for: request.path)
-            while let position = candidates.next() {
+            while let (position, match) = table.nextMatch(&candidates, in: request.path) {
                 let route = table.routes[position]
-                guard let match = route.pattern.match(request.path) else { continue }
                 let saved = request.params
                 if !match.parameters.isEmpty {
                     request.params.path = route.pattern.tokens.compactMap { token in
@@ -58,14 +57,14 @@ struct Router: Sendable {
         guard let table = table(for: method) else { return [] }
         var candidates = table.candidates(for: path)
         var matches: [Int] = []
-        while let position = candidates.next() {
-            if table.routes[position].pattern.match(path) != nil { matches.append(position) }
+        while let (position, _) = table.nextMatch(&candidates, in: path) {
+            matches.append(position)
         }
         return matches
     }
 
-    /// The same, found by trying every route of `method` in turn: the plain matcher the index
-    /// must agree with.
+    /// The same, found by trying every route of `method` in turn with the plain matcher (no
+    /// index, no precheck): what the index must agree with.
     func linearMatches(for method: HttpMethod, path: String) -> [Int] {
         table(for: method)?.linearMatches(for: path) ?? []
     }
