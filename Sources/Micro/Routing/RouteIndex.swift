@@ -91,8 +91,9 @@ struct RouteIndex: Sendable {
             prechecks.withUnsafeBufferPointer { prechecks in
                 routes.withUnsafeBufferPointer { routes in
                     while let position = candidates.next() {
+                        // The precheck here, where it costs no copy; the match then skips it.
                         guard prechecks[position].admits(bytes) else { continue }
-                        if let match = routes[position].pattern.match(bytes) { return (position, match) }
+                        if let match = routes[position].pattern.match(bytes, prechecked: false) { return (position, match) }
                     }
                     return nil
                 }
