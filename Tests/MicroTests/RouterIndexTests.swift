@@ -6,7 +6,7 @@ import Testing
 /// The route index against the plain linear matcher: for every method and path, the routes a
 /// request tries (the first wins, `pass()` moves to the next) are exactly those the linear
 /// matcher finds, in the same order.
-@Suite struct RouteIndexTests {
+@Suite struct RouterIndexTests {
     /// Overlapping patterns of every shape RoutePattern knows, for several methods.
     static let table: [(HttpMethod, String)] = [
         (.GET, "/users/new"),
@@ -60,7 +60,7 @@ import Testing
         for (method, pattern) in table {
             let route = Route(
                 method: method, pattern: try RoutePattern(pattern), handler: { _ in Response() },
-                site: SourceSite(file: "RouteIndexTests.swift", line: 0))
+                site: SourceSite(file: "RouterIndexTests.swift", line: 0))
             router.add(route)
         }
         return router
@@ -224,7 +224,7 @@ import Testing
 }
 
 /// Through the app: the order `pass()` walks, HEAD and the 404s, among many other routes.
-@Suite struct RouteIndexDispatchTests {
+@Suite struct RouterDispatchTests {
     @Test func passWalksTheMatchesInDefinitionOrderAmongManyRoutes() async throws {
         let app = testApp()
         let log = Locked<[String]>([])
