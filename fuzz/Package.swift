@@ -35,6 +35,7 @@ let package = Package(
         fuzzer("FuzzCookies"),
         fuzzer("FuzzSessionCookie"),
         fuzzer("FuzzRoutePattern"),
+        fuzzer("FuzzRouter"),
         fuzzer("FuzzYamlUsers"),
         fuzzer("FuzzHtmlEscape"),
     ],

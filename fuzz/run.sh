@@ -14,7 +14,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
 SECONDS_PER_TARGET="${1:-60}"
-TARGETS=(${FUZZ_TARGETS:-FuzzFormDecoding FuzzMultipart FuzzCookies FuzzSessionCookie FuzzRoutePattern FuzzYamlUsers FuzzHtmlEscape})
+TARGETS=(${FUZZ_TARGETS:-FuzzFormDecoding FuzzMultipart FuzzCookies FuzzSessionCookie FuzzRoutePattern FuzzRouter FuzzYamlUsers FuzzHtmlEscape})
 # swiftc keeps only the last -sanitize= it is given, and SwiftPM passes one per sanitizer:
 # the -Xswiftc flag (last) asks for both.
 BUILD_FLAGS=(-c release --package-path "$FUZZ" --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address)

@@ -20,6 +20,8 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
     let tokens: [Token]
     /// Set when the pattern is plain text: matching is a comparison.
     private let exact: [UInt8]?
+    /// Checked before the tokens: refuses most paths the pattern does not match, cheaply.
+    let precheck: RoutePrecheck
 
     /// Compiles `pattern`. A pattern must start with `/` (or be `*`).
     public init(_ pattern: String) throws(RoutePatternError) {
@@ -69,6 +71,7 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
         flush()
         self.tokens = tokens
         if tokens.count == 1, case .literal(let bytes) = tokens[0] { exact = bytes } else if tokens.isEmpty { exact = [] } else { exact = nil }
+        precheck = RoutePrecheck(tokens)
     }
 
     /// What a successful match captured.
@@ -82,27 +85,32 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
     /// Matches the whole of `path` (without its query string); nil when it does not match.
     public func match(_ path: String) -> Match? {
         var path = path
-        return path.withUTF8 { bytes -> Match? in
-            if let exact {
-                return bytes.elementsEqual(exact) ? Match() : nil
-            }
-            var captures: [(token: Int, range: Range<Int>)] = []
-            // Backtracking over several splats and parameters can take polynomial time on a
-            // long hostile path; past this many steps the path simply does not match.
-            var budget = Self.stepBudget
-            guard matchTokens(0, bytes, 0, &captures, &budget) else { return nil }
-            var match = Match()
-            for capture in captures {
-                let raw = Substring(decoding: UnsafeBufferPointer(rebasing: bytes[capture.range]), as: UTF8.self)
-                let value = PercentEncoding.decode(raw) ?? String(raw)
-                if case .parameter(let name, _) = tokens[capture.token] {
-                    match.parameters[name] = value
-                } else {
-                    match.splat.append(value)
-                }
-            }
-            return match
+        return path.withUTF8 { match($0) }
+    }
+
+    /// Matches the whole of a path given by its bytes; `prechecked: false` skips the
+    /// ``RoutePrecheck``, for the tests that hold the check to the plain matcher.
+    func match(_ bytes: UnsafeBufferPointer<UInt8>, prechecked: Bool = true) -> Match? {
+        if prechecked, !precheck.admits(bytes) { return nil }
+        if let exact {
+            return bytes.elementsEqual(exact) ? Match() : nil
         }
+        var captures: [(token: Int, range: Range<Int>)] = []
+        // Backtracking over several splats and parameters can take polynomial time on a
+        // long hostile path; past this many steps the path simply does not match.
+        var budget = Self.stepBudget
+        guard matchTokens(0, bytes, 0, &captures, &budget) else { return nil }
+        var match = Match()
+        for capture in captures {
+            let raw = Substring(decoding: UnsafeBufferPointer(rebasing: bytes[capture.range]), as: UTF8.self)
+            let value = PercentEncoding.decode(raw) ?? String(raw)
+            if case .parameter(let name, _) = tokens[capture.token] {
+                match.parameters[name] = value
+            } else {
+                match.splat.append(value)
+            }
+        }
+        return match
     }
 
     /// The most steps one match may take: far more than any real path needs.

@@ -1,40 +1,71 @@
 /// The app's routes by method, tried in the order they were defined; the first match wins.
+///
+/// Each method's routes are indexed (``RouteIndex``) so that a request tries only those whose
+/// pattern can match its path, still in definition order: an app's thousandth route costs a
+/// request for another path about what its first does.
 struct Router: Sendable {
-    private var routes: [String: [Route]] = [:]
+    private var tables: [String: RouteIndex] = [:]
+    /// See ``RouteIndex/init(hashMask:)``.
+    private let hashMask: UInt64
+
+    init(hashMask: UInt64 = .max) {
+        self.hashMask = hashMask
+    }
 
     mutating func add(_ route: Route) {
-        routes[route.method.rawValue, default: []].append(route)
+        tables[route.method.rawValue, default: RouteIndex(hashMask: hashMask)].add(route)
     }
 
     /// The routes for `method`; HEAD is answered by the GET routes.
-    func candidates(for method: HttpMethod) -> [Route] {
-        routes[method == .HEAD ? "GET" : method.rawValue] ?? []
+    private func table(for method: HttpMethod) -> RouteIndex? {
+        tables[method == .HEAD ? "GET" : method.rawValue]
     }
 
     /// Runs the first route matching the request; a route that calls `pass()` hands over to
     /// the next match. Throws a 404 ``HttpError`` when none answers.
     @inline(__always)  // into the responder: see `Responder.respond(to:)`
     func dispatch(_ request: Request) async throws -> Response {
-        for route in candidates(for: request.method) {
-            guard let match = route.pattern.match(request.path) else { continue }
-            let saved = request.params
-            if !match.parameters.isEmpty {
-                request.params.path = route.pattern.tokens.compactMap { token in
-                    guard case .parameter(let name, _) = token, let value = match.parameters[name] else { return nil }
-                    return (name, value)
+        if let table = table(for: request.method) {
+            var candidates = table.candidates(for: request.path)
+            while let (position, match) = table.nextMatch(&candidates, in: request.path) {
+                let route = table.routes[position]
+                let saved = request.params
+                if !match.parameters.isEmpty {
+                    request.params.path = route.pattern.tokens.compactMap { token in
+                        guard case .parameter(let name, _) = token, let value = match.parameters[name] else { return nil }
+                        return (name, value)
+                    }
                 }
-            }
-            if !match.splat.isEmpty { request.params.splat = match.splat }
-            request.route = route.pattern
-            request.site = route.site
-            do {
-                return try await route.handler(request)
-            } catch is PassToNextRoute {
-                request.params = saved
-                request.route = nil
-                continue
+                if !match.splat.isEmpty { request.params.splat = match.splat }
+                request.route = route.pattern
+                request.site = route.site
+                do {
+                    return try await route.handler(request)
+                } catch is PassToNextRoute {
+                    request.params = saved
+                    request.route = nil
+                    continue
+                }
             }
         }
         throw HttpError(.notFound, "No route matches \(request.method.rawValue) \(request.path).")
+    }
+
+    /// The positions (in `method`'s definition order) of the routes whose pattern matches
+    /// `path`, in the order a request tries them, `pass()` after `pass()`.
+    func matches(for method: HttpMethod, path: String) -> [Int] {
+        guard let table = table(for: method) else { return [] }
+        var candidates = table.candidates(for: path)
+        var matches: [Int] = []
+        while let (position, _) = table.nextMatch(&candidates, in: path) {
+            matches.append(position)
+        }
+        return matches
+    }
+
+    /// The same, found by trying every route of `method` in turn with the plain matcher (no
+    /// index, no precheck): what the index must agree with.
+    func linearMatches(for method: HttpMethod, path: String) -> [Int] {
+        table(for: method)?.linearMatches(for: path) ?? []
     }
 }

@@ -5,7 +5,8 @@
 // under `/page` for a framework that renders with it as it comes; then Html.escape. The last table times a 1 MiB
 // `application/x-www-form-urlencoded` body, as one field and as 524,288 empty fields
 // (`a&a&...`): decoded alone (no limits) and posted without a CSRF token, against a copy of its
-// bytes and the same bytes posted as `application/octet-stream`.
+// bytes and the same bytes posted as `application/octet-stream`. The routes table times `/hello`
+// and `/last` in apps with 0, 100 and 1,000 more routes (bench/routes.sh's shapes).
 import Foundation
 import BenchRoutes
 @_spi(Fuzzing) import Micro
@@ -123,13 +124,58 @@ func escapeMicroseconds(_ text: String, count: Int) -> Double {
     return microseconds(elapsed, per: count)
 }
 
-// `InProcessBench /page` times only the routes with that path (for a profiler); `InProcessBench
-// form` only the form rows.
 
+/// The routes rows: `/hello` and `/last` in apps with 0, 100 and 1,000 more routes
+/// (BenchRoutes.installExtraRoutes), as bench/routes.sh serves them, or only `counts`. The
+/// apps take turns for five rounds and each cell is its fastest round, so that a burst of
+/// other work on the machine does not land on one app alone.
+@Sendable func routeRows(_ counts: [Int] = [0, 100, 1000]) async throws {
+    var routesSettings = Settings()
+    routesSettings.environment = .production
+    routesSettings.accessLog = false
+    routesSettings.sessions.secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    let apps = counts.map { count in
+        let routesApp = App(settings: routesSettings)
+        BenchRoutes.installExtraRoutes(count, in: routesApp)
+        BenchRoutes.install(in: routesApp)
+        BenchRoutes.installLastRoute(in: routesApp)
+        return routesApp
+    }
+    let paths = ["/hello", "/last"]
+    var best = [[Double]](repeating: [Double](repeating: .infinity, count: paths.count), count: counts.count)
+    for _ in 0..<5 {
+        for (row, routesApp) in apps.enumerated() {
+            for (column, path) in paths.enumerated() {
+                let elapsed = try await microseconds(atLeast: 0.4) {
+                    for _ in 0..<1000 {
+                        let response = try await routesApp.respond(method: .GET, uri: path, headers: ["Host": "localhost"])
+                        guard response.status == .ok else { throw HttpError(.internalServerError, "\(path): \(response.status.code)") }
+                    }
+                }
+                best[row][column] = min(best[row][column], elapsed / 1000)
+            }
+        }
+    }
+    print("")
+    print("| extra routes | GET /hello µs | GET /last µs |")
+    print("| ---: | ---: | ---: |")
+    for (row, count) in counts.enumerated() {
+        print("| \(count) | \(best[row].map { String(format: "%.3f", $0) }.joined(separator: " | ")) |")
+    }
+}
+
+// `InProcessBench /page` times only the routes with that path (for a profiler); `InProcessBench
+// form` only the form rows; `InProcessBench routes [N]` only the routes rows (or the row for N
+// more routes, for a profiler).
 let only = CommandLine.arguments.dropFirst().first
+let routeCounts = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init).map { [$0] } ?? [0, 100, 1000]
 
 // Off the main actor, as the server's event loops are.
 try await Task.detached {
+    if only == "routes" {
+        try await routeRows(routeCounts)
+        return
+    }
     if only != "form" {
         let login = try await app.respond(method: .GET, uri: "/login", headers: ["Host": "localhost"])
         let cookie = login.headers["Set-Cookie"].first?.split(separator: ";").first.map(String.init)
@@ -150,4 +196,5 @@ try await Task.detached {
         }
     }
     if only == nil || only == "form" { try await formRows() }
+    if only == nil { try await routeRows() }
 }.value

@@ -3,7 +3,9 @@
 // Checks: no crash; a bad pattern is a thrown error; matching ends (the step budget; a hang
 // is a libFuzzer timeout); every captured name is one the pattern declares; a path made
 // from the pattern itself (each parameter filled with `v`, each splat empty, each optional
-// character present) matches it, when the pattern is small enough for the budget.
+// character present) matches it, when the pattern is small enough for the budget; the router's
+// index finds the pattern for the path exactly when the pattern matches it (FuzzRouter checks
+// sets of patterns).
 @_spi(Fuzzing) import Micro
 import FuzzSupport
 
@@ -19,6 +21,9 @@ public func fuzzRoutePattern(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         return 0
     }
     require(pattern.description == source, "the pattern's description is not its source")
+
+    let found = FuzzingEntryPoints.routeMatches([(.GET, pattern)], method: .GET, path: text(rest))
+    require(found.indexed == found.linear, "the index tries \(found.indexed) for \(text(rest)), the linear matcher \(found.linear)")
 
     if let match = pattern.match(text(rest)) {
         for name in match.parameters.keys {
