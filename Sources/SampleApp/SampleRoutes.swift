@@ -10,11 +10,8 @@ enum SampleRoutes {
     ]
 
     /// The routes over `users`; failed sign-ins are counted in `throttleStore` when there is
-    /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`.
-    static func install(
-        in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
-        toolHasher: PasswordHasher = ToolRoutes.toolHasher
-    ) {
+    /// one (a database shared by instances).
+    static func install(in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil) {
         var authentication = Authentication(users: users)
         authentication.throttleStore = throttleStore
         app.use(authentication)
@@ -28,6 +25,6 @@ enum SampleRoutes {
             return try request.render("protected", ["title": "Protected Page"])
         }
 
-        ToolRoutes.install(in: app, hasher: toolHasher)
+        ToolRoutes.install(in: app)
     }
 }

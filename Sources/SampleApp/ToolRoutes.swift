@@ -12,7 +12,11 @@ enum ToolRoutes {
         "Asia/Tokyo", "Australia/Sydney",
     ]
 
-    static func install(in app: App, hasher: PasswordHasher = toolHasher) {
+    /// The tool routes. The encryption tool's bcrypt gets threads of its own, owned by the app's
+    /// routes and ended with them: its hashes (up to cost 14) queue there, never in front of a
+    /// sign-in, and a flood of them is refused with a 503 when its queue is full.
+    static func install(in app: App) {
+        let hasher = PasswordHasher(threads: 1, capacity: 8)
         app.before("/tools/*") { request in try request.authenticate() }
 
         app.get("/tools/date-conversion/?") { request in
@@ -111,11 +115,6 @@ enum ToolRoutes {
     }
 
     // MARK: Data encryption
-
-    /// The encryption tool's own bcrypt threads (by default): its hashes (up to cost 14) queue
-    /// there, never in front of a sign-in, and a flood of them is refused with a 503 when its
-    /// queue is full.
-    static let toolHasher = PasswordHasher(threads: 1, capacity: 8)
 
     private static func dataEncryption(_ request: Request, hasher: PasswordHasher) async throws -> Response {
         let params = request.params

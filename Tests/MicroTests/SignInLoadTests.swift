@@ -187,6 +187,32 @@ import Testing
         #expect(warning.contains("ann") && !warning.contains("bob") && warning.contains("hash-password"))
         // One cost for all, even another than the configured one, is not mixed.
         #expect((try UserStoreKind.yaml.make(in: folder) as! YamlUserStore).costWarning(configuredCost: 12) == nil)
+
+        // The app logs it once, when authentication is installed.
+        let log = LogRecorder()
+        var settings = Settings()
+        settings.environment = .test
+        let app = App(settings: settings, logger: log.logger)
+        var authentication = Authentication(users: store)
+        authentication.passwordCost = 5
+        app.use(authentication)
+        #expect(log.messages(at: .warning) == [warning])
+    }
+
+    @Test(arguments: [3, 32])
+    func aPasswordCostBcryptCannotTakeStopsStartUpNamingTheSetting(cost: Int) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = testApp()
+        var authentication = Authentication(users: try UserStoreKind.sqlite.make(in: folder))
+        authentication.passwordCost = cost
+        app.use(authentication)
+        do {
+            _ = try await app.respond(method: .GET, uri: "/signin")
+            Issue.record("expected a configuration error")
+        } catch let error as ConfigurationError {
+            #expect(error.message.contains("Authentication.passwordCost is \(cost)"))
+        }
     }
 }
 

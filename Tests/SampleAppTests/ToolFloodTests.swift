@@ -11,9 +11,9 @@ import Testing
         settings.environment = .test
         settings.accessLog = false
         let app = App(settings: settings)
-        // A tool pool of the test's own, as the sample app's, so that the flood leaves the other
-        // tests' pool alone; sign-in uses the process's shared hasher, as the app does.
-        SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"), toolHasher: PasswordHasher(threads: 1, capacity: 8))
+        // The app's own tool pool takes the flood; sign-in uses the process's shared hasher, as
+        // the sample app does.
+        SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
         let flooder = TestClient(app)
         #expect(try await flooder.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/")
         let cookie = try #require(flooder.cookies["micro.session"]?.value)

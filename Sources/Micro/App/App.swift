@@ -51,11 +51,16 @@ public final class App: Sendable {
         definition = Locked(Definition(settings: settings, problems: problems))
     }
 
-    /// An app with the given settings (the environment is not read).
-    public init(settings: Settings) {
-        var logger = Logger(label: "micro")
-        logger.logLevel = settings.environment == .test ? .warning : .info
-        self.logger = logger
+    /// An app with the given settings (the environment is not read), logging to `logger` when
+    /// given, else to its own (label `micro`, warnings and worse in the test environment).
+    public init(settings: Settings, logger: Logger? = nil) {
+        if let logger {
+            self.logger = logger
+        } else {
+            var logger = Logger(label: "micro")
+            logger.logLevel = settings.environment == .test ? .warning : .info
+            self.logger = logger
+        }
         definition = Locked(Definition(settings: settings))
     }
 
@@ -171,6 +176,12 @@ public final class App: Sendable {
     /// Keeps a plugin's service, found again by its type while requests are answered.
     func register<T: Sendable>(_ service: T) {
         update { $0.extensions[ObjectIdentifier(T.self)] = service }
+    }
+
+    /// Records a mistake in how a plugin was set up: the app does not start, and the message
+    /// is reported with the others.
+    func addProblem(_ message: String) {
+        update { $0.problems.append(message) }
     }
 
     /// Adds values every template sees (what `hook` returns for the request).

@@ -64,6 +64,10 @@ public struct Authentication: AppPlugin, Sendable {
     /// ``App/addReloadable(_:)`` when it can reload (``YamlUserStore``, ``SqliteUserStore``), so
     /// that SIGHUP picks up an edited users file.
     public func install(in app: App) {
+        guard Password.costs.contains(passwordCost) else {
+            app.addProblem("Authentication.passwordCost is \(passwordCost); a bcrypt cost is from \(Password.costs.lowerBound) to \(Password.costs.upperBound).")
+            return
+        }
         let service = AuthenticationService(self)
         app.register(service)
         if let reloadable = users as? any Reloadable { app.addReloadable(reloadable) }

@@ -14,6 +14,8 @@ import Foundation
 public enum Password {
     /// The cost (log2 of the rounds) of new hashes.
     public static let defaultCost = 12
+    /// The costs bcrypt takes.
+    public static let costs = 4...31
     /// The longest password, in UTF-8 bytes, that is hashed or checked: bcrypt reads only the
     /// first 72 bytes and would silently ignore the rest, so two passwords sharing those 72
     /// would match each other. As OWASP's Password Storage cheat sheet advises for bcrypt, a
@@ -24,7 +26,9 @@ public enum Password {
 
     /// A new `$2b$` hash of `password` with a random salt.
     public static func hash(_ password: String, cost: Int = defaultCost) throws -> String {
-        guard (4...31).contains(cost) else { throw PasswordError("bcrypt cost must be from 4 to 31, not \(cost).") }
+        guard costs.contains(cost) else {
+            throw PasswordError("bcrypt cost must be from \(costs.lowerBound) to \(costs.upperBound), not \(cost).")
+        }
         guard password.utf8.count <= maximumLength else {
             throw PasswordError("bcrypt reads only the first \(maximumLength) bytes of a password; this one has \(password.utf8.count).")
         }
@@ -61,7 +65,7 @@ public enum Password {
         guard bytes.count == 60, bytes[0] == UInt8(ascii: "$"), bytes[1] == UInt8(ascii: "2"),
             [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "y")].contains(bytes[2]),
             bytes[3] == UInt8(ascii: "$"), bytes[6] == UInt8(ascii: "$"),
-            let cost = cost(of: hash), (4...31).contains(cost)
+            let cost = cost(of: hash), costs.contains(cost)
         else { return false }
         return bytes[7...].allSatisfy { byte in
             byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/") || (byte >= 0x30 && byte <= 0x39)

@@ -1,0 +1,32 @@
+import Logging
+import Synchronization
+
+/// Keeps what is logged through its ``logger``, for tests that check a message was written.
+final class LogRecorder: Sendable {
+    private let entries = Mutex<[(level: Logger.Level, message: String)]>([])
+
+    /// A logger whose messages of every level this recorder keeps.
+    var logger: Logger {
+        Logger(label: "micro.test.recorder") { _ in Handler(recorder: self) }
+    }
+
+    /// The messages logged at `level`, in order.
+    func messages(at level: Logger.Level) -> [String] {
+        entries.withLock { $0.filter { $0.level == level }.map(\.message) }
+    }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            recorder.entries.withLock { $0.append((event.level, event.message.description)) }
+        }
+    }
+}
