@@ -24,43 +24,42 @@ extension MicroPostgresTests {
         }
 
         @Test func signInIsUnavailableWhileTheDatabaseIsDownAndWorksAgainWhenItIsBack() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let shared = try await SharedStores.connect(test.url)
-            defer { shared.database.shutdown() }
-            try await shared.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
-            let app = shared.makeApp()
-            let signedIn = TestClient(app)
-            #expect(try await signIn(signedIn).location == "/")
-            #expect(await eventually { shared.database.reloadCount >= 1 })
-            let reloads = shared.database.reloadCount
+            try await PostgresTestDatabase.withInstances(1) { _, instances in
+                let shared = instances[0]
+                try await shared.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+                let app = shared.makeApp()
+                let signedIn = TestClient(app)
+                #expect(try await signIn(signedIn).location == "/")
+                #expect(await eventually { shared.database.reloadCount >= 1 })
+                let reloads = shared.database.reloadCount
 
-            try pgCtl("stop -m immediate")
-            var restarted = false
-            defer { if !restarted { try? pgCtl("start") } }
+                try pgCtl("stop -m immediate")
+                var restarted = false
+                defer { if !restarted { try? pgCtl("start") } }
 
-            let refused = try await signIn(TestClient(app))
-            #expect(refused.status == .serviceUnavailable)
-            #expect(refused.headers.first(name: "Retry-After") != nil)
-            #expect(refused.text.contains("unavailable"))
-            #expect(!shared.database.isReachable)
-            // The page path needs no database.
-            #expect(try await signedIn.get("/me").text == "user")
-            #expect(try await signedIn.get("/me").text == "user")
-            // A sign-out while it is down holds here at once, and is written once it is back.
-            let other = TestClient(app)
-            other.setCookie("micro.session", try #require(signedIn.cookies["micro.session"]?.value))
-            #expect(try await other.post("/signout", form: [:]).location == "/")
+                let refused = try await signIn(TestClient(app))
+                #expect(refused.status == .serviceUnavailable)
+                #expect(refused.headers.first(name: "Retry-After") != nil)
+                #expect(refused.text.contains("unavailable"))
+                #expect(!shared.database.isReachable)
+                // The page path needs no database.
+                #expect(try await signedIn.get("/me").text == "user")
+                #expect(try await signedIn.get("/me").text == "user")
+                // A sign-out while it is down holds here at once, and is written once it is back.
+                let other = TestClient(app)
+                other.setCookie("micro.session", try #require(signedIn.cookies["micro.session"]?.value))
+                #expect(try await other.post("/signout", form: [:]).location == "/")
 
-            try pgCtl("start")
-            restarted = true
-            #expect(await eventually(within: .seconds(15)) { shared.database.reloadCount > reloads })
-            #expect(shared.database.isReachable)
-            let again = TestClient(app)
-            let answer = try await signIn(again)
-            #expect(answer.location == "/", "\(answer.status) \(answer.location ?? "") \(answer.text.prefix(300))")
-            #expect(try await again.get("/me").text == "user")
-            #expect(await eventually(within: .seconds(15)) { shared.revocations.unwrittenCount == 0 })
+                try pgCtl("start")
+                restarted = true
+                #expect(await eventually(within: .seconds(15)) { shared.database.reloadCount > reloads })
+                #expect(shared.database.isReachable)
+                let again = TestClient(app)
+                let answer = try await signIn(again)
+                #expect(answer.location == "/", "\(answer.status) \(answer.location ?? "") \(answer.text.prefix(300))")
+                #expect(try await again.get("/me").text == "user")
+                #expect(await eventually(within: .seconds(15)) { shared.revocations.unwrittenCount == 0 })
+            }
         }
     }
 }

@@ -27,6 +27,23 @@ struct PostgresTestDatabase {
         return PostgresTestDatabase(name: name, url: try #require(components.string))
     }
 
+    /// Runs `body` on a new database and `count` instances' stores connected to it, then shuts
+    /// the instances down and drops the database, whatever happened.
+    static func withInstances(_ count: Int, _ body: (PostgresTestDatabase, [SharedStores]) async throws -> Void) async throws {
+        let test = try await make()
+        var instances: [SharedStores] = []
+        do {
+            for _ in 0..<count { instances.append(try await SharedStores.connect(test.url)) }
+            try await body(test, instances)
+        } catch {
+            for instance in instances { instance.database.shutdown() }
+            await test.drop()
+            throw error
+        }
+        for instance in instances { instance.database.shutdown() }
+        await test.drop()
+    }
+
     /// Drops it (and ends its connections).
     func drop() async {
         guard let base = Self.url else { return }

@@ -9,71 +9,67 @@ extension MicroPostgresTests {
     /// once by a sign-in and within moments by every instance's signed-in requests.
     @Suite struct UserStore {
         @Test func usersAreFoundCaseInsensitivelyAndNamesAreUniqueWhateverTheirCase() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let shared = try await SharedStores.connect(test.url)
-            defer { shared.database.shutdown() }
-            try await shared.users.save(username: "User", passwordHash: TestHashes.user, name: nil)
-            try await shared.users.save(username: "ann", passwordHash: TestHashes.ann, name: "Ann Smith")
-            let hasher = PasswordHasher(threads: 1)
-            let user = try #require(try await shared.users.find(username: "USER", using: hasher))
-            #expect(user.user.username == "user")
-            #expect(user.passwordHash == TestHashes.user)
-            #expect(try await shared.users.find(username: "ann", using: hasher)?.user.name == "Ann Smith")
-            #expect(try await shared.users.find(username: "' OR 1=1 --", using: hasher) == nil)
-            // The synchronous look-up, for code off the event loops.
-            let sync = try await Task.detached { try shared.users.find(username: "Ann") }.value
-            #expect(sync?.user.username == "ann")
-            await #expect(throws: (any Error).self) { try await test.sql("INSERT INTO users VALUES ('ANN', 'x', NULL)") }
-            #expect(try await shared.users.count() == 2)
-            #expect(try await shared.users.remove(username: "ANN"))
-            #expect(try await shared.users.remove(username: "ann") == false)
-            #expect(try await shared.users.find(username: "ann", using: hasher) == nil)
+            try await PostgresTestDatabase.withInstances(1) { test, instances in
+                let shared = instances[0]
+                try await shared.users.save(username: "User", passwordHash: TestHashes.user, name: nil)
+                try await shared.users.save(username: "ann", passwordHash: TestHashes.ann, name: "Ann Smith")
+                let hasher = PasswordHasher(threads: 1)
+                let user = try #require(try await shared.users.find(username: "USER", using: hasher))
+                #expect(user.user.username == "user")
+                #expect(user.passwordHash == TestHashes.user)
+                #expect(try await shared.users.find(username: "ann", using: hasher)?.user.name == "Ann Smith")
+                #expect(try await shared.users.find(username: "' OR 1=1 --", using: hasher) == nil)
+                // The synchronous look-up, for code off the event loops.
+                let sync = try await Task.detached { try shared.users.find(username: "Ann") }.value
+                #expect(sync?.user.username == "ann")
+                await #expect(throws: (any Error).self) { try await test.sql("INSERT INTO users VALUES ('ANN', 'x', NULL)") }
+                #expect(try await shared.users.count() == 2)
+                #expect(try await shared.users.remove(username: "ANN"))
+                #expect(try await shared.users.remove(username: "ann") == false)
+                #expect(try await shared.users.find(username: "ann", using: hasher) == nil)
+            }
         }
 
         @Test func aMalformedHashIsAnErrorNamingTheRow() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let first = try await SharedStores.connect(test.url)
-            defer { first.database.shutdown() }
-            try await test.sql("INSERT INTO users (username, password_hash) VALUES ('mallory', 'plain-text')")
-            let error = await #expect(throws: UserStoreError.self) {
-                try await first.users.find(username: "mallory", using: PasswordHasher(threads: 1))
+            try await PostgresTestDatabase.withInstances(1) { test, instances in
+                let first = instances[0]
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('mallory', 'plain-text')")
+                let error = await #expect(throws: UserStoreError.self) {
+                    try await first.users.find(username: "mallory", using: PasswordHasher(threads: 1))
+                }
+                #expect(error?.description.contains("user 'mallory'") == true)
+                #expect(error?.description.contains("not a bcrypt hash") == true)
+                #expect(error?.description.contains("micro:micro") == false, "no password in messages")
+                let database = try await SharedPostgresDatabase.connect(url: test.url)
+                defer { database.shutdown() }
+                let startup = await #expect(throws: ConfigurationError.self) { _ = try await PostgresUserStore(database) }
+                #expect(startup?.message.contains("users row") == true)
+                #expect(startup?.message.contains("user 'mallory'") == true)
             }
-            #expect(error?.description.contains("user 'mallory'") == true)
-            #expect(error?.description.contains("not a bcrypt hash") == true)
-            #expect(error?.description.contains("micro:micro") == false, "no password in messages")
-            let database = try await SharedPostgresDatabase.connect(url: test.url)
-            defer { database.shutdown() }
-            let startup = await #expect(throws: ConfigurationError.self) { _ = try await PostgresUserStore(database) }
-            #expect(startup?.message.contains("users row") == true)
-            #expect(startup?.message.contains("user 'mallory'") == true)
         }
 
         @Test func aUserAddedWithPlainSqlSignsInAtOnceAndARemovedOneIsSignedOutOnEveryInstance() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let one = try await SharedStores.connect(test.url)
-            let two = try await SharedStores.connect(test.url)
-            defer { one.database.shutdown(); two.database.shutdown() }
-            try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Zed', '\(TestHashes.user)')")
-            let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
-            #expect(try await signIn(first, "zed").location == "/")
-            #expect(try await signIn(second, "ZED").location == "/")
-            #expect(try await first.get("/me").text == "zed")
-            #expect(try await eventually { try await second.get("/me").text == "zed" })
+            try await PostgresTestDatabase.withInstances(2) { test, instances in
+                let one = instances[0], two = instances[1]
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Zed', '\(TestHashes.user)')")
+                let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
+                #expect(try await signIn(first, "zed").location == "/")
+                #expect(try await signIn(second, "ZED").location == "/")
+                #expect(try await first.get("/me").text == "zed")
+                #expect(try await eventually { try await second.get("/me").text == "zed" })
 
-            // A new password set by plain SQL ends both sessions, on both instances.
-            try await test.sql("UPDATE users SET password_hash = '\(TestHashes.ann)' WHERE username = 'Zed'")
-            #expect(try await eventually { try await first.get("/me").text == "nobody" })
-            #expect(try await eventually { try await second.get("/me").text == "nobody" })
-            #expect(try await signIn(first, "zed", "ann-password").location == "/")
-            #expect(try await first.get("/me").text == "zed")
+                // A new password set by plain SQL ends both sessions, on both instances.
+                try await test.sql("UPDATE users SET password_hash = '\(TestHashes.ann)' WHERE username = 'Zed'")
+                #expect(try await eventually { try await first.get("/me").text == "nobody" })
+                #expect(try await eventually { try await second.get("/me").text == "nobody" })
+                #expect(try await signIn(first, "zed", "ann-password").location == "/")
+                #expect(try await first.get("/me").text == "zed")
 
-            // Removed (as remove-user does, through another instance's store): signed out there too.
-            #expect(try await two.users.remove(username: "zed"))
-            #expect(try await eventually { try await first.get("/me").text == "nobody" })
-            #expect(try await signIn(first, "zed", "ann-password").location == "/signin")
+                // Removed (as remove-user does, through another instance's store): signed out there too.
+                #expect(try await two.users.remove(username: "zed"))
+                #expect(try await eventually { try await first.get("/me").text == "nobody" })
+                #expect(try await signIn(first, "zed", "ann-password").location == "/signin")
+            }
         }
     }
 }

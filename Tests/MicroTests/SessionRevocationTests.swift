@@ -81,12 +81,7 @@ import Testing
         let app = makeApp(users)
         let user = try await signedIn(app)
         let ann = try await signedIn(app, "Ann", "ann-password")
-        try folder.write("credentials.yml", """
-            users:
-              - username: Ann
-                password_hash: "\(TestHashes.annPassword)"
-                name: Ann Smith
-            """)
+        try folder.writeUsers("credentials.yml", [("Ann", TestHashes.annPassword, "Ann Smith")])
         try app.reload()
         #expect(try await user.get("/me").text == "nobody")
         #expect(try await ann.get("/me").text == "ann")
@@ -99,14 +94,9 @@ import Testing
         let app = makeApp(users)
         let user = try await signedIn(app)
         let ann = try await signedIn(app, "Ann", "ann-password")
-        try folder.write("credentials.yml", """
-            users:
-              - username: user
-                password_hash: \(try Password.hash("new-secret", cost: 4))
-              - username: Ann
-                password_hash: "\(TestHashes.annPassword)"
-                name: Ann Smith
-            """)
+        try folder.writeUsers("credentials.yml", [
+            ("user", try Password.hash("new-secret", cost: 4), nil), ("Ann", TestHashes.annPassword, "Ann Smith"),
+        ])
         try users.reload()
         #expect(try await user.get("/me").text == "nobody")
         #expect(try await ann.get("/me").text == "ann")

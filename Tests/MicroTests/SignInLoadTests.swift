@@ -102,14 +102,7 @@ import Testing
     @Test func theDummyHashIsMadeAtStartUpAtTheSlowestCost() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        try folder.write("users.yml", """
-            users:
-              - username: fast
-                password_hash: \(try Password.hash("pw", cost: 4))
-              - username: slow
-                password_hash: \(try Password.hash("pw", cost: 6))
-            """)
-        let app = makeApp(try YamlUserStore(file: folder.file("users.yml")))
+        let app = makeApp(try folder.yamlUsers(costs: ["fast": 4, "slow": 6]))
         let service = try #require(app.authenticationServiceForTests)
         #expect(service.preparedDummyCosts == [6])
     }
@@ -119,18 +112,10 @@ import Testing
     @Test func noUsernameCanBeToldFromItsAnswerTime() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        try folder.write("users.yml", """
-            users:
-              - username: cheap
-                password_hash: \(try Password.hash("pw", cost: 6))
-              - username: middle
-                password_hash: \(try Password.hash("pw", cost: 8))
-              - username: dear
-                password_hash: \(try Password.hash("pw", cost: 10))
-            """)
+        let users = try folder.yamlUsers(costs: ["cheap": 6, "middle": 8, "dear": 10])
         // At the process's own priority: a thread that gives way to everything else would
         // measure the rest of the suite running beside it more than its own work.
-        let app = makeApp(try YamlUserStore(file: folder.file("users.yml")), hasher: PasswordHasher(threads: 1, yielding: false)) {
+        let app = makeApp(users, hasher: PasswordHasher(threads: 1, yielding: false)) {
             $0.throttleLimits.failuresPerUsername = 1000
             $0.throttleLimits.failuresPerAddress = 1000
         }
@@ -175,14 +160,7 @@ import Testing
     @Test func aFileWithMixedCostsIsReportedOnceNamingTheUsers() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        try folder.write("users.yml", """
-            users:
-              - username: ann
-                password_hash: \(try Password.hash("pw", cost: 4))
-              - username: bob
-                password_hash: \(try Password.hash("pw", cost: 5))
-            """)
-        let store = try YamlUserStore(file: folder.file("users.yml"))
+        let store = try folder.yamlUsers(costs: ["ann": 4, "bob": 5])
         let warning = try #require(store.costWarning(configuredCost: 5))
         #expect(warning.contains("ann") && !warning.contains("bob") && warning.contains("hash-password"))
         // One cost for all, even another than the configured one, is not mixed.

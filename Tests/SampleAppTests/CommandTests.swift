@@ -3,7 +3,7 @@ import Micro
 import Testing
 @testable import SampleApp
 
-/// `SampleApp hash-password` and `add-user`, run as a person would, with the password piped in.
+/// `SampleApp hash-password`, `add-user` and `remove-user`, run as a person would, with the password piped in.
 @Suite struct CommandTests {
     private func run(_ arguments: [String], input: String) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -30,7 +30,7 @@ import Testing
         #expect(try run(["hash-password"], input: "").status != 0)
     }
 
-    @Test func addUserWritesTheSqliteUsersTable() throws {
+    @Test func addUserAndRemoveUserChangeTheSqliteUsersTable() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -41,6 +41,16 @@ import Testing
         let carol = try #require(try store.find(username: "carol"))
         #expect(carol.user.name == "Carol C")
         #expect(Password.verify("pw-carol", against: carol.passwordHash))
+
+        let removed = try run(["remove-user", "CAROL", "--db", database], input: "")
+        #expect(removed.status == 0)
+        #expect(removed.output.contains("Removed user 'carol' from \(database)"))
+        #expect(try store.find(username: "carol") == nil)
+        #expect(try run(["remove-user", "carol", "--db", database], input: "").status != 0)
+        // A file that is not there is not created by remove-user.
+        let missing = folder.appendingPathComponent("none.db").path
+        #expect(try run(["remove-user", "carol", "--db", missing], input: "").status != 0)
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 }
 

@@ -27,14 +27,9 @@ enum UserStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
     func make(in folder: TemporaryFolder) throws -> any UserStore {
         switch self {
         case .yaml:
-            try folder.write("credentials.yml", """
-                users:
-                  - username: user
-                    password_hash: \(TestHashes.secret123)
-                  - username: Ann
-                    password_hash: "\(TestHashes.annPassword)"
-                    name: Ann Smith
-                """)
+            try folder.writeUsers("credentials.yml", [
+                ("user", TestHashes.secret123, nil), ("Ann", TestHashes.annPassword, "Ann Smith"),
+            ])
             return try YamlUserStore(file: folder.file("credentials.yml"))
         case .sqlite:
             let store = try SqliteUserStore(path: folder.file("users.db"), create: true)
@@ -42,5 +37,24 @@ enum UserStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
             try store.save(username: "Ann", passwordHash: TestHashes.annPassword, name: "Ann Smith")
             return store
         }
+    }
+}
+
+extension TemporaryFolder {
+    /// Writes `file` as a credentials file of several users: their names, hashes and display
+    /// names (none when nil), in order.
+    func writeUsers(_ file: String, _ users: [(username: String, hash: String, name: String?)]) throws {
+        let entries = users.map { user in
+            "  - username: \(user.username)\n    password_hash: \"\(user.hash)\"\n"
+                + (user.name.map { "    name: \($0)\n" } ?? "")
+        }
+        try write(file, "users:\n" + entries.joined())
+    }
+
+    /// Writes `file` with one user per name, each of password "pw" hashed at its cost, and
+    /// opens it.
+    func yamlUsers(_ file: String = "users.yml", costs: KeyValuePairs<String, Int>) throws -> YamlUserStore {
+        try writeUsers(file, try costs.map { ($0.key, try Password.hash("pw", cost: $0.value), nil) })
+        return try YamlUserStore(file: self.file(file))
     }
 }

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import Micro
+
+/// Serves the app until Ctrl-C.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL).")
+
+    func run() async throws {
+        let variables = ProcessInfo.processInfo.environment
+        let users: any UserStore
+        let shared: SharedDatabase?
+        do {
+            shared = try await SharedDatabase.fromEnvironment(variables)
+            users = try shared?.users ?? UserSource.fromEnvironment(variables)
+        } catch {
+            FileHandle.standardError.write(Data("SampleApp cannot start: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        defer { shared?.database.shutdown() }
+        let app = App()
+        if let shared { app.settings.sessions.revocations = shared.revocations }
+        SampleRoutes.install(in: app, users: users, throttleStore: shared?.throttle)
+        try await app.run()
+    }
+}

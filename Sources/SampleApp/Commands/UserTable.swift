@@ -1,0 +1,31 @@
+import Micro
+
+/// The users table `add-user` and `remove-user` change: a SQLite file or a PostgreSQL database.
+enum UserTable {
+    case sqlite(SqliteUserStore, file: String)
+    case postgres(SharedDatabase)
+
+    /// Where, for messages: the file, or the URL without its password.
+    var place: String {
+        switch self {
+        case .sqlite(_, let file): file
+        case .postgres(let shared): "\(shared.database.url)"
+        }
+    }
+
+    /// Adds the user, or changes their password and name.
+    func save(username: String, passwordHash: String, name: String?) async throws {
+        switch self {
+        case .sqlite(let store, _): try store.save(username: username, passwordHash: passwordHash, name: name)
+        case .postgres(let shared): try await shared.users.save(username: username, passwordHash: passwordHash, name: name)
+        }
+    }
+
+    /// Removes the user; false when there was none of that name.
+    func remove(username: String) async throws -> Bool {
+        switch self {
+        case .sqlite(let store, _): try store.remove(username: username)
+        case .postgres(let shared): try await shared.users.remove(username: username)
+        }
+    }
+}
