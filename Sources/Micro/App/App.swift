@@ -12,16 +12,20 @@ import Logging
 /// ```
 ///
 /// Define everything before ``run()``; routes are tried in the order they were defined.
-public final class App: Sendable {
+public final class App: RouteBuilder {
     struct Definition: Sendable {
         var settings: Settings
         var router = Router()
         var beforeFilters: [Filter] = []
         var afterFilters: [Filter] = []
+        var wrappers: [Wrapper] = []
+        /// How each route group answers, by its prefix.
+        var groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
         var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
         var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
+        var credentialChecks: [@Sendable (Request) async throws -> Void] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
         /// What ``App/reload()`` and SIGHUP read again.
         var reloadables: [any Reloadable] = []
@@ -85,80 +89,6 @@ public final class App: Sendable {
         update { $0.router.add(route) }
     }
 
-    /// Adds a route whose block returns an `Encodable` value, answered as JSON.
-    @_disfavoredOverload
-    public func on<R: Encodable & SendableMetatype>(
-        _ method: HttpMethod, _ pattern: String, file: String = #fileID, line: UInt = #line,
-        _ handler: @escaping @Sendable (Request) async throws -> R
-    ) {
-        on(method, pattern, file: file, line: line) { request in JsonBody(try await handler(request)) }
-    }
-
-    /// Adds a route whose block returns nothing: the answer is `request.response` as the
-    /// block left it (or what it halted or redirected with).
-    public func on(
-        _ method: HttpMethod, _ pattern: String, file: String = #fileID, line: UInt = #line,
-        _ handler: @escaping @Sendable (Request) async throws -> Void
-    ) {
-        on(method, pattern, file: file, line: line) { request -> Response in
-            try await handler(request)
-            return request.response
-        }
-    }
-
-    // MARK: Filters
-
-    /// Runs `handler` before the route of every request, or of those whose path matches
-    /// `pattern`. It may halt, redirect, or set up the response.
-    public func before(_ pattern: String? = nil, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> Void) {
-        guard let filter = filter(pattern, SourceSite(file: file, line: line), handler) else { return }
-        update { $0.beforeFilters.append(filter) }
-    }
-
-    /// Runs `handler` after the route (or the error page) of every request, or of those whose
-    /// path matches `pattern`; it can change `request.response`.
-    public func after(_ pattern: String? = nil, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request) async throws -> Void) {
-        guard let filter = filter(pattern, SourceSite(file: file, line: line), handler) else { return }
-        update { $0.afterFilters.append(filter) }
-    }
-
-    /// A filter for all paths (no pattern) or those matching `pattern`; nil when the pattern is
-    /// invalid (the mistake is reported at start-up).
-    private func filter(_ pattern: String?, _ site: SourceSite, _ handler: @escaping Filter.Handler) -> Filter? {
-        guard let pattern else { return Filter(pattern: nil, handler: handler, site: site) }
-        return compile(pattern, at: site).map { Filter(pattern: $0, handler: handler, site: site) }
-    }
-
-    // MARK: Errors
-
-    /// Answers requests that no route matched (instead of the default 404 page).
-    public func notFound<R: ResponseConvertible>(_ handler: @escaping @Sendable (Request) async throws -> R) {
-        update {
-            $0.errorHandlers.append(ErrorHandler(matches: { _, status in status == .notFound }) { request, _ in
-                try await handler(request).makeResponse(for: request)
-            })
-        }
-    }
-
-    /// Answers errors that end in `status` (a thrown ``HttpError`` of that status, or 500 for
-    /// any other error), instead of the default page. `request.response.status` is preset.
-    public func error<R: ResponseConvertible>(_ status: HttpStatus, _ handler: @escaping @Sendable (Request, any Error) async throws -> R) {
-        update {
-            $0.errorHandlers.append(ErrorHandler(matches: { _, errorStatus in errorStatus == status }) { request, error in
-                try await handler(request, error).makeResponse(for: request)
-            })
-        }
-    }
-
-    /// Answers errors of type `type`, with the error itself (status 500 unless you set one).
-    public func error<E: Error, R: ResponseConvertible & SendableMetatype>(_ type: E.Type, _ handler: @escaping @Sendable (Request, E) async throws -> R) {
-        update {
-            $0.errorHandlers.append(ErrorHandler(matches: { error, _ in error is E }) { request, error in
-                try await handler(request, error as! E).makeResponse(for: request)
-            })
-        }
-    }
-
     // MARK: Protection
 
     /// Lets state-changing requests to paths matching `pattern` through without a CSRF token:
@@ -173,9 +103,17 @@ public final class App: Sendable {
         update { $0.csrfExemptions.append(compiled) }
     }
 
-    /// Keeps a plugin's service, found again by its type while requests are answered.
-    func register<T: Sendable>(_ service: T) {
+    /// Keeps a service (a plugin's store, client or settings), found again by its type with
+    /// ``Request/service(_:)`` while requests are answered. One per type: a later one replaces it.
+    public func register<T: Sendable>(_ service: T) {
         update { $0.extensions[ObjectIdentifier(T.self)] = service }
+    }
+
+    /// Adds a check of the credentials a request with an `Authorization` header carries (HTTP
+    /// Basic, say), run before the wrappers and filters; what it throws is answered as a
+    /// filter's error would be.
+    func addCredentialCheck(_ check: @escaping @Sendable (Request) async throws -> Void) {
+        update { $0.credentialChecks.append(check) }
     }
 
     /// Records a mistake in how a plugin was set up: the app does not start, and the message
@@ -184,8 +122,13 @@ public final class App: Sendable {
         update { $0.problems.append(message) }
     }
 
-    /// Adds values every template sees (what `hook` returns for the request).
-    func addTemplateValues(_ hook: @escaping @Sendable (Request) -> [String: any Sendable]) {
+    /// Adds values every template and layout sees, computed for each request that renders:
+    /// the app's version, the current path, a plugin's own. A route's own values win over them.
+    ///
+    /// ```swift
+    /// app.addTemplateValues { request in ["version": "1.4.2", "path": request.path] }
+    /// ```
+    public func addTemplateValues(_ hook: @escaping @Sendable (Request) -> [String: any Sendable]) {
         update { $0.templateHooks.append(hook) }
     }
 
@@ -222,14 +165,14 @@ public final class App: Sendable {
     }
 
     /// Changes the definition; the app is built anew for the next request.
-    private func update(_ change: (inout Definition) -> Void) {
+    func update(_ change: (inout Definition) -> Void) {
         definition.withLock { definition in
             change(&definition)
             definition.responder = nil
         }
     }
 
-    private func compile(_ pattern: String, at site: SourceSite) -> RoutePattern? {
+    func compile(_ pattern: String, at site: SourceSite) -> RoutePattern? {
         do {
             return try RoutePattern(pattern)
         } catch {

@@ -10,6 +10,8 @@ final class Responder: Sendable {
     private let router: Router
     private let beforeFilters: [Filter]
     private let afterFilters: [Filter]
+    private let wrappers: [Wrapper]
+    private let credentialChecks: [@Sendable (Request) async throws -> Void]
     private let errorHandlers: [ErrorHandler]
     private let staticFiles: StaticFiles?
     let services: Services
@@ -20,7 +22,13 @@ final class Responder: Sendable {
         router = definition.router
         beforeFilters = definition.beforeFilters
         afterFilters = definition.afterFilters
-        errorHandlers = definition.errorHandlers
+        wrappers = definition.wrappers
+        credentialChecks = definition.credentialChecks
+        // A group's handlers come before the app's, an inner group's before an outer one's.
+        errorHandlers = definition.errorHandlers.enumerated().sorted { a, b in
+            let (aLength, bLength) = (a.element.scope?.prefix.utf8.count ?? 0, b.element.scope?.prefix.utf8.count ?? 0)
+            return aLength != bLength ? aLength > bLength : a.offset < b.offset
+        }.map(\.element)
         staticFiles = definition.settings.publicFolder.flatMap {
             StaticFiles(folder: $0, cacheControl: definition.settings.staticCacheControl, environment: definition.settings.environment)
         }
@@ -32,7 +40,8 @@ final class Responder: Sendable {
             csrf: CsrfProtection(exemptions: definition.csrfExemptions, trustedOrigins: settings.trustedOrigins),
             securityHeaders: settings.securityHeaders,
             templateHooks: definition.templateHooks,
-            extensions: definition.extensions)
+            extensions: definition.extensions,
+            groupAnswers: definition.groupAnswers)
     }
 
     /// Answers a request given by its parts; never throws: every failure becomes a page.
@@ -94,19 +103,16 @@ final class Responder: Sendable {
         return response
     }
 
-    /// CSRF protection, before filters, the route, after filters, and error handling.
+    /// CSRF protection, before filters, the route (inside the wrappers), after filters, and
+    /// error handling.
     @inline(__always)  // see `respond(to:)`
     private func run(_ request: Request) async -> Response {
         var response: Response
         do {
-            try services.csrf.check(request)
-            for filter in beforeFilters {
-                guard let match = filter.applies(to: request.path) else { continue }
-                request.site = filter.site
-                if !match.splat.isEmpty { request.params.splat = match.splat }
-                try await filter.handler(request)
+            if !credentialChecks.isEmpty, request.headers.contains(name: "Authorization") {
+                for check in credentialChecks { try await check(request) }
             }
-            response = try await router.dispatch(request)
+            response = try await wrappers.isEmpty ? filtersAndRoute(request) : wrapped(request, from: 0)
         } catch {
             response = await errorResponse(for: error, request)
         }
@@ -123,6 +129,38 @@ final class Responder: Sendable {
         }
     }
 
+    @inline(__always)  // see `respond(to:)`
+    private func filtersAndRoute(_ request: Request) async throws -> Response {
+        try services.csrf.check(request)
+        for filter in beforeFilters {
+            guard let match = filter.applies(to: request.path) else { continue }
+            request.site = filter.site
+            if !match.splat.isEmpty { request.params.splat = match.splat }
+            if !match.parameters.isEmpty, let pattern = filter.condition.pattern {
+                request.params.path = pattern.orderedParameters(of: match)
+            }
+            try await filter.handler(request)
+        }
+        return try await router.dispatch(request)
+    }
+
+    /// The wrappers from `index` on that apply to the request, around the filters and the
+    /// route; a halt inside comes back to a wrapper as the response it carries.
+    private func wrapped(_ request: Request, from index: Int) async throws -> Response {
+        var index = index
+        while index < wrappers.count, wrappers[index].condition.applies(to: request.path) == nil { index += 1 }
+        guard index < wrappers.count else { return try await filtersAndRoute(request) }
+        let wrapper = wrappers[index]
+        request.site = wrapper.site
+        return try await wrapper.handler(request) {
+            do {
+                return try await wrapped(request, from: index + 1)
+            } catch let halt as Halt {
+                return halt.response
+            }
+        }
+    }
+
     /// The response for an error thrown by a filter or a route: the halt's response, the
     /// app's handler for it, or the default page.
     private func errorResponse(for error: any Error, _ request: Request) async -> Response {
@@ -134,7 +172,7 @@ final class Responder: Sendable {
         }
         var preset = Response(status: status)
         if let httpError { preset.headers.add(contentsOf: httpError.headers) }
-        for handler in errorHandlers where handler.matches(error, status) {
+        for handler in errorHandlers where handler.matches(error, status) && handler.scope?.contains(request.path) != false {
             request.response = preset
             do {
                 return try await handler.handler(request, error)
@@ -147,12 +185,12 @@ final class Responder: Sendable {
         }
         var response: Response
         if let httpError {
-            response = ErrorPages.page(status: status, message: httpError.message, detail: nil, json: request.prefersJson)
+            response = ErrorPages.page(status: status, message: httpError.message, detail: nil, json: request.wantsJson)
         } else {
             let development = settings.environment != .production
             let detail = development ? developmentDetail(error, request) : nil
             let message = development ? "The app raised an error while answering this request." : "Something went wrong on our side. Please try again later."
-            response = ErrorPages.page(status: status, message: message, detail: detail, json: request.prefersJson)
+            response = ErrorPages.page(status: status, message: message, detail: detail, json: request.wantsJson)
         }
         response.headers.add(contentsOf: preset.headers)
         return response

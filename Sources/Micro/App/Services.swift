@@ -13,10 +13,13 @@ final class Services: Sendable {
     let templateHooks: [@Sendable (Request) -> [String: any Sendable]]
     /// Services plugins registered, by type.
     let extensions: [ObjectIdentifier: any Sendable]
+    /// How each route group answers, by its prefix.
+    let groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)]
 
     init(
         settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
-        templateHooks: [@Sendable (Request) -> [String: any Sendable]], extensions: [ObjectIdentifier: any Sendable]
+        templateHooks: [@Sendable (Request) -> [String: any Sendable]], extensions: [ObjectIdentifier: any Sendable],
+        groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
     ) {
         self.settings = settings
         self.sessions = sessions
@@ -26,6 +29,16 @@ final class Services: Sendable {
         proxies = TrustedProxies(settings.trustedProxies)
         self.templateHooks = templateHooks
         self.extensions = extensions
+        self.groupAnswers = groupAnswers
+    }
+
+    /// How the innermost group holding `path` answers; pages outside every group.
+    func answers(for path: String) -> RouteGroup.Answers {
+        var best: (length: Int, answers: RouteGroup.Answers) = (0, .pages)
+        for (scope, answers) in groupAnswers where scope.prefix.utf8.count > best.length && scope.contains(path) {
+            best = (scope.prefix.utf8.count, answers)
+        }
+        return best.answers
     }
 
     /// The service of type `T` a plugin registered.

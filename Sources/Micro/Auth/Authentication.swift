@@ -51,6 +51,15 @@ public struct Authentication: AppPlugin, Sendable {
     /// (``PasswordUpgradingUserStore``).
     public var passwordCost = Password.defaultCost
 
+    /// Whether scripts may send HTTP Basic credentials (on requests answered as a script's:
+    /// see ``Request/wantsJson``). Checked as the sign-in form is, and throttled with it.
+    public var acceptsBasicCredentials = true
+    /// The realm `WWW-Authenticate` names in a `401`.
+    public var basicRealm = "Micro"
+    /// How long a script's checked credentials are taken without a new bcrypt check (while the
+    /// user's password and roles stay the same and their sessions are not revoked).
+    public var basicCredentialLifetime: Duration = .seconds(60)
+
     /// The longest username read, in UTF-8 bytes: a longer one is refused before anything
     /// looks at it (no user can have it).
     public static let maximumUsernameLength = 256
@@ -71,6 +80,9 @@ public struct Authentication: AppPlugin, Sendable {
         let service = AuthenticationService(self)
         app.register(service)
         if let reloadable = users as? any Reloadable { app.addReloadable(reloadable) }
+        if acceptsBasicCredentials {
+            app.addCredentialCheck { request in try await service.acceptBasicCredentials(request) }
+        }
         if let yaml = users as? YamlUserStore, let warning = yaml.costWarning(configuredCost: passwordCost) {
             app.logger.warning("\(warning)")
         }

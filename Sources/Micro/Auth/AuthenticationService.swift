@@ -9,6 +9,8 @@ final class AuthenticationService: Sendable {
     let settings: Authentication
     let throttle: SignInThrottle
     private let dummyHashes = DummyHashes()
+    /// Scripts' recently checked HTTP Basic credentials.
+    let basicCache: BasicCredentialCache
     /// The highest cost among the hashes the store has handed out so far: a user added with a
     /// dearer cost than the store reported raises what every refusal costs from then on.
     private let highestSeenCost = Atomic<Int>(4)
@@ -29,6 +31,7 @@ final class AuthenticationService: Sendable {
 
     init(_ settings: Authentication) {
         self.settings = settings
+        basicCache = BasicCredentialCache(lifetime: max(0, settings.basicCredentialLifetime.components.seconds))
         throttle = SignInThrottle(limits: settings.throttleLimits, digestKey: settings.throttleStore?.digestKey ?? SymmetricKey(size: .bits256))
         // Made now, at start-up, for every cost from the store's typical one to the slowest, so
         // that the first refusals cost what the next ones do.
@@ -96,7 +99,7 @@ final class AuthenticationService: Sendable {
         do {
             try await settings.hasher.run {
                 let new = try Password.hash(password, cost: cost)
-                let upgrade = Upgrade(from: CredentialStamp(stored), to: CredentialStamp(username: username, passwordHash: new))
+                let upgrade = Upgrade(from: CredentialStamp(stored), to: CredentialStamp(username: username, passwordHash: new, roles: stored.user.roles))
                 upgrades.withLock { $0[username, default: []] = $0[username, default: []].suffix(31) + [upgrade] }
                 do {
                     // False when another sign-in re-hashed it first: its note stands, not this one.
@@ -149,6 +152,31 @@ final class AuthenticationService: Sendable {
         } catch {
             logger.warning("The shared sign-in throttle did not record a sign-in: \(error)")
         }
+    }
+
+    /// Signs in, for this request only, the user a script's `Authorization: Basic` header
+    /// names, when the request is answered as a script's and no session is signed in: from the
+    /// cache of recent checks, else checked as the sign-in form is (a wrong password counts
+    /// against the name and the address; a throttled one is a 429).
+    func acceptBasicCredentials(_ request: Request) async throws {
+        guard request.credentialsUser == nil, request.wantsJson,
+            let header = request.headers.first(name: "Authorization"), let credentials = BasicCredentials(header: header)
+        else { return }
+        // A signed-in session wins (looked at only when there is a cookie: none is made here).
+        if request.cookie(request.services.sessions.settings.cookieName) != nil, request.isSignedIn { return }
+        let now = Int64(request.settings.clock().timeIntervalSince1970)
+        let revocations = request.services.sessions.settings.revocations
+        if let user = basicCache.user(for: credentials, now: now, stillValid: { entry in
+            isCurrent(entry.stamp, username: entry.user.username)
+                && !revocations.isRevoked(username: entry.user.username, created: entry.checked)
+        }) {
+            request.credentialsUser = user
+            return
+        }
+        guard let stored = try await request.checkCredentials(username: credentials.username, password: credentials.password)
+        else { return }
+        basicCache.remember(stored, for: credentials, now: now)
+        request.credentialsUser = stored.user
     }
 
     /// The app's template for the page, or the built-in one.

@@ -16,9 +16,11 @@ extension Request {
         services.extension(AuthenticationService.self)
     }
 
-    /// The signed-in user, if any.
+    /// The signed-in user, if any: the session's, or for a script the one its HTTP Basic
+    /// credentials name (for that request only: no session is made).
     public var currentUser: User? {
-        session.get(Session.userKey, as: User.self, sharedIn: User.readFromSessions)
+        if let credentialsUser { return credentialsUser }
+        return session.get(Session.userKey, as: User.self, sharedIn: User.readFromSessions)
     }
 
     /// Whether someone is signed in.
@@ -31,12 +33,37 @@ extension Request {
     /// ```swift
     /// app.before("/tools/*") { request in try request.authenticate() }
     /// ```
+    ///
+    /// A request answered as a script's (``wantsJson``: it asks for JSON, or its route group
+    /// answers JSON) gets a `401` with `WWW-Authenticate: Basic` and a JSON error instead; it
+    /// may send HTTP Basic credentials, checked against the same users and throttled as the
+    /// sign-in form is.
     public func authenticate() throws {
         guard !isSignedIn else { return }
+        if wantsJson {
+            let realm = authentication?.settings.basicRealm ?? "Micro"
+            throw HttpError(.unauthorized, "Sign in first: send the username and password with HTTP Basic authentication.",
+                headers: ["WWW-Authenticate": "Basic realm=\"\(realm)\", charset=\"UTF-8\""])
+        }
         if method == .GET || method == .HEAD, let path = LocalPath.sanitize(fullPath) {
             session[Self.originalPathKey] = path
         }
         try redirect(to: authentication?.settings.signInPath ?? "/signin")
+    }
+
+    /// ``authenticate()``, then a `403` page (or JSON error) unless the user has `role`.
+    ///
+    /// ```swift
+    /// app.get("/admin/users") { request in
+    ///     try request.authorize(role: "admin")
+    ///     return try request.render("admin/users", [...])
+    /// }
+    /// ```
+    public func authorize(role: String) throws {
+        try authenticate()
+        guard currentUser?.has(role: role) == true else {
+            throw HttpError(.forbidden, "You do not have access to this page: it needs the role '\(role)'.")
+        }
     }
 
     /// Checks `username` and `password` (bcrypt, off the event loop, throttled) and, when they
@@ -50,6 +77,20 @@ extension Request {
     /// counts against the client's address). Every other refusal costs a check at the slowest
     /// cost among the store's users, so the time does not tell which names exist.
     public func signIn(username: String, password: String) async throws -> User? {
+        guard let stored = try await checkCredentials(username: username, password: password) else { return nil }
+        let originalPath = session[Self.originalPathKey]
+        session.regenerate()
+        // The signed-in session begins now: its absolute lifetime counts from the sign-in.
+        session.restart()
+        session[Self.originalPathKey] = originalPath
+        try session.set(Session.userKey, stored.user)
+        session[Session.credentialKey] = CredentialStamp(stored).text
+        return stored.user
+    }
+
+    /// The user `username` and `password` name, checked as ``signIn(username:password:)``
+    /// checks them (the same limits, throttle and timing), without touching the session.
+    func checkCredentials(username: String, password: String) async throws -> StoredUser? {
         guard let service = authentication else {
             throw ConfigurationError("signIn needs app.use(Authentication(users: ...)).")
         }
@@ -79,7 +120,7 @@ extension Request {
 
     /// The check of an admitted attempt; `outcome` says how it ended for the throttle.
     private func check(name: String, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome)
-        async throws -> User?
+        async throws -> StoredUser?
     {
         let hasher = service.settings.hasher
         let stored: StoredUser?
@@ -110,14 +151,7 @@ extension Request {
         guard matches, let stored else { return nil }
         outcome = .success
         await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger)
-        let originalPath = session[Self.originalPathKey]
-        session.regenerate()
-        // The signed-in session begins now: its absolute lifetime counts from the sign-in.
-        session.restart()
-        session[Self.originalPathKey] = originalPath
-        try session.set(Session.userKey, stored.user)
-        session[Session.credentialKey] = CredentialStamp(stored).text
-        return stored.user
+        return stored
     }
 
     /// Waits while checks in flight hold the budget; throws the 429 when it is spent.
@@ -147,6 +181,7 @@ extension Request {
     /// Signs the user out: the session is revoked (its cookie, replayed from anywhere, no
     /// longer opens), emptied, and gets a new identity.
     public func signOut() {
+        credentialsUser = nil
         if isSignedIn { services.sessions.revoke(session) }
         session.clear()
         session.regenerate()

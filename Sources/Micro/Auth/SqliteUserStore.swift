@@ -9,7 +9,8 @@ import Synchronization
 /// CREATE TABLE users (
 ///     username TEXT NOT NULL UNIQUE COLLATE NOCASE,
 ///     password_hash TEXT NOT NULL,
-///     name TEXT
+///     name TEXT,
+///     roles TEXT  -- optional column: role names separated by spaces or commas, "admin editor"
 /// );
 /// ```
 ///
@@ -81,7 +82,8 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
         CREATE TABLE IF NOT EXISTS users (
             username TEXT NOT NULL UNIQUE COLLATE NOCASE,
             password_hash TEXT NOT NULL,
-            name TEXT
+            name TEXT,
+            roles TEXT
         )
         """
 
@@ -118,15 +120,15 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
         let key = username.lowercased()
         return try withConnection { connection throws(SqliteFailure) in
             let replaced = try connection.replaceHash(key, old, new)
-            if replaced { note(key, passwordHash: new) }
+            if replaced { note(key, passwordHash: new, roles: try connection.findUser(key)?.user.roles ?? []) }
             return replaced
         }
     }
 
     /// A user's new hash, written by this store: their stamp, and the slowest cost.
-    private func note(_ username: String, passwordHash: String) {
+    private func note(_ username: String, passwordHash: String, roles: [String]) {
         summary.withLock { summary in
-            summary.stamps[username] = CredentialStamp(username: username, passwordHash: passwordHash)
+            summary.stamps[username] = CredentialStamp(username: username, passwordHash: passwordHash, roles: roles)
             if let cost = Password.cost(of: passwordHash) { summary.slowestCost = max(summary.slowestCost ?? cost, cost) }
         }
     }
@@ -151,15 +153,19 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
         }
     }
 
-    /// Adds the user, or changes their hash and name when they exist.
-    public func save(username: String, passwordHash: String, name: String?) throws {
+    /// Adds the user, or changes their hash, name and roles when they exist. A table without
+    /// a `roles` column gets one when roles are given.
+    public func save(username: String, passwordHash: String, name: String?, roles: [String] = []) throws {
         guard Password.isValidHash(passwordHash) else {
             throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.")
         }
+        if let problem = roles.lazy.compactMap(User.problem(withRole:)).first {
+            throw UserStoreError("\(path): user '\(username)': \(problem).")
+        }
         let key = username.lowercased()
         try withConnection { connection throws(SqliteFailure) in
-            try connection.upsert(key, passwordHash, name)
-            note(key, passwordHash: passwordHash)
+            try connection.upsert(key, passwordHash, name, roles: roles)
+            note(key, passwordHash: passwordHash, roles: roles)
         }
     }
 
@@ -294,7 +300,8 @@ struct SqliteFailure: Error, CustomStringConvertible {
 private final class Connection {
     private var db: OpaquePointer?
     private var findStatement: OpaquePointer?
-    private var upsertStatement: OpaquePointer?
+    /// Whether `findStatement` reads the `roles` column.
+    private var findReadsRoles = false
     let path: String
     /// The file it opened (taken just before opening it).
     let identity: FileIdentity?
@@ -339,7 +346,6 @@ private final class Connection {
 
     deinit {
         sqlite3_finalize(findStatement)
-        sqlite3_finalize(upsertStatement)
         sqlite3_close_v2(db)
     }
 
@@ -406,7 +412,7 @@ private final class Connection {
     /// Checks the table has the columns and every hash is bcrypt; returns the users. With
     /// `skippingMalformed`, a row whose hash is malformed is left out instead.
     func checkUsers(skippingMalformed: Bool = false) throws(SqliteFailure) -> [StoredUser] {
-        let statement = try prepare("SELECT rowid, username, password_hash, name FROM users", persistent: false)
+        let statement = try prepare("SELECT rowid, username, password_hash, name, \(rolesColumn) FROM users", persistent: false)
         defer { sqlite3_finalize(statement) }
         var users: [StoredUser] = []
         while true {
@@ -419,13 +425,23 @@ private final class Connection {
                 if skippingMalformed { continue }
                 throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)")
             }
-            users.append(StoredUser(user: User(username: username, name: text(statement, 3)), passwordHash: hash))
+            guard let roles = User.roles(inList: text(statement, 4) ?? "") else {
+                if skippingMalformed { continue }
+                throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): roles holds a name that is not 1 to 64 lowercase letters, digits, '-' or '_'")
+            }
+            users.append(StoredUser(user: User(username: username, name: text(statement, 3), roles: roles), passwordHash: hash))
         }
     }
 
     func findUser(_ username: String) throws(SqliteFailure) -> StoredUser? {
-        if findStatement == nil {
-            findStatement = try prepare("SELECT username, password_hash, name FROM users WHERE username = ?1 COLLATE NOCASE")
+        // Prepared again when the `roles` column came or went (another process's add-user):
+        // the stamps made from this look-up must match those of the table's full reading.
+        let readsRoles = hasRolesColumn
+        if findStatement == nil || findReadsRoles != readsRoles {
+            sqlite3_finalize(findStatement)
+            findStatement = nil
+            findStatement = try prepare("SELECT username, password_hash, name, \(rolesColumn) FROM users WHERE username = ?1 COLLATE NOCASE")
+            findReadsRoles = readsRoles
         }
         let statement = findStatement
         defer {
@@ -437,7 +453,10 @@ private final class Connection {
         switch step {
         case SQLITE_ROW:
             guard let name = text(statement, 0), let hash = text(statement, 1) else { return nil }
-            return StoredUser(user: User(username: name, name: text(statement, 2)), passwordHash: hash)
+            guard let roles = User.roles(inList: text(statement, 3) ?? "") else {
+                throw SqliteFailure(path, SQLITE_MISMATCH, "user '\(name)': roles holds a name that is not 1 to 64 lowercase letters, digits, '-' or '_'")
+            }
+            return StoredUser(user: User(username: name, name: text(statement, 2), roles: roles), passwordHash: hash)
         case SQLITE_DONE:
             return nil
         default:
@@ -445,24 +464,34 @@ private final class Connection {
         }
     }
 
-    func upsert(_ username: String, _ hash: String, _ name: String?) throws(SqliteFailure) {
-        if upsertStatement == nil {
-            upsertStatement = try prepare("""
-                INSERT INTO users (username, password_hash, name) VALUES (?1, ?2, ?3)
-                ON CONFLICT(username) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name
-                """)
-        }
-        let statement = upsertStatement
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
-        }
+    func upsert(_ username: String, _ hash: String, _ name: String?, roles: [String]) throws(SqliteFailure) {
+        if !roles.isEmpty, !hasRolesColumn { try execute("ALTER TABLE users ADD COLUMN roles TEXT") }
+        let withRoles = hasRolesColumn
+        let statement = try prepare(withRoles ? """
+            INSERT INTO users (username, password_hash, name, roles) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT(username) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name, roles = excluded.roles
+            """ : """
+            INSERT INTO users (username, password_hash, name) VALUES (?1, ?2, ?3)
+            ON CONFLICT(username) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name
+            """, persistent: false)
+        defer { sqlite3_finalize(statement) }
         sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
         sqlite3_bind_text(statement, 2, hash, -1, sqliteTransient)
         if let name { sqlite3_bind_text(statement, 3, name, -1, sqliteTransient) } else { sqlite3_bind_null(statement, 3) }
+        if withRoles {
+            if roles.isEmpty { sqlite3_bind_null(statement, 4) } else { sqlite3_bind_text(statement, 4, roles.joined(separator: " "), -1, sqliteTransient) }
+        }
         let step = sqlite3_step(statement)
         guard step == SQLITE_DONE else { throw failure(step, doing: "save user '\(username)'") }
     }
+
+    /// Whether the table has the optional `roles` column.
+    private var hasRolesColumn: Bool {
+        sqlite3_table_column_metadata(db, nil, "users", "roles", nil, nil, nil, nil, nil) == SQLITE_OK
+    }
+
+    /// The `roles` column, or nothing where the table has none.
+    private var rolesColumn: String { hasRolesColumn ? "roles" : "NULL" }
 
     /// Replaces the hash of `username` when it is still `old`; whether it did.
     func replaceHash(_ username: String, _ old: String, _ new: String) throws(SqliteFailure) -> Bool {

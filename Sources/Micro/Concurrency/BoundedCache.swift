@@ -58,6 +58,20 @@ final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         _ = dropped
     }
 
+    /// Drops the value kept for `key`, if any: one that no longer holds (an expired check).
+    func forget(_ key: Key) {
+        let dropped = state.withLock { state -> Value? in
+            if let old = state.current.entries.removeValue(forKey: key) {
+                state.current.bytes -= sizeOf(key, old)
+                return old
+            }
+            guard let old = state.previous.entries.removeValue(forKey: key) else { return nil }
+            state.previous.bytes -= sizeOf(key, old)
+            return old
+        }
+        _ = dropped
+    }
+
     /// Adds to the current generation, starting a new one first when it is full; returns the
     /// generation dropped, for the caller to release outside the lock.
     private static func add(

@@ -52,6 +52,10 @@ public final class Request {
     let services: Services
     /// The session, once something asked for it.
     var loadedSession: Session?
+    /// Values that filters computed for the handlers, by their key type.
+    public var storage = RequestStorage()
+    /// The user a script's HTTP Basic credentials named, for this request only.
+    var credentialsUser: User?
     /// The flash, with the session.
     var loadedFlash: Flash?
     /// The `Cookie` header's pairs, parsed when first asked for.
@@ -106,8 +110,18 @@ public final class Request {
         return value.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(Substring(value)) ?? value : value
     }
 
+    /// The service of type `T` the app registered (``App/register(_:)``).
+    public func service<T: Sendable>(_ type: T.Type = T.self) -> T? {
+        services.extension(type)
+    }
+
     /// Whether the client prefers JSON to HTML (its `Accept` names JSON and not HTML).
     public var prefersJson: Bool { Self.prefersJson(headers) }
+
+    /// Whether the request is answered as a script's: it asks for JSON (``prefersJson``), or
+    /// its path is in a route group that answers JSON. Such a request that needs a signed-in
+    /// user gets a `401` rather than a redirect, and its errors are JSON.
+    public var wantsJson: Bool { prefersJson || services.answers(for: path) == .json }
 
     static func prefersJson(_ headers: HttpHeaders) -> Bool {
         guard let accept = headers.first(name: "Accept")?.lowercased() else { return false }

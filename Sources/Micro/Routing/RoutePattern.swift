@@ -179,3 +179,13 @@ public struct RoutePatternError: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var description: String { "Invalid route pattern \"\(pattern)\": \(reason)." }
 }
+
+extension RoutePattern {
+    /// The named parameters of `match`, in the order the pattern names them.
+    func orderedParameters(of match: Match) -> [(String, String)] {
+        tokens.compactMap { token in
+            guard case .parameter(let name, _) = token, let value = match.parameters[name] else { return nil }
+            return (name, value)
+        }
+    }
+}

@@ -30,12 +30,7 @@ struct Router: Sendable {
             while let (position, match) = table.nextMatch(&candidates, in: request.path) {
                 let route = table.routes[position]
                 let saved = request.params
-                if !match.parameters.isEmpty {
-                    request.params.path = route.pattern.tokens.compactMap { token in
-                        guard case .parameter(let name, _) = token, let value = match.parameters[name] else { return nil }
-                        return (name, value)
-                    }
-                }
+                if !match.parameters.isEmpty { request.params.path = route.pattern.orderedParameters(of: match) }
                 if !match.splat.isEmpty { request.params.splat = match.splat }
                 request.route = route.pattern
                 request.site = route.site

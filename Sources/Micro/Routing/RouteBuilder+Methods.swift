@@ -1,8 +1,30 @@
-// The routing DSL: `get`, `post`, `put`, `patch`, `delete` and `options`, each for blocks that
-// return a `ResponseConvertible` (String, Response, ...), an `Encodable` value (answered as
-// JSON), or nothing (the answer is `request.response`). All of them go through `App.on`.
+// The routing DSL of the app and its groups: `get`, `post`, `put`, `patch`, `delete` and
+// `options`, each for blocks that return a `ResponseConvertible` (String, Response, ...), an
+// `Encodable` value (answered as JSON), or nothing (the answer is `request.response`). All of
+// them go through `on`.
 
-extension App {
+extension RouteBuilder {
+    /// Adds a route whose block returns an `Encodable` value, answered as JSON.
+    @_disfavoredOverload
+    public func on<R: Encodable & SendableMetatype>(
+        _ method: HttpMethod, _ pattern: String, file: String = #fileID, line: UInt = #line,
+        _ handler: @escaping @Sendable (Request) async throws -> R
+    ) {
+        on(method, pattern, file: file, line: line) { request in JsonBody(try await handler(request)) }
+    }
+
+    /// Adds a route whose block returns nothing: the answer is `request.response` as the
+    /// block left it (or what it halted or redirected with).
+    public func on(
+        _ method: HttpMethod, _ pattern: String, file: String = #fileID, line: UInt = #line,
+        _ handler: @escaping @Sendable (Request) async throws -> Void
+    ) {
+        on(method, pattern, file: file, line: line) { request -> Response in
+            try await handler(request)
+            return request.response
+        }
+    }
+
     /// Adds a GET route; HEAD requests are answered by it too, without the body.
     ///
     /// ```swift
