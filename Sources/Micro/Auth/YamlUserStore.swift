@@ -7,12 +7,13 @@ import Foundation
 /// username: user
 /// password_hash: $2a$10$38FTKkrtpylOYomyC03Mb..Efdzu1BFa7c7bZav1FKuYJUAzosx1u
 /// ```
-/// and a list:
+/// and a list, where a user may have a display name and roles:
 /// ```yaml
 /// users:
 ///   - username: ann
 ///     password_hash: $2b$12$...
 ///     name: Ann Smith
+///     roles: [admin]
 /// ```
 /// A missing file, bad YAML, a missing key, a duplicate user or a malformed hash is an error
 /// naming the file and line.
@@ -137,13 +138,32 @@ public final class YamlUserStore: UserStore, Reloadable {
             guard Password.isValidHash(hash) else {
                 throw ConfigurationError("\(file):\(hashNode.line): the password_hash of user '\(username)' is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters). Make one with: swift run SampleApp hash-password")
             }
-            let user = User(username: username, name: entry["name"]?.text)
+            let user = User(username: username, name: entry["name"]?.text, roles: try roles(of: entry, username, file))
             guard users[user.username] == nil else {
                 throw ConfigurationError("\(file):\(entry.line): user '\(username)' appears twice (usernames are case-insensitive).")
             }
             users[user.username] = StoredUser(user: user, passwordHash: hash)
         }
         return users
+    }
+
+    /// The `roles:` of a user entry: a list of role names (`roles: [admin, editor]`), or none.
+    private static func roles(of entry: YamlNode, _ username: String, _ file: String) throws(ConfigurationError) -> [String] {
+        guard let node = entry["roles"] else { return [] }
+        guard case .sequence(let items, _) = node else {
+            throw ConfigurationError("\(file):\(node.line): the roles of user '\(username)' must be a list: `roles: [admin]`.")
+        }
+        var roles: [String] = []
+        for item in items {
+            guard let role = item.text else {
+                throw ConfigurationError("\(file):\(item.line): a role of user '\(username)' must be a name, not a list or a mapping.")
+            }
+            if let problem = User.problem(withRole: role) {
+                throw ConfigurationError("\(file):\(item.line): user '\(username)': \(problem).")
+            }
+            if !roles.contains(role) { roles.append(role) }
+        }
+        return roles
     }
 
     static func typicalCost(of users: [String: StoredUser]) -> Int? {

@@ -5,6 +5,11 @@ struct BasicCredentials: Sendable, Equatable {
     let username: String
     let password: String
 
+    init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+
     /// The credentials of `header`; nil when it is not Basic, not base64, not UTF-8, or has
     /// no colon between the name and the password.
     init?(header: String) {

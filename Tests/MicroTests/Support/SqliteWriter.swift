@@ -1,15 +1,20 @@
 import CSQLite
 
-/// Another program's connection to a SQLite file, to hold its write lock while the app looks
-/// users up: `BEGIN EXCLUSIVE` keeps every reader out until ``release()``.
+/// Another program's connection to a SQLite file: plain SQL, or its write lock held while the
+/// app looks users up (`BEGIN EXCLUSIVE` keeps every reader out until ``release()``).
 final class SqliteWriter {
     private var db: OpaquePointer?
 
-    /// Opens `path` and takes its exclusive lock at once.
-    init(lockingFile path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+    /// Opens `path` (creating it when missing).
+    init(_ path: String) throws {
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
             throw SqliteWriterError("cannot open \(path)")
         }
+    }
+
+    /// Opens `path` and takes its exclusive lock at once.
+    convenience init(lockingFile path: String) throws {
+        try self.init(path)
         try execute("BEGIN EXCLUSIVE")
     }
 
@@ -18,7 +23,7 @@ final class SqliteWriter {
         try execute("COMMIT")
     }
 
-    private func execute(_ sql: String) throws {
+    func execute(_ sql: String) throws {
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
             throw SqliteWriterError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
         }
