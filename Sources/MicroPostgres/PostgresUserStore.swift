@@ -15,7 +15,7 @@ import PostgresNIO
 /// which a trigger's notification updates on every instance when a row changes, whoever
 /// changed it (another instance, `add-user`, `remove-user`, plain SQL), and which is read
 /// afresh whenever the listening connection (re)connects.
-public final class PostgresUserStore: PasswordUpgradingUserStore {
+public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
     /// The database.
     public let database: SharedPostgresDatabase
     private let summary = NIOLockedValueBox(Summary())
@@ -155,6 +155,16 @@ public final class PostgresUserStore: PasswordUpgradingUserStore {
         }
         summary.withLockedValue { $0.stamps[key] = nil }
         return removed
+    }
+
+    /// Every user, read now (no hashes).
+    public func allUsers() async throws -> [User] {
+        try await database.run("list the users") { client in
+            var users: [User] = []
+            let rows = try await client.query("SELECT username, name FROM users ORDER BY lower(username)", logger: SharedPostgresDatabase.quiet)
+            for try await (username, name) in rows.decode((String, String?).self) { users.append(User(username: username, name: name)) }
+            return users
+        }
     }
 
     /// How many users the table holds.

@@ -98,7 +98,11 @@ public struct Authentication: AppPlugin, Sendable {
         app.addTemplateValues { request in
             var values: [String: any Sendable] = ["signInPath": signInPath, "signOutPath": signOutPath]
             if let user = request.currentUser {
-                values["currentUser"] = ["username": user.username, "name": user.name]
+                // `{{#currentUser.role.admin}}` shows what only admins see.
+                values["currentUser"] = [
+                    "username": user.username, "name": user.name, "roles": user.roles,
+                    "role": Dictionary(uniqueKeysWithValues: user.roles.map { ($0, true) }),
+                ] as [String: any Sendable]
                 values["signedIn"] = true
             }
             return values

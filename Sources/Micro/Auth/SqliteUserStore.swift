@@ -21,7 +21,7 @@ import Synchronization
 /// corrupt closes the connection, and the next look-up opens the file afresh; a file moved away
 /// is reported missing; another file put in its place (a restored backup) is opened instead.
 /// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:)``.
-public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
+public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Reloadable {
     /// The database file.
     public let path: String
     /// How long a look-up waits for another connection's write lock before it gives up.
@@ -98,6 +98,13 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, Reloadable {
             summary.withLock { $0.stamps[name] = found.map(CredentialStamp.init) }
             return found
         }
+    }
+
+    /// Every user whose row is well formed, read now.
+    public func allUsers() async throws -> [User] {
+        try withConnection { connection throws(SqliteFailure) in
+            try connection.checkUsers(skippingMalformed: true)
+        }.map(\.user).sorted { $0.username < $1.username }
     }
 
     /// The median cost of the hashes found when the table was last read.

@@ -21,7 +21,7 @@ import Foundation
 /// The file is read once; edit it while the app runs, then send the process `SIGHUP`
 /// (`kill -HUP <pid>`; ``App/run()`` reloads on it) or call ``reload()`` or ``App/reload()``.
 /// A broken edit is reported and the users read before stay in force.
-public final class YamlUserStore: UserStore, Reloadable {
+public final class YamlUserStore: UserListing, Reloadable {
     /// The file's path.
     public let file: String
     private let loaded: Locked<Loaded>
@@ -50,6 +50,10 @@ public final class YamlUserStore: UserStore, Reloadable {
     public func find(username: String) throws -> StoredUser? {
         let key = username.lowercased()
         return loaded.withLock { $0.users[key] }
+    }
+
+    public func allUsers() async throws -> [User] {
+        loaded.withLock { $0.users.values.map(\.user) }.sorted { $0.username < $1.username }
     }
 
     public var typicalCost: Int? { loaded.withLock { $0.typicalCost } }
