@@ -210,7 +210,7 @@ final class Responder: Sendable {
     /// A token for the session in `headers`' cookie, and the response carrying the session cookie.
     func issueCsrfToken(headers: HttpHeaders) throws -> (token: String, response: Response) {
         let request = try Request(
-            method: .GET, uri: "/", headers: headers, body: ByteBuffer(),
+            method: .GET, uri: settings.basePath.isEmpty ? "/" : settings.basePath, headers: headers, body: ByteBuffer(),
             services: services, logger: logger, remoteAddress: nil)
         let token = request.csrfToken
         var response = Response()

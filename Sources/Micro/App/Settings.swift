@@ -71,6 +71,13 @@ public struct Settings: Sendable {
     /// on untouched lets the client choose both. Name only the proxies: a range that holds
     /// clients too lets those clients choose their address.
     public var trustedProxies: [String] = []
+    /// The path the app is mounted under behind a proxy that passes the whole path on
+    /// (`/tools`: the app's `/signin` is then `/tools/signin`); empty for none (`MICRO_BASE_PATH`
+    /// sets it). Requests outside it get a 404. Redirects, the return path after sign-in and
+    /// ``Request/url(_:)`` add it; templates see it as `{{basePath}}`. A trusted proxy that
+    /// strips the prefix itself says it with `X-Forwarded-Prefix` instead
+    /// (nginx: `proxy_set_header X-Forwarded-Prefix /tools;`).
+    public var basePath = ""
     /// The app's public origins (`"https://tools.example.com"`), for a proxy that passes on
     /// neither the `Host` the browser used nor `X-Forwarded-Host`: a state-changing request
     /// whose `Origin` is neither the request's host nor one of these gets a 403. Only the app's
@@ -114,6 +121,9 @@ public struct Settings: Sendable {
         if sessions.idleTimeout <= 0 || sessions.absoluteLifetime <= 0 {
             problems.append("settings.sessions.idleTimeout and absoluteLifetime must be positive.")
         }
+        if !basePath.isEmpty, let problem = PathScope.problem(with: basePath) {
+            problems.append("settings.basePath: \(problem.replacingOccurrences(of: "a group's prefix", with: "the base path"))")
+        }
         for entry in trustedProxies where AddressRange(entry) == nil {
             problems.append("settings.trustedProxies has '\(entry)', which is not an IP address or a range such as 10.0.0.0/8.")
         }
@@ -148,6 +158,7 @@ public struct Settings: Sendable {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
         if let host = variables["HOST"], !host.isEmpty { settings.host = host }
+        if let basePath = variables["MICRO_BASE_PATH"], !basePath.isEmpty { settings.basePath = basePath }
         if let raw = variables["PORT"], !raw.isEmpty {
             guard let port = Int(raw), (0...65535).contains(port) else {
                 throw ConfigurationError("PORT is '\(raw)'; expected a number from 0 to 65535.")

@@ -13,8 +13,11 @@ public final class Request {
     public let method: HttpMethod
     /// The request target as sent: path and query string.
     public let uri: String
-    /// The path, still percent-encoded, without the query string.
+    /// The path, still percent-encoded, without the query string, and within the app: without
+    /// the path it is mounted under (``basePath``).
     public let path: String
+    /// The path the app is mounted under, as the browser sees it (`/tools`); empty when none.
+    public let basePath: String
     /// The query string after `?`, still encoded; empty when there is none.
     public let queryString: String
     /// The request's header fields.
@@ -81,6 +84,7 @@ public final class Request {
         let target = try Self.originForm(uri)
         // Searched byte by byte: a `Character` search would break the target into grapheme
         // clusters, which took a tenth of a plain route's time in the framework.
+        var path: String
         if let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<question])
             queryString = String(target[target.utf8.index(after: question)...])
@@ -91,6 +95,17 @@ public final class Request {
         guard PercentEncoding.isValid(path) else {
             throw HttpError(.badRequest, "Malformed percent-encoding in the request path.")
         }
+        let mountedUnder = services.settings.basePath
+        if !mountedUnder.isEmpty {
+            guard PathScope(prefix: mountedUnder).contains(path) else {
+                throw HttpError(.notFound, "\(path) is outside this app, which is under \(mountedUnder).")
+            }
+            path = path.utf8.count == mountedUnder.utf8.count ? "/" : String(path.dropFirst(mountedUnder.count))
+            basePath = mountedUnder
+        } else {
+            basePath = services.proxies.forwardedPrefix(peer: remoteAddress, headers: headers) ?? ""
+        }
+        self.path = path
         params = Params()
         if !queryString.isEmpty {
             params.query = try FormDecoding.urlEncoded(queryString, limits: .query(services.settings))
@@ -108,6 +123,13 @@ public final class Request {
         // been planted by a sibling subdomain.
         guard let value = parsedCookies?.first(where: { $0.name == name })?.value else { return nil }
         return value.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(Substring(value)) ?? value : value
+    }
+
+    /// The path of `path` (one of the app's own, `/notes/7`) as the browser sees it: with the
+    /// path the app is mounted under (``Settings/basePath`` or a trusted proxy's
+    /// `X-Forwarded-Prefix`), for links. Redirects add it themselves.
+    public func url(_ path: String) -> String {
+        basePath.isEmpty || !path.hasPrefix("/") || path.hasPrefix("//") ? path : basePath + path
     }
 
     /// The service of type `T` the app registered (``App/register(_:)``).
@@ -175,7 +197,8 @@ public final class Request {
         }
         var response = self.response
         response.status = status ?? (method == .GET || method == .HEAD ? .found : .seeOther)
-        response.headers.replaceOrAdd(name: "Location", value: location)
+        // One of the app's own paths is where the browser sees it: under the base path.
+        response.headers.replaceOrAdd(name: "Location", value: url(location))
         response.body = .empty
         throw Halt(response: response)
     }

@@ -51,6 +51,14 @@ struct TrustedProxies: Sendable {
         return host.isEmpty ? nil : host
     }
 
+    /// The path a trusted proxy mounts the app under (`X-Forwarded-Prefix: /tools`, the
+    /// nearest proxy's), when `peer` is a trusted proxy and it is a plain path; else nil.
+    func forwardedPrefix(peer: String?, headers: HttpHeaders) -> String? {
+        guard trusts(peer), let value = headers["X-Forwarded-Prefix"].last else { return nil }
+        let prefix = value.split(separator: ",", omittingEmptySubsequences: false).last.map { $0.trimmingSpaces() } ?? ""
+        return PathScope.problem(with: prefix) == nil ? prefix : nil
+    }
+
     /// An `X-Forwarded-For` entry without spaces, brackets or port (`[2001:db8::1]:80`,
     /// `203.0.113.7:4711`); nil when there is nothing left.
     private static func addressText(_ hop: Substring) -> String? {
