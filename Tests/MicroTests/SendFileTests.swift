@@ -235,6 +235,9 @@ import Testing
             let response = try await TestClient(app).get("/d")
             #expect(response.headers.first(name: "Content-Disposition") == header, "\(name.debugDescription)")
         }
+        // The same value for a response built by hand.
+        #expect(ContentDisposition.inline.headerValue(filename: "r\u{E9}sum\u{E9}.pdf") == "inline; filename=\"resume.pdf\"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf")
+        #expect(ContentDisposition.attachment.headerValue(filename: nil) == "attachment")
     }
 }
 

@@ -11,8 +11,15 @@ public enum ContentDisposition: String, Sendable {
     /// The header's value, with `filename` made safe: `attachment; filename="report.pdf"`, and
     /// for a name that is not plain ASCII an ASCII stand-in followed by the name itself in
     /// RFC 8187's form (`filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`), which every current browser
-    /// prefers.
-    func headerValue(filename: String?) -> String {
+    /// prefers. ``Request/sendFile(_:in:filename:disposition:contentType:)`` sets it for you;
+    /// this is for a response built by hand.
+    ///
+    /// ```swift
+    /// response.headers.replaceOrAdd(
+    ///     name: "Content-Disposition", value: ContentDisposition.attachment.headerValue(filename: "Résumé.pdf"))
+    /// // attachment; filename="Resume.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9.pdf
+    /// ```
+    public func headerValue(filename: String?) -> String {
         guard let filename else { return rawValue }
         let name = Self.safeName(filename)
         let fallback = Self.asciiFallback(name)

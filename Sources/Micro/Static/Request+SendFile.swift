@@ -49,7 +49,9 @@ extension Request {
     /// same headers, conditional requests and ranges as
     /// ``sendFile(_:in:filename:disposition:contentType:)``, with an `ETag` hashed from the
     /// bytes. The content type is `contentType`, else one the route set, else the one
-    /// `filename`'s extension names, else `application/octet-stream`.
+    /// `filename`'s extension names, else `application/octet-stream`. The bytes are hashed
+    /// for the tag on every request and held in memory: for large content, write a file and
+    /// send that.
     ///
     /// ```swift
     /// app.get("/export.csv") { request in
