@@ -40,7 +40,7 @@ extension Request {
         disposition: ContentDisposition? = nil, contentType: String? = nil
     ) throws -> Never {
         guard let file = findFile(path, in: folder) else { throw HttpError(.notFound, "No such file.") }
-        // The name the client asked for, not the real path's: that may be a symlink's target.
+        // The last name in `path`, not in the real path: that may be a symlink's target.
         let ownName = String(path.utf8.split(separator: UInt8(ascii: "/")).last.map { Substring($0) } ?? "")
         try send(Representation(file: file), name: filename ?? ownName, nameGiven: filename != nil, disposition, contentType)
     }
@@ -54,8 +54,8 @@ extension Request {
     /// send that.
     ///
     /// ```swift
-    /// app.get("/export.csv") { request in
-    ///     try request.sendData(Array(csv.utf8), filename: "notes \(day).csv")
+    /// app.get("/chart.png") { request in
+    ///     try request.sendData(try chart.pngBytes(), filename: "chart \(day).png")
     /// }
     /// ```
     public func sendData(
