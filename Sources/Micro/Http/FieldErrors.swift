@@ -41,16 +41,16 @@ public struct FieldErrors: Sendable, Equatable, CustomStringConvertible {
     /// Checks `value` against each rule and adds the message of each that fails; a failed
     /// ``FieldRule/notBlank`` stops the rest (an empty field needs no other message).
     public mutating func check<Value>(_ field: String, _ value: Value, _ rules: FieldRule<Value>...) {
-        for rule in rules {
-            guard let message = rule.check(value) else { continue }
-            add(field, message)
-            if rule.stopsOnFailure { return }
-        }
+        check(field, value, rules)
     }
 
     /// Checks an optional field only when it was given: a missing one passes.
     public mutating func check<Value>(_ field: String, _ value: Value?, _ rules: FieldRule<Value>...) {
         guard let value else { return }
+        check(field, value, rules)
+    }
+
+    private mutating func check<Value>(_ field: String, _ value: Value, _ rules: [FieldRule<Value>]) {
         for rule in rules {
             guard let message = rule.check(value) else { continue }
             add(field, message)

@@ -13,12 +13,13 @@ extension Request {
     /// }
     /// ```
     ///
-    /// Form fields and query parameters decode as ``FormValueDecoder`` reads them: numbers,
+    /// Form fields and query parameters are read as browsers send them: numbers,
     /// `Date` (ISO 8601: `2024-03-01`, `2024-03-01T12:30`, with optional zone), `URL`,
     /// enumerations by raw value, `Bool` from a checkbox (unchecked is false), optionals nil
     /// when missing or empty, lists from repeated names (`tags=a&tags=b` or `tags[]`), nested
-    /// types from `address[city]`. A JSON body decodes with `JSONDecoder`, its dates as ISO 8601
-    /// text too. Path parameters and uploaded files are not decoded: read them from ``params``.
+    /// types from `address[city]`; fields the type does not name are ignored. A JSON body
+    /// decodes with `JSONDecoder`, its dates as ISO 8601 text too. Path parameters and uploaded
+    /// files are not decoded: read them from ``params``.
     ///
     /// Throws a ``FormError``: 400 naming each field that does not decode, 422 with the messages
     /// of ``Validatable/validate(into:)``; not caught, it answers with its message (as JSON,

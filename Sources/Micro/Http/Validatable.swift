@@ -16,6 +16,9 @@
 ///     }
 /// }
 /// ```
+///
+/// Only the decoded type's own checks run: a nested type's `validate(into:)` runs when the
+/// outer one calls it.
 public protocol Validatable {
     /// Adds a message for each field whose value is not acceptable; adds nothing when all are.
     func validate(into errors: inout FieldErrors)
