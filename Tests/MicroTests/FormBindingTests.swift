@@ -216,6 +216,18 @@ import Testing
         #expect(try await client.request(.POST, "/f", headers: form, body: Array((many + "&tags=y").utf8)).status == .payloadTooLarge)
     }
 
+    /// A type that holds itself cannot be made from any input: a 400, not a decoder that goes
+    /// on until the stack ends.
+    final class Loop: Decodable { let name: String?; let next: Loop }
+
+    @Test func aTypeThatHoldsItselfIsRefusedNotEndless() async throws {
+        let app = isolatedApp()
+        app.get("/loop") { request in _ = try request.decode(Loop.self); return "made" }
+        let response = try await TestClient(app).get("/loop?name=a&next[name]=b")
+        #expect(response.status == .badRequest)
+        #expect(response.text.contains("Nested too deeply."))
+    }
+
     @Test func everyBadElementOfAListIsOneMessage() async throws {
         struct Ids: Codable { var ids: [Int] }
         let app = isolatedApp()

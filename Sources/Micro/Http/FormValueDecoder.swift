@@ -71,8 +71,16 @@ struct FormValueDecoder: Decoder {
         return FormValueDecoder(node: node, codingPath: codingPath + [ListIndex(index)], field: name, state: state)
     }
 
+    /// The most nested a value may be decoded. Sent names nest at most ``FormNode/maxDepth``
+    /// deep, but a field that was not sent is decoded from an empty field, as deep as its type
+    /// goes: a class holding itself would go on for ever.
+    static let maxCodingDepth = 4 * FormNode.maxDepth
+
     /// `T` from this field: a single value read from its text, else `T`'s own decoding.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        guard codingPath.count <= Self.maxCodingDepth else {
+            throw FormFieldProblem(field: field, message: "Nested too deeply.")
+        }
         if state.standIns.contains(field), let standIn = FormScalar.placeholder(T.self) { return standIn }
         if let value = try FormScalar.parse(T.self, node, field: field) { return value }
         do {
