@@ -165,7 +165,8 @@ final class Responder: Sendable {
     /// app's handler for it, or the default page.
     private func errorResponse(for error: any Error, _ request: Request) async -> Response {
         if let halt = error as? Halt { return halt.response }
-        let httpError = error as? HttpError
+        let formError = error as? FormError
+        let httpError = error as? HttpError ?? formError?.httpError
         let status = httpError?.status ?? .internalServerError
         if httpError == nil, !(error is CancellationError) {
             request.logger.error("\(request.method.rawValue) \(request.path): \(String(reflecting: error))", metadata: request.site.map { ["site": "\($0)"] })
@@ -185,7 +186,9 @@ final class Responder: Sendable {
         }
         var response: Response
         if let httpError {
-            response = ErrorPages.page(status: status, message: httpError.message, detail: nil, json: request.wantsJson)
+            response = ErrorPages.page(
+                status: status, message: httpError.message, detail: nil, json: request.wantsJson || formError?.sentJson == true,
+                fields: formError?.errors.all.map { ($0.field, $0.messages.joined(separator: " ")) } ?? [])
         } else {
             let development = settings.environment != .production
             let detail = development ? developmentDetail(error, request) : nil

@@ -150,22 +150,6 @@ public final class Request {
         return accept.contains("application/json") && !accept.contains("text/html")
     }
 
-    /// Decodes a JSON body into `T`. Throws a 415 ``HttpError`` when the body is not JSON and
-    /// a 400 when it does not decode, with the decoder's reason.
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws(HttpError) -> T {
-        let contentType = headers.first(name: "Content-Type")?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") || contentType.contains("+json") else {
-            throw HttpError(.unsupportedMediaType, "Expected a JSON body (Content-Type: application/json).")
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
-        } catch let error as DecodingError {
-            throw HttpError(.badRequest, "The JSON body does not decode: \(Self.describe(error))")
-        } catch {
-            throw HttpError(.badRequest, "The JSON body does not decode.")
-        }
-    }
-
     /// Stops the request here and answers `status` with `body`, keeping the headers set so far.
     ///
     /// ```swift
@@ -236,17 +220,5 @@ public final class Request {
         }
         if uri == "*" { return "*" }
         throw HttpError(.badRequest, "Malformed request target.")
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.isEmpty ? "" : " at " + context.codingPath.map(\.stringValue).joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "missing key '\(key.stringValue)'\(path(context))."
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return context.debugDescription + path(context)
-        @unknown default: return "invalid JSON."
-        }
     }
 }
