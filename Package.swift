@@ -76,7 +76,10 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
-        .testTarget(name: "SampleAppTests", dependencies: ["SampleApp", "MicroTesting"]),
+        .testTarget(
+            name: "SampleAppTests",
+            dependencies: ["SampleApp", "MicroTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "MicroPostgresTests",
             dependencies: [

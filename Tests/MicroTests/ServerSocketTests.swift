@@ -807,7 +807,7 @@ private func startServer(
     settings.bodyTimeout = 10
     settings.shutdownTimeout = 1
     configure(&settings)
-    let app = App(settings: settings)
+    let app = App(settings: settings, logger: .quietForTests)
     app.get("/hello") { _ in "Hello" }
     app.get("/fast") { _ in "fast" }
     app.get("/slow") { _ in

@@ -33,7 +33,7 @@ import Testing
         var settings = Settings()
         settings.environment = .test
         settings.accessLog = false
-        let app = App(settings: settings)
+        let app = App(settings: settings, logger: .quietForTests)
         SampleRoutes.install(in: app, users: try YamlUserStore(file: folder.path))
         let client = TestClient(app)
         #expect(try await client.post("/signin", form: ["username": "bob", "password": "pw"]).location == "/")

@@ -144,7 +144,7 @@ import Testing
         var settings = Settings()
         settings.environment = .test
         settings.accessLog = false
-        let app = App(settings: settings)
+        let app = App(settings: settings, logger: .quietForTests)
         SampleRoutes.install(in: app, users: try YamlUserStore(file: file))
         return TestClient(app)
     }

@@ -10,7 +10,7 @@ func sampleClient(followRedirects: Bool = false) throws -> TestClient {
     var settings = Settings()
     settings.environment = .test
     settings.accessLog = false
-    let app = App(settings: settings)
+    let app = App(settings: settings, logger: .quietForTests)
     SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
     return TestClient(app, followRedirects: followRedirects)
 }

@@ -11,7 +11,7 @@ import Testing
         settings.environment = .test
         settings.accessLog = false
         settings.basePath = "/utilities"
-        let app = App(settings: settings)
+        let app = App(settings: settings, logger: .quietForTests)
         SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
         let client = TestClient(app)
         #expect(try await client.get("/utilities/tools/date-conversion").location == "/utilities/signin")

@@ -46,7 +46,7 @@ import Testing
         settings.accessLog = false
         // The sample app says no-store itself; Micro's rule for signed-in sessions would too.
         settings.securityHeaders.signedInCacheControl = nil
-        let app = App(settings: settings)
+        let app = App(settings: settings, logger: .quietForTests)
         SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
         let client = TestClient(app)
         try await signIn(client)

@@ -10,7 +10,7 @@ import Testing
         var settings = Settings()
         settings.environment = .test
         settings.accessLog = false
-        let app = App(settings: settings)
+        let app = App(settings: settings, logger: .quietForTests)
         // The app's own tool pool takes the flood; sign-in uses the process's shared hasher, as
         // the sample app does.
         SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))

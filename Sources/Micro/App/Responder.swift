@@ -64,7 +64,8 @@ final class Responder: Sendable {
         Self.finalize(&response, for: method)
         if settings.accessLog {
             let micros = (NIODeadline.now() - start).nanoseconds / 1000
-            logger.info("\(method.rawValue) \(uri) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
+            let target = settings.accessLogQueries ? Substring(uri) : uri.prefix { $0 != "?" }
+            logger.info("\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
         }
         return response
     }

@@ -58,6 +58,9 @@ public struct Settings: Sendable {
     public var maxConnections = Settings.defaultMaxConnections
     /// Whether each request is logged (method, path, status, bytes, duration).
     public var accessLog = true
+    /// Whether the access log shows query strings too. Off by default: a form sent by GET
+    /// carries what was typed into it (a tool's input can be a secret) in its query string.
+    public var accessLogQueries = false
     /// The reverse proxies in front of the app, by address or CIDR range (`"127.0.0.1"`,
     /// `"10.0.0.5"`, `"fd00::/64"`). A request that comes through one is taken to be from the
     /// client its `X-Forwarded-For` names (``Request/clientAddress``, which the sign-in
