@@ -127,9 +127,3 @@ enum FormScalar {
         return values.joined(separator: ", ") + (E.allCases.count > shown ? ", …" : "")
     }
 }
-
-/// A field that did not decode, with the message for it.
-struct FormFieldProblem: Error {
-    var field: String
-    var message: String
-}
