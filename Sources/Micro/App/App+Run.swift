@@ -48,7 +48,7 @@ extension App {
         }
         logger.info("Micro listening on http://\(server.host):\(server.port) (\(settings.environment.rawValue), pid \(getpid()))")
         let signal = await signals.wait()
-        logger.info("Received \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight (up to \(settings.shutdownTimeout)s)")
+        logger.info("Received \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight (up to \(settings.shutdownTimeout))")
         let clean = await server.shutdown()
         logger.info(clean ? "Stopped." : "Stopped; some connections were still busy and were closed.")
     }

@@ -37,20 +37,21 @@ public struct Settings: Sendable {
     public var formMemoryLimit = 500_000
     /// The most bytes of request line and header fields accepted; more gets 431.
     public var headerLimit = 16 << 10
-    /// Seconds from a request's first byte to its complete head before the connection is cut.
-    public var headerTimeout: Double = 10
-    /// Seconds from a request's head to the end of its body before the connection is cut.
-    public var bodyTimeout: Double = 30
-    /// Seconds an idle keep-alive connection is kept open.
-    public var idleTimeout: Double = 15
-    /// Seconds a client may go without reading any of the answers being sent to it before the
+    /// The time from a request's first byte to its complete head before the connection is cut.
+    public var headerTimeout: Duration = .seconds(10)
+    /// The time from a request's head to the end of its body before the connection is cut.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long an idle keep-alive connection is kept open. (How long a session lasts without a
+    /// request is another setting: `sessions.idleTimeout`.)
+    public var connectionIdleTimeout: Duration = .seconds(15)
+    /// How long a client may go without reading any of the answers being sent to it before the
     /// connection is cut (nginx's `send_timeout`); more requests from it do not buy more time.
     /// A download is never cut for its length, only for stalling: a slow client that keeps
     /// reading gets the whole file. (The time runs while the answer is with Micro; its last few
     /// MiB sit in the kernel's buffers, and from there the idle timeout applies.)
-    public var sendTimeout: Double = 30
-    /// Seconds a shutdown waits for requests in flight before closing their connections.
-    public var shutdownTimeout: Double = 10
+    public var sendTimeout: Duration = .seconds(30)
+    /// How long a shutdown waits for requests in flight before closing their connections.
+    public var shutdownTimeout: Duration = .seconds(10)
     /// The most connections served at once (`MICRO_MAX_CONNECTIONS` overrides it); one more is
     /// answered `503 Service Unavailable` and closed. The default is what the open-files limit
     /// (`ulimit -n`) carries with room to spare: half of it, since a connection sending a file
@@ -101,11 +102,11 @@ public struct Settings: Sendable {
     func problems() -> [String] {
         var problems: [String] = []
         for (name, value) in [
-            ("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("idleTimeout", idleTimeout),
+            ("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("connectionIdleTimeout", connectionIdleTimeout),
             ("sendTimeout", sendTimeout), ("shutdownTimeout", shutdownTimeout),
         ]
-        where !(value.isFinite && value > 0 && value <= 86_400) {
-            problems.append("settings.\(name) is \(value); it must be more than 0 and at most 86400 seconds.")
+        where !(value > .zero && value <= .seconds(86_400)) {
+            problems.append("settings.\(name) is \(value); it must be more than 0 and at most 24 hours.")
         }
         if maxConnections < 1 {
             problems.append("settings.maxConnections is \(maxConnections); it must be at least 1.")

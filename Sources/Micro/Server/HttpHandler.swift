@@ -482,7 +482,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         startTimer(.sending, context: context)
         // The client must read its answers: it has the send timeout from now, or from its last
         // read of the ones before.
-        if send == nil { send = (.now() + Self.amount(settings.sendTimeout), nil) }
+        if send == nil { send = (.now() + Self.amount(settings.sendTimeout.seconds), nil) }
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         lastWrite = written
         if keepAlive {
@@ -524,9 +524,9 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .none:
             timer = .none
             return
-        case .idle: seconds = settings.idleTimeout
-        case .header: seconds = settings.headerTimeout
-        case .body: seconds = settings.bodyTimeout
+        case .idle: seconds = settings.connectionIdleTimeout.seconds
+        case .header: seconds = settings.headerTimeout.seconds
+        case .body: seconds = settings.bodyTimeout.seconds
         case .sending: seconds = nil  // ends when the answer is sent; `send` times the client
         }
         timer = kind
@@ -542,7 +542,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// fires at most 25% late. (A keep-alive connection's idle time starts at the first check
     /// that finds its last answer sent, so it may close up to twice that late.)
     private var checkInterval: TimeAmount {
-        let shortest = min(settings.idleTimeout, settings.headerTimeout, settings.bodyTimeout, settings.sendTimeout)
+        let shortest = min(settings.connectionIdleTimeout, settings.headerTimeout, settings.bodyTimeout, settings.sendTimeout).seconds
         return .nanoseconds(Int64(max(0.01, shortest / 4) * 1e9))
     }
 
@@ -567,7 +567,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             } else {
                 // The client read some since the last check: it gets the full time again.
-                if let last = send.unsent, unsent < last { send.deadline = .now() + Self.amount(settings.sendTimeout) }
+                if let last = send.unsent, unsent < last { send.deadline = .now() + Self.amount(settings.sendTimeout.seconds) }
                 send.unsent = unsent
                 self.send = send
                 if NIODeadline.now() >= send.deadline { return stalled(context: context) }
@@ -581,7 +581,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func stalled(context: ChannelHandlerContext) {
         timer = .none
         send = nil
-        if settings.accessLog { logger.info("closed: the client read nothing of its answer for \(settings.sendTimeout) s") }
+        if settings.accessLog { logger.info("closed: the client read nothing of its answer for \(settings.sendTimeout)") }
         context.close(promise: nil)
     }
 

@@ -80,7 +80,7 @@ final class HttpServer: Sendable {
             .get()
         return HttpServer(
             channel: channel, quiesce: quiesce, connections: connections, host: settings.host,
-            shutdownTimeout: settings.shutdownTimeout)
+            shutdownTimeout: settings.shutdownTimeout.seconds)
     }
 
     /// Stops accepting connections, lets the requests in flight finish (up to the shutdown
