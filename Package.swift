@@ -41,7 +41,7 @@ let package = Package(
         ),
         .target(
             name: "MicroTesting",
-            dependencies: ["Micro", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: ["Micro", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")]
         ),
         .target(
             name: "MicroPostgres",

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import Micro
 import NIOCore
+import NIOHTTP1
 
 /// Sends requests through the whole app in-process (static files, filters, routing, error
 /// pages, sessions), without a socket, and keeps cookies between requests like a browser.

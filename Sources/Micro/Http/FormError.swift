@@ -1,3 +1,5 @@
+import NIOHTTP1
+
 /// Input that ``Request/decode(_:)`` refused: a field that does not decode (400) or a value
 /// that ``Validatable/validate(into:)`` found wrong (422), with a message for each field and
 /// the values as they were sent, to show the form again.
