@@ -7,13 +7,7 @@ import Testing
 /// The sample app mounted under a sub-path: every link, form and asset carries it.
 @Suite struct MountedSampleAppTests {
     @Test func everyLinkFormAndAssetIsUnderTheBasePath() async throws {
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
-        settings.basePath = "/utilities"
-        let app = App(settings: settings, logger: .quietForTests)
-        SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
-        let client = TestClient(app)
+        let client = TestClient(try sampleApp { $0.basePath = "/utilities" })
         #expect(try await client.get("/utilities/tools/date-conversion").location == "/utilities/signin")
         #expect(try await client.post("/utilities/signin", form: ["username": "user", "password": "secret123"]).location
             == "/utilities/tools/date-conversion")
