@@ -60,8 +60,8 @@ public struct User: Codable, Sendable, Equatable {
 
 extension User {
     /// The users recently read from sessions, by their JSON: a signed-in browser's every
-    /// request reads its user, and decoding it with `JSONDecoder` was about 7% of the cost of
-    /// a rendered page over a socket.
+    /// request reads its user, and decoding it with `JSONDecoder` each time showed in the
+    /// profile of a rendered page.
     static let readFromSessions = BoundedCache<ExactString, User>(capacity: 1024, byteLimit: 1 << 20) { json, user in
         96 + json.text.utf8.count + user.username.utf8.count + user.name.utf8.count
     }

@@ -341,10 +341,9 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     ///
     /// One task per connection, not per request: it runs each request's route in turn, and
     /// waits for the next one in between, so no task (nor the memory its routes' frames take)
-    /// is created per request. Measured against a task per request with bench/'s plain route
-    /// (wrk, 64 connections): 12 allocations per request instead of 20, and 1.00x to 1.21x the
-    /// requests per second (median 1.10x, nine interleaved pairs). The price is the task's
-    /// memory, kept while a keep-alive connection is idle.
+    /// is created per request: fewer allocations per request and more requests per second than
+    /// a task per request (bench/README.md). The price is the task's memory, kept while a
+    /// keep-alive connection is idle.
     ///
     /// The task prefers this event loop as its executor (``EventLoopTaskExecutor``), so a route
     /// runs here also after it suspends (a password check, say), and its answer is written
@@ -354,8 +353,8 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// of the DSL").
     ///
     /// A request is started in the event loop's turn for tasks, right after this read and the
-    /// other connections' reads that were ready with it, rather than inside this read
-    /// (measured: 1.27x the requests per second on a plain route, 1.07x on a rendered page).
+    /// other connections' reads that were ready with it, rather than inside this read, which
+    /// serves more requests per second (bench/README.md).
     /// Requests on one connection stay in order: the next one waits (`waiting`) until this
     /// answer's end is written. Cancelling the task (the client left, or closed its sending
     /// side) cancels the route running and those after it, which is all this connection will
