@@ -137,7 +137,7 @@ extension App {
         let responder = try makeResponder()
         if let length = headers.first(name: "Content-Length").flatMap(Int.init), length > responder.settings.bodyLimit {
             // The server refuses it from the head alone; the test client answers the same.
-            return Responder.refusal(.payloadTooLarge, Responder.bodyTooLarge(limit: responder.settings.bodyLimit))
+            return Response.refusal(.payloadTooLarge, Response.bodyTooLarge(limit: responder.settings.bodyLimit))
         }
         return await responder.respond(method: method, uri: uri, headers: headers, body: body, remoteAddress: remoteAddress)
     }

@@ -4,8 +4,9 @@ import NIOCore
 
 /// The app frozen for serving: runs one request through static files, before filters, the
 /// router, error handlers and after filters. Both the server and the test client use it.
-final class Responder: Sendable {
+final class Responder: HttpResponding {
     let settings: Settings
+    let serverSettings: ServerSettings
     let logger: Logger
     private let router: Router
     private let beforeFilters: [Filter]
@@ -18,6 +19,7 @@ final class Responder: Sendable {
 
     init(definition: App.Definition, logger: Logger) throws(ConfigurationError) {
         settings = definition.settings
+        serverSettings = definition.settings.server
         self.logger = logger
         router = definition.router
         beforeFilters = definition.beforeFilters
@@ -61,7 +63,7 @@ final class Responder: Sendable {
             services.securityHeaders.apply(to: &response)
             services.securityHeaders.applyCaching(to: &response, sessionLoaded: false, signedIn: { false })
         }
-        Self.finalize(&response, for: method)
+        response.finalize(for: method)
         if settings.accessLog {
             let micros = (NIODeadline.now() - start).nanoseconds / 1000
             let target = settings.accessLogQueries ? Substring(uri) : uri.prefix { $0 != "?" }
@@ -220,32 +222,5 @@ final class Responder: Sendable {
         var response = Response()
         try services.sessions.commit(request.session, into: &response, logger: logger)
         return (token, response)
-    }
-
-    /// The plain-text answer to a request refused before the app sees it (413, 431, 408, 400,
-    /// 503); no cache keeps it.
-    static func refusal(_ status: HttpStatus, _ message: String) -> Response {
-        var response = Response(status: status, contentType: "text/plain; charset=utf-8", body: message + "\n")
-        response.headers.add(name: "Cache-Control", value: "no-store")
-        finalize(&response, for: .GET)
-        return response
-    }
-
-    /// What a 413 says.
-    static func bodyTooLarge(limit: Int) -> String {
-        "The request body is larger than \(limit) bytes."
-    }
-
-    /// Sets `Content-Length` from the body (none for 1xx, 204 and 304) and drops the body of
-    /// an answer to HEAD, keeping the length GET would have had.
-    static func finalize(_ response: inout Response, for method: HttpMethod) {
-        let code = response.status.code
-        if code < 200 || code == 204 || code == 304 {
-            response.body = .empty
-            response.headers.remove(name: "Content-Length")
-            return
-        }
-        response.headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
-        if method == .HEAD { response.body = .empty }
     }
 }

@@ -53,7 +53,7 @@ extension Request {
     private func decodeJson<T: Decodable>(_ type: T.Type) throws -> T {
         // The server keeps to the limit already; a body given otherwise is held to it too.
         guard body.readableBytes <= settings.bodyLimit else {
-            throw HttpError(.payloadTooLarge, Responder.bodyTooLarge(limit: settings.bodyLimit))
+            throw HttpError(.payloadTooLarge, Response.bodyTooLarge(limit: settings.bodyLimit))
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in

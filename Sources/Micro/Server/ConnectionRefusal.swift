@@ -50,7 +50,7 @@ final class ConnectionRefusal: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        var response = Responder.refusal(.serviceUnavailable, "The server is at its connection limit. Please try again in a moment.")
+        var response = Response.refusal(.serviceUnavailable, "The server is at its connection limit. Please try again in a moment.")
         response.headers.replaceOrAdd(name: "Connection", value: "close")
         response.headers.replaceOrAdd(name: "Retry-After", value: "1")
         response.headers.replaceOrAdd(name: "Date", value: HttpDate.format(Int(NIODeadline.wallClockSeconds)))

@@ -28,8 +28,8 @@ final class HttpServer: Sendable {
     }
 
     /// Binds to the settings' host and port and starts serving `responder`.
-    static func start(_ responder: Responder) async throws -> HttpServer {
-        let settings = responder.settings
+    static func start(_ responder: any HttpResponding) async throws -> HttpServer {
+        let settings = responder.serverSettings
         let group = MultiThreadedEventLoopGroup.singleton
         let quiesce = ServerQuiescingHelper(group: group)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
