@@ -63,11 +63,13 @@ public final class TestClient {
         try await request(.POST, uri, form: form, headers: headers)
     }
 
-    /// Sends a POST with a JSON body.
+    /// Sends a POST with a JSON body (dates as ISO 8601 text, as Micro reads them).
     public func post(_ uri: String, json: some Encodable, headers: HttpHeaders = [:]) async throws -> TestResponse {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        return try await request(.POST, uri, headers: headers, body: Array(JSONEncoder().encode(json)))
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return try await request(.POST, uri, headers: headers, body: Array(encoder.encode(json)))
     }
 
     /// Sends a request with a form body (`application/x-www-form-urlencoded`).
@@ -233,9 +235,11 @@ public struct TestResponse: Sendable {
     /// The `Content-Type` header.
     public var contentType: String? { headers.first(name: "Content-Type") }
 
-    /// The body decoded from JSON.
+    /// The body decoded from JSON (dates as ISO 8601 text, as Micro writes them).
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: Data(body))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(body))
     }
 }
 
