@@ -29,6 +29,7 @@ import Testing
         #expect(try await client.get("/api/notes", headers: basic("oncall")).text == "[]")
         let created = try await client.post("/api/notes", json: Draft(title: "Deploy rolled back", severity: 3), headers: basic("oncall"))
         #expect(created.status == .created)
+        #expect(created.text.contains(/"created":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"/))
         let note = try created.decode(Note.self)
         #expect(note.id == 1 && note.title == "Deploy rolled back" && note.body == "" && note.author == "oncall")
         let listed = try await client.get("/api/notes", headers: basic("oncall"))
