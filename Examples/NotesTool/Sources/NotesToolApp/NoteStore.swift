@@ -2,17 +2,17 @@ import Foundation
 import Micro
 
 /// The notes, in memory: the newest `capacity` are kept, and a restart forgets them all.
-public actor NoteStore {
+actor NoteStore {
     private var notes: [Note] = []
     private var lastId = 0
     private let capacity: Int
 
-    public init(capacity: Int = 1_000) {
+    init(capacity: Int = 1_000) {
         self.capacity = capacity
     }
 
     /// Every note, the newest first.
-    public func all() -> [Note] { notes.reversed() }
+    func all() -> [Note] { notes.reversed() }
 
     /// The note whose id is `id` (a path parameter), or a 404.
     func note(_ id: String?) throws -> Note {

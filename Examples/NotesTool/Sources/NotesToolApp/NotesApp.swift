@@ -2,8 +2,9 @@ import Micro
 
 /// The on-call notes tool: notes under `/notes` for people, `/api/notes` for scripts and
 /// `/healthz` for the load balancer. Tests pass an app with their own settings.
-public func makeApp(_ app: App = App(), users: any UserStore, notes store: NoteStore = NoteStore()) -> App {
+public func makeApp(_ app: App = App(), users: any UserStore) -> App {
     app.use(Authentication(users: users))
+    let store = NoteStore()
 
     app.get("/") { request in try request.redirect(to: "/notes") }
     app.get("/healthz") { _ in "ok" }

@@ -1,7 +1,7 @@
 import Foundation
 import Micro
 import MicroTesting
-import NotesToolApp
+@testable import NotesToolApp
 import Testing
 
 /// The JSON API scripts use, with HTTP Basic credentials.

@@ -1,7 +1,7 @@
 import Foundation
 import Micro
 import MicroTesting
-import NotesToolApp
+@testable import NotesToolApp
 import Testing
 
 /// A fresh notes tool (no notes yet) with the example's users.
