@@ -64,11 +64,13 @@ public final class TestClient {
         try await request(.POST, uri, form: form, headers: headers)
     }
 
-    /// Sends a POST with a JSON body.
+    /// Sends a POST with a JSON body (dates as ISO 8601 text, as Micro reads them).
     public func post(_ uri: String, json: some Encodable, headers: HttpHeaders = [:]) async throws -> TestResponse {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        return try await request(.POST, uri, headers: headers, body: Array(JSONEncoder().encode(json)))
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return try await request(.POST, uri, headers: headers, body: Array(encoder.encode(json)))
     }
 
     /// Sends a request with a form body (`application/x-www-form-urlencoded`).

@@ -20,8 +20,10 @@ public struct TestResponse: Sendable {
     /// The `Content-Type` header.
     public var contentType: String? { headers.first(name: "Content-Type") }
 
-    /// The body decoded from JSON.
+    /// The body decoded from JSON (dates as ISO 8601 text, as Micro writes them).
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: Data(body))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(body))
     }
 }

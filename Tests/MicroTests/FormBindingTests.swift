@@ -133,6 +133,19 @@ import Testing
         }
     }
 
+    @Test func datesInJsonAnswersAreIsoTextThatReadsBack() async throws {
+        struct When: Codable, Equatable { var at: Date }
+        let at = Date(timeIntervalSince1970: 1_709_296_205)
+        let app = isolatedApp()
+        app.get("/when") { _ in When(at: at) }
+        app.post("/when") { request in try request.decode(When.self) }
+        let client = TestClient(app)
+        #expect(try await client.get("/when").text == #"{"at":"2024-03-01T12:30:05Z"}"#)
+        let echoed = try await client.post("/when", json: When(at: at))
+        #expect(echoed.status == .ok, "\(echoed.text)")
+        #expect(try echoed.decode(When.self) == When(at: at))
+    }
+
     @Test func missingEmptyAndGarbageFieldsAreAllNamed() async throws {
         struct Note: Codable { var title: String; var severity: Int; var ratio: Double; var priority: Priority; var when: Date }
         let app = isolatedApp()

@@ -1,0 +1,17 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "NotesTool",
+    platforms: [.macOS(.v14)],
+    dependencies: [.package(name: "Micro", path: "../..")],
+    targets: [
+        .target(name: "NotesToolApp", dependencies: [.product(name: "Micro", package: "Micro")]),
+        .executableTarget(name: "NotesTool", dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro")]),
+        .testTarget(
+            name: "NotesToolTests",
+            dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro"), .product(name: "MicroTesting", package: "Micro")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
