@@ -61,9 +61,9 @@ sample_app_start() {
 }
 
 # Waits (at most 30 s) until GET $1 answers 200; fails at once when the process $2 exits. On
-# failure, says so with the last lines of its log, the file $3.
+# failure, says so with the last lines of its log, the file $3; $4 names it (SampleApp).
 sample_app_wait() {
-    local url="$1" pid="$2" log="$3"
+    local url="$1" pid="$2" log="$3" name="${4:-SampleApp}"
     if ! "${PYTHON:-python3}" - "$url" "$pid" <<'PY'
 import os, sys, time, urllib.request
 url, pid = sys.argv[1], int(sys.argv[2])
@@ -83,26 +83,31 @@ while time.time() < deadline:
 sys.exit("the server did not answer within 30 s")
 PY
     then
-        say "SampleApp did not come up; its log:"; tail -n 20 "$log" | sed 's/^/    /'
+        say "$name did not come up; its log:"; tail -n 20 "$log" | sed 's/^/    /'
         return 1
     fi
 }
 
-# Stops the process $1 (one of ours): the signal $2 (INT unless given), then KILL when it is
-# still there after 5 s.
-sample_app_stop() {
+# Stops the process $1, a child of this shell (a SampleApp, or another server the script
+# started): the signal $2 (INT unless given), then KILL when it is still there after 5 s.
+stop_by_pid() {
     local pid="$1" signal="${2:-INT}"
-    if kill -0 "$pid" 2>/dev/null; then
+    if running "$pid"; then
         kill "-$signal" "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        for _ in $(seq 50); do running "$pid" || break; sleep 0.1; done
         kill -KILL "$pid" 2>/dev/null || true
     fi
     wait "$pid" 2>/dev/null || true
 }
 
+# Whether the process $1 runs (a child that has exited but is not yet waited for does not).
+running() {
+    kill -0 "$1" 2>/dev/null && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+}
+
 # Stops every SampleApp sample_app_start started (signal $1, INT unless given).
 sample_app_stop_all() {
     local pid
-    for pid in "${SAMPLE_APP_PIDS[@]}"; do sample_app_stop "$pid" "${1:-INT}"; done
+    for pid in "${SAMPLE_APP_PIDS[@]}"; do stop_by_pid "$pid" "${1:-INT}"; done
     SAMPLE_APP_PIDS=()
 }
