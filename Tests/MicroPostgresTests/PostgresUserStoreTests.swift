@@ -50,6 +50,31 @@ extension MicroPostgresTests {
             #expect(startup?.message.contains("user 'mallory'") == true)
         }
 
+        /// A refused sign-in costs a check at the slowest cost in the table (so that the time
+        /// tells no name from another), whoever changed the table and however: a dearer hash
+        /// saved by another instance or by plain SQL raises it on every instance, and removing
+        /// those users lowers it again.
+        @Test func theSlowestCostFollowsTheTableOnEveryInstance() async throws {
+            let test = try await PostgresTestDatabase.make()
+            defer { Task { await test.drop() } }
+            let one = try await SharedStores.connect(test.url)
+            let two = try await SharedStores.connect(test.url)
+            defer { one.database.shutdown(); two.database.shutdown() }
+            try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+            #expect(one.users.slowestCost == 4)
+            #expect(await eventually { two.users.slowestCost == 4 })
+
+            try await two.users.save(username: "dear", passwordHash: try Password.hash("dear-password", cost: 6), name: nil)
+            #expect(two.users.slowestCost == 6)
+            #expect(await eventually { one.users.slowestCost == 6 })
+            try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Dearer', '\(try Password.hash("x", cost: 7))')")
+            #expect(await eventually { one.users.slowestCost == 7 && two.users.slowestCost == 7 })
+
+            try await test.sql("DELETE FROM users WHERE username <> 'user'")
+            #expect(await eventually { one.users.slowestCost == 4 && two.users.slowestCost == 4 })
+            #expect(one.users.typicalCost == 4)
+        }
+
         @Test func aUserAddedWithPlainSqlSignsInAtOnceAndARemovedOneIsSignedOutOnEveryInstance() async throws {
             let test = try await PostgresTestDatabase.make()
             defer { Task { await test.drop() } }
