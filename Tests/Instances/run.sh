@@ -100,7 +100,6 @@ http {
             proxy_pass http://micro;
             proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
             proxy_set_header X-Forwarded-Host \$http_host;
-            proxy_set_header X-Forwarded-Proto \$scheme;
             proxy_next_upstream error timeout;
             proxy_connect_timeout 2s;
             add_header X-Upstream \$upstream_addr always;
