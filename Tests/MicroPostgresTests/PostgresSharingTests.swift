@@ -66,6 +66,26 @@ extension MicroPostgresTests {
             #expect(await eventually { two.revocations.unwrittenCount == 0 })
         }
 
+        @Test func signOutEveryoneOnOneInstanceEndsEverySessionOnTheOthers() async throws {
+            let test = try await PostgresTestDatabase.make()
+            defer { Task { await test.drop() } }
+            let one = try await SharedStores.connect(test.url)
+            let two = try await SharedStores.connect(test.url)
+            defer { one.database.shutdown(); two.database.shutdown() }
+            try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+            try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+            let appOne = one.makeApp(), appTwo = two.makeApp()
+            let here = TestClient(appOne), there = TestClient(appTwo)
+            #expect(try await signIn(here).location == "/")
+            #expect(try await signIn(there, "ann", "ann-password").location == "/")
+            #expect(try await there.get("/me").text == "ann")
+
+            appOne.signOutEveryone()
+            #expect(try await here.get("/me").text == "nobody")
+            #expect(try await eventually { try await there.get("/me").text == "nobody" })
+            #expect(await eventually { one.revocations.unwrittenCount == 0 })
+        }
+
         @Test func signOutEverywhereAndAnInstanceStartedLaterSeeEarlierRevocations() async throws {
             let test = try await PostgresTestDatabase.make()
             defer { Task { await test.drop() } }
