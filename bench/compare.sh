@@ -140,7 +140,7 @@ echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
 RATIOS=()
 RATES=()
 # A few sign-ins a second want a decimal.
-RATE_FORMAT="$([ "${SIGN_INS:-0}" = 1 ] && echo %.1f || echo %.0f)"
+RATE_FORMAT="$([ "${SIGN_INS:-0}" = 1 ] && echo %.2f || echo %.0f)"
 for round in $(seq 1 "$ROUNDS"); do
     sign_in
     a0="$(ticks "$A_PID")"; b0="$(ticks "$B_PID")"
@@ -156,20 +156,20 @@ for round in $(seq 1 "$ROUNDS"); do
     line="$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" -v na="$na" \
         -v nb="$nb" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" -v r="$round" -v rate="$RATE_FORMAT" 'BEGIN {
             ua = a / hz / na * 1e6; ub = b / hz / nb * 1e6
-            printf "%d %.2f %.2f %.3f " rate " " rate "\n", r, ua, ub, ub / ua, na / d, nb / d
+            printf "%d %.2f %.2f %.3f " rate " " rate " %.4f\n", r, ua, ub, ub / ua, na / d, nb / d, nb / na
         }')"
-    read -r _ ua ub ratio ra rb <<<"$line"
+    read -r _ ua ub ratio ra rb rr <<<"$line"
     echo "| $round | $ua | $ub | $ratio | $ra | $rb |"
     RATIOS+=("$ratio")
-    RATES+=("$ra $rb")
+    RATES+=("$ra $rb $rr")
 done
 echo
 printf '%s\n' "${RATIOS[@]}" | sort -n | awk '{ v[NR] = $1 } END {
     m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "Median B/A CPU per request: %.3f (below 1: B is cheaper)\n", m
 }'
-printf '%s\n' "${RATES[@]}" | awk '{ a[NR] = $1; b[NR] = $2; r[NR] = ($1 > 0 ? $2 / $1 : 0) } END {
-    printf "Median req/s: A %.1f, B %.1f; median B/A req/s: %.3f\n", median(a, NR), median(b, NR), median(r, NR)
+printf '%s\n' "${RATES[@]}" | awk '{ a[NR] = $1; b[NR] = $2; r[NR] = $3 } END {
+    printf "Median req/s: A %s, B %s; median B/A req/s: %.3f\n", median(a, NR), median(b, NR), median(r, NR)
 }
 function median(v, n,    i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
