@@ -16,11 +16,9 @@ ROUNDS="${ROUNDS:-5}"
 DURATION="${DURATION:-6}"
 SIGNIN_DURATION="${SIGNIN_DURATION:-10}"
 
-command -v wrk >/dev/null 2>&1 || { apt-get update && apt-get install -y wrk; }
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    swift build -c release --package-path "$ROOT/bench" --product MicroBench
-fi
-BIN="$(swift build -c release --package-path "$ROOT/bench" --show-bin-path)/MicroBench"
+source "$ROOT/bench/micro-bench.sh"
+micro_bench_build "$ROOT"
+BIN="$MICRO_BENCH"
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-postgres-bench.XXXXXX")"
 export B_ENV="MICRO_DATABASE_URL=$MICRO_TEST_DATABASE_URL"
 export ROUNDS

@@ -9,16 +9,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DURATION="${DURATION:-10}"
 PORT="${MICRO_PORT:-18082}"
 
-command -v wrk >/dev/null 2>&1 || { apt-get update && apt-get install -y wrk; }
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    swift build -c release --package-path "$ROOT/bench" --product MicroBench
-fi
-BIN="$(swift build -c release --package-path "$ROOT/bench" --show-bin-path)"
+source "$ROOT/bench/micro-bench.sh"
+micro_bench_build "$ROOT"
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-signin.XXXXXX")"
 
 cd "$ROOT"
 MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$PORT" \
-    "$BIN/MicroBench" >"$OUT/server.log" 2>&1 &
+    "$MICRO_BENCH" >"$OUT/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT INT TERM
 for _ in $(seq 1 100); do

@@ -8,82 +8,66 @@ extension MicroPostgresTests {
     /// Two instances of an app over one database share the throttle and the revocations.
     @Suite struct Sharing {
         @Test func fiveFailuresSplitOverTwoInstancesLockTheNameOnBoth() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let one = try await SharedStores.connect(test.url)
-            let two = try await SharedStores.connect(test.url)
-            defer { one.database.shutdown(); two.database.shutdown() }
-            try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
-            let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
-            for attempt in 0..<5 {
-                let client = attempt.isMultiple(of: 2) ? first : second
-                #expect(try await signIn(client, attempt == 3 ? "USER" : "user", "wrong").location == "/signin")
+            try await withTwoInstances { one, two, _ in
+                let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
+                for attempt in 0..<5 {
+                    let client = attempt.isMultiple(of: 2) ? first : second
+                    #expect(try await signIn(client, attempt == 3 ? "USER" : "user", "wrong").location == "/signin")
+                }
+                for client in [first, second] {
+                    let refused = try await signIn(client)
+                    #expect(refused.status == .tooManyRequests)
+                    #expect(refused.headers.first(name: "Retry-After").flatMap(Int.init).map { $0 > 0 } == true)
+                }
+                // Another name is not locked (the address allows more).
+                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+                #expect(try await signIn(second, "ann", "ann-password").location == "/")
             }
-            for client in [first, second] {
-                let refused = try await signIn(client)
-                #expect(refused.status == .tooManyRequests)
-                #expect(refused.headers.first(name: "Retry-After").flatMap(Int.init).map { $0 > 0 } == true)
-            }
-            // Another name is not locked (the address allows more).
-            try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
-            #expect(try await signIn(second, "ann", "ann-password").location == "/")
         }
 
         @Test func aSuccessClearsTheNamesFailuresOnEveryInstance() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let one = try await SharedStores.connect(test.url)
-            let two = try await SharedStores.connect(test.url)
-            defer { one.database.shutdown(); two.database.shutdown() }
-            try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
-            let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
-            for _ in 0..<4 { _ = try await signIn(first, "user", "wrong") }
-            #expect(try await signIn(second).location == "/")
-            for _ in 0..<4 { #expect(try await signIn(first, "user", "wrong").location == "/signin") }
-            #expect(try await signIn(TestClient(two.makeApp())).location == "/")
+            try await withTwoInstances { one, two, _ in
+                let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
+                for _ in 0..<4 { _ = try await signIn(first, "user", "wrong") }
+                #expect(try await signIn(second).location == "/")
+                for _ in 0..<4 { #expect(try await signIn(first, "user", "wrong").location == "/signin") }
+                #expect(try await signIn(TestClient(two.makeApp())).location == "/")
+            }
         }
 
         @Test func aSignOutOnOneInstanceEndsTheSessionOnTheOther() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let one = try await SharedStores.connect(test.url)
-            let two = try await SharedStores.connect(test.url)
-            defer { one.database.shutdown(); two.database.shutdown() }
-            try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
-            let appOne = one.makeApp(), appTwo = two.makeApp()
-            let browser = TestClient(appOne)
-            #expect(try await signIn(browser).location == "/")
-            let cookie = try #require(browser.cookies["micro.session"]?.value)
-            // The same cookie opens on the other instance (same secret)...
-            let elsewhere = TestClient(appTwo)
-            elsewhere.setCookie("micro.session", cookie)
-            #expect(try await elsewhere.get("/me").text == "user")
-            // ...until it signs out there: replayed on the first instance, it is refused.
-            #expect(try await elsewhere.post("/signout", form: [:]).location == "/")
-            let replay = TestClient(appOne)
-            replay.setCookie("micro.session", cookie)
-            #expect(try await eventually { try await replay.get("/me").text == "nobody" })
-            #expect(await eventually { two.revocations.unwrittenCount == 0 })
+            try await withTwoInstances { one, two, _ in
+                let appOne = one.makeApp(), appTwo = two.makeApp()
+                let browser = TestClient(appOne)
+                #expect(try await signIn(browser).location == "/")
+                let cookie = try #require(browser.cookies["micro.session"]?.value)
+                // The same cookie opens on the other instance (same secret)...
+                let elsewhere = TestClient(appTwo)
+                elsewhere.setCookie("micro.session", cookie)
+                #expect(try await elsewhere.get("/me").text == "user")
+                // ...until it signs out there: replayed on the first instance, it is refused.
+                #expect(try await elsewhere.post("/signout", form: [:]).location == "/")
+                let replay = TestClient(appOne)
+                replay.setCookie("micro.session", cookie)
+                #expect(try await eventually { try await replay.get("/me").text == "nobody" })
+                #expect(await eventually { two.revocations.unwrittenCount == 0 })
+            }
         }
 
         @Test func signOutEveryoneOnOneInstanceEndsEverySessionOnTheOthers() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let one = try await SharedStores.connect(test.url)
-            let two = try await SharedStores.connect(test.url)
-            defer { one.database.shutdown(); two.database.shutdown() }
-            try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
-            try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
-            let appOne = one.makeApp(), appTwo = two.makeApp()
-            let here = TestClient(appOne), there = TestClient(appTwo)
-            #expect(try await signIn(here).location == "/")
-            #expect(try await signIn(there, "ann", "ann-password").location == "/")
-            #expect(try await there.get("/me").text == "ann")
+            try await withTwoInstances { one, two, _ in
+                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+                let appOne = one.makeApp(), appTwo = two.makeApp()
+                let here = TestClient(appOne), there = TestClient(appTwo)
+                #expect(try await signIn(here).location == "/")
+                #expect(try await signIn(there, "ann", "ann-password").location == "/")
+                #expect(try await there.get("/me").text == "ann")
 
-            appOne.signOutEveryone()
-            #expect(try await here.get("/me").text == "nobody")
-            #expect(try await eventually { try await there.get("/me").text == "nobody" })
-            #expect(await eventually { one.revocations.unwrittenCount == 0 })
+                appOne.signOutEveryone()
+                #expect(try await here.get("/me").text == "nobody")
+                #expect(try await eventually { try await there.get("/me").text == "nobody" })
+                #expect(await eventually { one.revocations.unwrittenCount == 0 })
+            }
         }
 
         @Test func signOutEverywhereAndAnInstanceStartedLaterSeeEarlierRevocations() async throws {

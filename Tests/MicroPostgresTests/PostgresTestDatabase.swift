@@ -85,6 +85,19 @@ struct SharedStores {
     }
 }
 
+/// Two instances of an app (their stores) over a new database that holds `user` (password
+/// secret123), for `body`; shut down, and the database dropped, after it.
+func withTwoInstances(_ body: (_ one: SharedStores, _ two: SharedStores, _ test: PostgresTestDatabase) async throws -> Void) async throws {
+    let test = try await PostgresTestDatabase.make()
+    defer { Task { await test.drop() } }
+    let one = try await SharedStores.connect(test.url)
+    defer { one.database.shutdown() }
+    let two = try await SharedStores.connect(test.url)
+    defer { two.database.shutdown() }
+    try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+    try await body(one, two, test)
+}
+
 enum TestHashes {
     static let user = try! Password.hash("secret123", cost: 4)
     static let ann = try! Password.hash("ann-password", cost: 4)

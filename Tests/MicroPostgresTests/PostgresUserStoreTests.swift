@@ -55,50 +55,43 @@ extension MicroPostgresTests {
         /// saved by another instance or by plain SQL raises it on every instance, and removing
         /// those users lowers it again.
         @Test func theSlowestCostFollowsTheTableOnEveryInstance() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let one = try await SharedStores.connect(test.url)
-            let two = try await SharedStores.connect(test.url)
-            defer { one.database.shutdown(); two.database.shutdown() }
-            try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
-            #expect(one.users.slowestCost == 4)
-            #expect(await eventually { two.users.slowestCost == 4 })
+            try await withTwoInstances { one, two, test in
+                #expect(one.users.slowestCost == 4)
+                #expect(await eventually { two.users.slowestCost == 4 })
 
-            try await two.users.save(username: "dear", passwordHash: try Password.hash("dear-password", cost: 6), name: nil)
-            #expect(two.users.slowestCost == 6)
-            #expect(await eventually { one.users.slowestCost == 6 })
-            try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Dearer', '\(try Password.hash("x", cost: 7))')")
-            #expect(await eventually { one.users.slowestCost == 7 && two.users.slowestCost == 7 })
+                try await two.users.save(username: "dear", passwordHash: try Password.hash("dear-password", cost: 6), name: nil)
+                #expect(two.users.slowestCost == 6)
+                #expect(await eventually { one.users.slowestCost == 6 })
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Dearer', '\(try Password.hash("x", cost: 7))')")
+                #expect(await eventually { one.users.slowestCost == 7 && two.users.slowestCost == 7 })
 
-            try await test.sql("DELETE FROM users WHERE username <> 'user'")
-            #expect(await eventually { one.users.slowestCost == 4 && two.users.slowestCost == 4 })
-            #expect(one.users.typicalCost == 4)
+                try await test.sql("DELETE FROM users WHERE username <> 'user'")
+                #expect(await eventually { one.users.slowestCost == 4 && two.users.slowestCost == 4 })
+                #expect(one.users.typicalCost == 4)
+            }
         }
 
         @Test func aUserAddedWithPlainSqlSignsInAtOnceAndARemovedOneIsSignedOutOnEveryInstance() async throws {
-            let test = try await PostgresTestDatabase.make()
-            defer { Task { await test.drop() } }
-            let one = try await SharedStores.connect(test.url)
-            let two = try await SharedStores.connect(test.url)
-            defer { one.database.shutdown(); two.database.shutdown() }
-            try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Zed', '\(TestHashes.user)')")
-            let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
-            #expect(try await signIn(first, "zed").location == "/")
-            #expect(try await signIn(second, "ZED").location == "/")
-            #expect(try await first.get("/me").text == "zed")
-            #expect(try await eventually { try await second.get("/me").text == "zed" })
+            try await withTwoInstances { one, two, test in
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Zed', '\(TestHashes.user)')")
+                let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
+                #expect(try await signIn(first, "zed").location == "/")
+                #expect(try await signIn(second, "ZED").location == "/")
+                #expect(try await first.get("/me").text == "zed")
+                #expect(try await eventually { try await second.get("/me").text == "zed" })
 
-            // A new password set by plain SQL ends both sessions, on both instances.
-            try await test.sql("UPDATE users SET password_hash = '\(TestHashes.ann)' WHERE username = 'Zed'")
-            #expect(try await eventually { try await first.get("/me").text == "nobody" })
-            #expect(try await eventually { try await second.get("/me").text == "nobody" })
-            #expect(try await signIn(first, "zed", "ann-password").location == "/")
-            #expect(try await first.get("/me").text == "zed")
+                // A new password set by plain SQL ends both sessions, on both instances.
+                try await test.sql("UPDATE users SET password_hash = '\(TestHashes.ann)' WHERE username = 'Zed'")
+                #expect(try await eventually { try await first.get("/me").text == "nobody" })
+                #expect(try await eventually { try await second.get("/me").text == "nobody" })
+                #expect(try await signIn(first, "zed", "ann-password").location == "/")
+                #expect(try await first.get("/me").text == "zed")
 
-            // Removed (as remove-user does, through another instance's store): signed out there too.
-            #expect(try await two.users.remove(username: "zed"))
-            #expect(try await eventually { try await first.get("/me").text == "nobody" })
-            #expect(try await signIn(first, "zed", "ann-password").location == "/signin")
+                // Removed (as remove-user does, through another instance's store): signed out there too.
+                #expect(try await two.users.remove(username: "zed"))
+                #expect(try await eventually { try await first.get("/me").text == "nobody" })
+                #expect(try await signIn(first, "zed", "ann-password").location == "/signin")
+            }
         }
     }
 }
