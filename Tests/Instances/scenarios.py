@@ -229,6 +229,7 @@ def scenario_failover(args, alice):
     answer = user.sign_in(username, password)
     check(answer.status == 303 and answer.location == "/", "sign-in through nginx", str(answer))
     os.kill(args.kill_pid, signal.SIGKILL)
+    say(f"  instance one (PID {args.kill_pid}) killed with SIGKILL (the shell reports it as Killed)")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
