@@ -37,7 +37,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "MicroBench",
-            dependencies: ["BenchRoutes", .product(name: "Micro", package: micro)]
+            dependencies: [
+                "BenchRoutes", .product(name: "Micro", package: micro), .product(name: "MicroPostgres", package: micro),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -6,7 +6,10 @@
 #        (env: DURATION=6 seconds per round, ROUNDS=5, CONNECTIONS=64 per server,
 #         SERVER_LOOPS= event loops per server, empty (the default) for NIO's own count,
 #         SIGN_IN=1 to load PATH as bench1 signed in: B signs in through its form before each
-#         round, and both servers get its session cookie, which opens on both: same secret)
+#         round, and both servers get its session cookie, which opens on both: same secret;
+#         SIGN_INS=1 to load POST /signin instead, bench1...bench8 in turn with the right
+#         password (bench/signin.lua; use CONNECTIONS=8), counting only the sign-ins;
+#         A_ENV, B_ENV: more environment for one server, NAME=VALUE words)
 # Keep a build before a change with `cp bench/.build/release/MicroBench /tmp/MicroBench.before`.
 # See bench/README.md ("Comparing two builds").
 set -euo pipefail
@@ -62,9 +65,11 @@ wait_ready() {
 # Both from the repository's root, as bench/run.sh starts them (MicroBench serves public/ there).
 cd "$ROOT"
 SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d " \n")"
-MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$A_PORT" taskset -c 0 "$A" >"$OUT/a.log" 2>&1 &
+read -ra A_EXTRA <<<"${A_ENV:-}"
+read -ra B_EXTRA <<<"${B_ENV:-}"
+MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$A_PORT" taskset -c 0 env "${A_EXTRA[@]}" "$A" >"$OUT/a.log" 2>&1 &
 A_PID=$!
-MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$B_PORT" taskset -c 0 "$B" >"$OUT/b.log" 2>&1 &
+MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$B_PORT" taskset -c 0 env "${B_EXTRA[@]}" "$B" >"$OUT/b.log" 2>&1 &
 B_PID=$!
 wait_ready "$A_PORT"
 wait_ready "$B_PORT"
@@ -72,10 +77,15 @@ wait_ready "$B_PORT"
 # User plus system CPU time of process $1, in clock ticks (fields 14 and 15 of its stat; read
 # after the command name's closing parenthesis, which may hold spaces).
 ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
-# The requests of wrk output $1; fails (naming it) when there are none or any went wrong.
+# The requests of wrk output $1 (with SIGN_INS=1, the sign-ins); fails (naming it) when there
+# are none or any went wrong.
 requests() {
     local count
-    count="$(awk '/requests in/ { print $1 }' "$1")"
+    if [ "${SIGN_INS:-0}" = 1 ]; then
+        count="$(awk '/^Signed in:/ { print ($6 == 0 ? $3 + 0 : 0) }' "$1")"
+    else
+        count="$(awk '/requests in/ { print $1 }' "$1")"
+    fi
     if [ -z "$count" ] || [ "$count" -eq 0 ] || grep -qE 'Non-2xx|Socket errors' "$1"; then
         echo "error: a run did not answer cleanly; see $1" >&2
         cat "$1" >&2
@@ -84,12 +94,20 @@ requests() {
     echo "$count"
 }
 
-# With SIGN_IN=1: bench1's session cookie, signed in through B's form (GET /signin for the
-# session and its CSRF token, POST /signin, then one page to take the welcome flash out of the
-# session: the steady cookie a browser then holds). A fresh one each round: Micro renews a
-# cookie more than a minute old, and wrk would keep sending the old one.
-COOKIE=()
+# wrk's options for the load, made afresh before each round. With SIGN_IN=1: bench1's session
+# cookie, signed in through B's form (GET /signin for the session and its CSRF token, POST
+# /signin, then one page to take the welcome flash out of the session: the steady cookie a
+# browser then holds). A fresh one each round: Micro renews a cookie more than a minute old,
+# and wrk would keep sending the old one. With SIGN_INS=1: bench/signin.lua over sessions of
+# B's sign-in form, with time for a sign-in that waits for a busy CPU.
+LOAD_OPTIONS=()
+source "$ROOT/bench/signin-pairs.sh"
 sign_in() {
+    if [ "${SIGN_INS:-0}" = 1 ]; then
+        signin_pairs "$B_PORT" "$OUT"
+        LOAD_OPTIONS=(-s "$ROOT/bench/signin.lua" --timeout 60s)
+        return 0
+    fi
     [ "${SIGN_IN:-0}" = 1 ] || return 0
     local jar="$OUT/jar" page token
     rm -f "$jar"
@@ -101,31 +119,34 @@ sign_in() {
     local value
     value="$(awk '$6 == "micro.session" { print $7 }' "$jar")"
     [ -n "$value" ] || { echo "error: B's sign-in gave no session cookie" >&2; exit 1; }
-    COOKIE=(-H "Cookie: micro.session=$value")
+    LOAD_OPTIONS=(-H "Cookie: micro.session=$value")
 }
 
 # A warm-up, both at once.
 sign_in
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${COOKIE[@]}" "http://127.0.0.1:$A_PORT$TARGET" >/dev/null &
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$A_PORT$TARGET" >/dev/null &
 wa=$!
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${COOKIE[@]}" "http://127.0.0.1:$B_PORT$TARGET" >/dev/null &
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$B_PORT$TARGET" >/dev/null &
 wb=$!
 wait "$wa"
 wait "$wb"
 
 echo "A: $A"
 echo "B: $B"
-echo "GET $TARGET, wrk -t1 -c$CONNECTIONS -d${DURATION}s against each at once (event loops: ${SERVER_LOOPS:-as NIO chooses}); CPU µs per request"
+echo "$([ "${SIGN_INS:-0}" = 1 ] && echo "POST /signin (sign-ins counted)" || echo "GET $TARGET"), wrk -t1 -c$CONNECTIONS -d${DURATION}s against each at once (event loops: ${SERVER_LOOPS:-as NIO chooses}); CPU µs per request"
 echo
 echo "| round | A µs | B µs | B/A CPU per request | A req/s | B req/s |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
 RATIOS=()
+RATES=()
+# A few sign-ins a second want a decimal.
+RATE_FORMAT="$([ "${SIGN_INS:-0}" = 1 ] && echo %.2f || echo %.0f)"
 for round in $(seq 1 "$ROUNDS"); do
     sign_in
     a0="$(ticks "$A_PID")"; b0="$(ticks "$B_PID")"
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${COOKIE[@]}" "http://127.0.0.1:$A_PORT$TARGET" >"$OUT/a-$round.txt" &
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$A_PORT$TARGET" >"$OUT/a-$round.txt" &
     wa=$!
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${COOKIE[@]}" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
     wb=$!
     wait "$wa"
     wait "$wb"
@@ -133,17 +154,25 @@ for round in $(seq 1 "$ROUNDS"); do
     na="$(requests "$OUT/a-$round.txt")"
     nb="$(requests "$OUT/b-$round.txt")"
     line="$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" -v na="$na" \
-        -v nb="$nb" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" -v r="$round" 'BEGIN {
+        -v nb="$nb" -v hz="$(getconf CLK_TCK)" -v d="$DURATION" -v r="$round" -v rate="$RATE_FORMAT" 'BEGIN {
             ua = a / hz / na * 1e6; ub = b / hz / nb * 1e6
-            printf "%d %.2f %.2f %.3f %.0f %.0f\n", r, ua, ub, ub / ua, na / d, nb / d
+            printf "%d %.2f %.2f %.3f " rate " " rate " %.4f\n", r, ua, ub, ub / ua, na / d, nb / d, nb / na
         }')"
-    read -r _ ua ub ratio ra rb <<<"$line"
+    read -r _ ua ub ratio ra rb rr <<<"$line"
     echo "| $round | $ua | $ub | $ratio | $ra | $rb |"
     RATIOS+=("$ratio")
+    RATES+=("$ra $rb $rr")
 done
 echo
 printf '%s\n' "${RATIOS[@]}" | sort -n | awk '{ v[NR] = $1 } END {
     m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "Median B/A CPU per request: %.3f (below 1: B is cheaper)\n", m
+}'
+printf '%s\n' "${RATES[@]}" | awk '{ a[NR] = $1; b[NR] = $2; r[NR] = $3 } END {
+    printf "Median req/s: A %s, B %s; median B/A req/s: %.3f\n", median(a, NR), median(b, NR), median(r, NR)
+}
+function median(v, n,    i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }'
 echo "wrk output in $OUT"

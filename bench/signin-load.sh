@@ -9,16 +9,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DURATION="${DURATION:-10}"
 PORT="${MICRO_PORT:-18082}"
 
-command -v wrk >/dev/null 2>&1 || { apt-get update && apt-get install -y wrk; }
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    swift build -c release --package-path "$ROOT/bench" --product MicroBench
-fi
-BIN="$(swift build -c release --package-path "$ROOT/bench" --show-bin-path)"
+source "$ROOT/bench/micro-bench.sh"
+micro_bench_build "$ROOT"
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-signin.XXXXXX")"
 
 cd "$ROOT"
 MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$PORT" \
-    "$BIN/MicroBench" >"$OUT/server.log" 2>&1 &
+    "$MICRO_BENCH" >"$OUT/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT INT TERM
 for _ in $(seq 1 100); do
@@ -28,17 +25,8 @@ done
 
 # For each of the 8 users, a session and its CSRF token, as the sign-in page gives them to a
 # browser.
-PAIRS=""
-for user in 1 2 3 4 5 6 7 8; do
-    PAGE="$(curl -s -D "$OUT/headers" "http://127.0.0.1:$PORT/signin")"
-    TOKEN="$(printf '%s' "$PAGE" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
-    COOKIE="$(awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }' "$OUT/headers")"
-    BODY="_csrf=$TOKEN&username=bench$user&password=bench-password"
-    STATUS="$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $COOKIE" --data "$BODY" "http://127.0.0.1:$PORT/signin")"
-    [ "$STATUS" = 303 ] || { echo "error: a test sign-in answered $STATUS, not 303" >&2; exit 1; }
-    PAIRS="$PAIRS$COOKIE|$BODY;"
-done
-export SIGNIN_PAIRS="$PAIRS"
+source "$ROOT/bench/signin-pairs.sh"
+signin_pairs "$PORT" "$OUT"
 
 plain() {
     wrk -t1 -c16 -d"${DURATION}s" --latency "http://127.0.0.1:$PORT/hello" >"$OUT/$1.txt"
@@ -63,5 +51,6 @@ echo "| no sign-ins | $(rps quiet) | $(p99 quiet) |"
 echo "| 8 clients signing in (cost 12) | $(rps loaded) | $(p99 loaded) |"
 echo
 echo "Sign-ins answered: $(awk '/requests in/ { print $1 }' "$OUT/signins.txt") in $((DURATION + 6)) s ($(rps signins)/s); not 2xx/3xx: $(awk '/Non-2xx/ { print $5 }' "$OUT/signins.txt" | grep . || echo 0); wrk timeouts: $(awk '/Socket errors/ { gsub(",", ""); print $10 }' "$OUT/signins.txt" | grep . || echo 0)"
+echo "$(grep '^Signed in:' "$OUT/signins.txt") (a 303 to / is a sign-in)"
 echo "p99 with sign-ins / p99 without: $(awk -v a="$LOADED" -v b="$QUIET" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')x (target <= 2x)"
 echo "wrk output in $OUT"

@@ -24,6 +24,20 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         var cost: Int?
         var slowestCost: Int?
         var stamps: [String: CredentialStamp] = [:]
+        var costs: [String: Int] = [:]
+
+        /// What the table now holds for the lowercased `name` (nil: no such user). The costs
+        /// are summed up again when the user's changed, so that a refusal keeps costing what
+        /// a check at the slowest cost does whoever added or changed a user, and however.
+        mutating func set(_ name: String, _ user: StoredUser?) {
+            stamps[name] = user.map(CredentialStamp.init)
+            let userCost = user.flatMap { Password.cost(of: $0.passwordHash) }
+            guard costs[name] != userCost else { return }
+            costs[name] = userCost
+            let sorted = costs.values.sorted()
+            cost = sorted.isEmpty ? nil : sorted[sorted.count / 2]
+            slowestCost = sorted.last
+        }
     }
 
     /// The store over `database`'s `users` table. Every stored hash is checked: a malformed one
@@ -41,7 +55,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
                     return
                 }
                 let found = try await Self.find(String(name), on: connection)
-                summary.withLockedValue { $0.stamps[String(name)] = found.map(CredentialStamp.init) }
+                summary.withLockedValue { $0.set(String(name), found) }
             },
             reload: { connection in
                 let users = try await Self.readAll(connection, url: url, strict: false)
@@ -83,14 +97,14 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
             try await client.withConnection { try await Self.find(name, on: $0, url: url) }
         }
         // What the table says now is what the user's next request is checked against.
-        summary.withLockedValue { $0.stamps[name] = found.map(CredentialStamp.init) }
+        summary.withLockedValue { $0.set(name, found) }
         return found
     }
 
-    /// The median cost of the hashes when the table was last read whole.
+    /// The median cost of the table's hashes, kept current by the database's notifications.
     public var typicalCost: Int? { summary.withLockedValue { $0.cost } }
 
-    /// The highest cost when the table was last read whole.
+    /// The highest cost of the table's hashes, kept current by the database's notifications.
     public var slowestCost: Int? { summary.withLockedValue { $0.slowestCost } }
 
     /// From memory, kept current by the database's notifications.
@@ -126,7 +140,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
             return roles
         }
         if let replaced {
-            summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: new, roles: replaced) }
+            summary.withLockedValue { $0.set(key, StoredUser(user: User(username: key, roles: replaced), passwordHash: new)) }
         }
         return replaced != nil
     }
@@ -147,7 +161,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
                 ON CONFLICT (lower(username)) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name, roles = excluded.roles
                 """, logger: SharedPostgresDatabase.quiet)
         }
-        summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: passwordHash, roles: roles) }
+        summary.withLockedValue { $0.set(key, StoredUser(user: User(username: key, name: name, roles: roles), passwordHash: passwordHash)) }
     }
 
     /// Removes the user; whether there was one. Their sessions end on every instance.
@@ -159,7 +173,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
             for try await _ in rows { count += 1 }
             return count > 0
         }
-        summary.withLockedValue { $0.stamps[key] = nil }
+        summary.withLockedValue { $0.set(key, nil) }
         return removed
     }
 
@@ -219,8 +233,12 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
 
     private static func summary(_ users: [StoredUser]) -> Summary {
         let costs = users.compactMap { Password.cost(of: $0.passwordHash) }.sorted()
-        var stamps: [String: CredentialStamp] = [:]
-        for user in users { stamps[user.user.username] = CredentialStamp(user) }
-        return Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last, stamps: stamps)
+        var summary = Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last)
+        for user in users {
+            let name = user.user.username.lowercased()
+            summary.stamps[name] = CredentialStamp(user)
+            summary.costs[name] = Password.cost(of: user.passwordHash)
+        }
+        return summary
     }
 }

@@ -18,10 +18,7 @@ python="${PYTHON:-python3}"
 
 say() { printf '[browser] %s\n' "$*"; }
 
-as_root() {
-    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-        say "need root to run: $*"; return 1; fi
-}
+source "$repo/Tests/Support/sample-app.sh"
 
 # 1. What the walkthrough needs.
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
@@ -49,72 +46,22 @@ fi
 say "$("$chromium_binary" --version 2>/dev/null | head -n 1); $(chromedriver --version | head -n 1)"
 
 # 3. The app.
-say "building SampleApp"
-swift build --product SampleApp 2>&1 | tail -n 3
-binary="$(swift build --product SampleApp --show-bin-path)/SampleApp"
-
-port="$("$python" - "${PORT:-4599}" <<'EOF'
-import socket, sys
-start = int(sys.argv[1])
-for port in range(start, start + 100):
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        print(port)
-        break
-else:
-    sys.exit(f"no free port from {start} to {start + 99}")
-EOF
-)"
+sample_app_build
+port="$(sample_app_free_port "${PORT:-4599}")"
 base_url="http://127.0.0.1:$port"
 
-server_pid=""
-stop_server() {
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -INT "$server_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    server_pid=""
-}
-trap stop_server EXIT
-trap 'stop_server; exit 130' INT TERM
+trap sample_app_stop_all EXIT
+trap 'sample_app_stop_all; exit 130' INT TERM
 
 say "serving $base_url (development mode, credentials.yml)"
-HOST=127.0.0.1 PORT="$port" MICRO_ENV=development "$binary" >"$artifacts/server.log" 2>&1 &
-server_pid=$!
-
-if ! "$python" - "$base_url" "$server_pid" <<'EOF'
-import os, sys, time, urllib.request
-url, pid = sys.argv[1] + "/", int(sys.argv[2])
-deadline = time.time() + 30
-while time.time() < deadline:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        sys.exit("the server exited")
-    try:
-        with urllib.request.urlopen(url, timeout=2) as answer:
-            if answer.status == 200:
-                sys.exit(0)
-    except Exception:
-        pass
-    time.sleep(0.2)
-sys.exit("the server did not answer within 30 s")
-EOF
-then
-    say "SampleApp did not come up; its log:"; tail -n 20 "$artifacts/server.log" | sed 's/^/    /'
-    exit 1
-fi
+sample_app_start "$artifacts/server.log" PORT="$port" MICRO_ENV=development
+sample_app_wait "$base_url/" "$SAMPLE_APP_PID" "$artifacts/server.log" || exit 1
 
 # 4. The walkthrough.
 status=0
 BASE_URL="$base_url" ARTIFACTS="$artifacts" CHROMIUM_BINARY="$chromium_binary" \
     timeout 300 "$python" "$repo/Tests/Browser/walkthrough.py" || status=$?
-stop_server
+sample_app_stop_all
 
 case "$status" in
     0) say "passed in $((SECONDS - started)) s; screenshots in browser-artifacts/" ;;

@@ -16,6 +16,8 @@ python="${PYTHON:-python3}"
 
 say() { printf '[httplint] %s\n' "$*"; }
 
+source "$repo/Tests/Support/sample-app.sh"
+
 # 1. httplint.
 if ! "$python" -c 'import httplint' 2>/dev/null; then
     say "installing httplint (PyPI)"
@@ -24,69 +26,19 @@ fi
 say "httplint $("$python" -c 'import httplint; print(httplint.__version__)')"
 
 # 2. The app.
-say "building SampleApp"
-swift build --product SampleApp 2>&1 | tail -n 2
-binary="$(swift build --product SampleApp --show-bin-path)/SampleApp"
-
-port="$("$python" - "${PORT:-4620}" <<'PY'
-import socket, sys
-start = int(sys.argv[1])
-for port in range(start, start + 100):
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        print(port)
-        break
-else:
-    sys.exit(f"no free port from {start} to {start + 99}")
-PY
-)"
+sample_app_build
+port="$(sample_app_free_port "${PORT:-4620}")"
 base_url="http://127.0.0.1:$port"
 log="$(mktemp "${TMPDIR:-/tmp}/micro-httplint.XXXXXX")"
 
-server_pid=""
-stop_server() {
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    server_pid=""
-}
-cleanup() { stop_server; rm -f "$log"; }
+cleanup() { sample_app_stop_all TERM; rm -f "$log"; }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
 
 say "serving $base_url (production mode, credentials.yml)"
 secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
-HOST=127.0.0.1 PORT="$port" MICRO_ENV=production MICRO_SESSION_SECRET="$secret" "$binary" >"$log" 2>&1 &
-server_pid=$!
-
-if ! "$python" - "$base_url" "$server_pid" <<'PY'
-import os, sys, time, urllib.request
-url, pid = sys.argv[1] + "/css/app.css", int(sys.argv[2])
-deadline = time.time() + 30
-while time.time() < deadline:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        sys.exit("the server exited")
-    try:
-        with urllib.request.urlopen(url, timeout=2) as answer:
-            if answer.status == 200:
-                sys.exit(0)
-    except Exception:
-        pass
-    time.sleep(0.2)
-sys.exit("the server did not answer within 30 s")
-PY
-then
-    say "SampleApp did not come up; its log:"; tail -n 20 "$log" | sed 's/^/    /'
-    exit 1
-fi
+sample_app_start "$log" PORT="$port" MICRO_ENV=production MICRO_SESSION_SECRET="$secret"
+sample_app_wait "$base_url/css/app.css" "$SAMPLE_APP_PID" "$log" || exit 1
 
 # 3. The checks.
 status=0

@@ -18,11 +18,12 @@ python="${PYTHON:-python3}"
 
 say() { printf '[load] %s\n' "$*"; }
 
+source "$repo/Tests/Support/sample-app.sh"
+
 if ! command -v "$python" >/dev/null; then
     say "installing python3 (Debian)"
-    if [ "$(id -u)" -eq 0 ]; then sudo=; else sudo=sudo; fi
-    $sudo apt-get update -q >/dev/null
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null
+    as_root apt-get update -q >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 >/dev/null
 fi
 
 # 1. Descriptors: 500 slow clients and the server's own sockets share this limit.
@@ -36,9 +37,7 @@ if [ "$(ulimit -Sn)" != unlimited ] && [ "$(ulimit -Sn)" -lt 2048 ]; then
 fi
 
 # 2. The app.
-say "building SampleApp"
-swift build --product SampleApp 2>&1 | tail -n 2
-binary="$(swift build --product SampleApp --show-bin-path)/SampleApp"
+sample_app_build
 
 workdir="$(mktemp -d "${TMPDIR:-/tmp}/micro-load.XXXXXX")"
 cleanup() {
@@ -52,7 +51,7 @@ say "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), open-files l
 
 # 3. The checks (the script stops the servers it starts, also when it fails).
 status=0
-timeout 300 "$python" "$repo/Tests/Load/load.py" --binary "$binary" --workdir "$workdir" \
+timeout 300 "$python" "$repo/Tests/Load/load.py" --binary "$SAMPLE_APP" --workdir "$workdir" \
     --checks "${CHECKS:-soak,slow,overflow,disconnect,flood}" --soak-seconds "${SOAK_SECONDS:-60}" || status=$?
 
 if [ "$status" -ne 0 ]; then

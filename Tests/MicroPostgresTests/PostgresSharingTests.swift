@@ -64,6 +64,22 @@ extension MicroPostgresTests {
             }
         }
 
+        @Test func signOutEveryoneOnOneInstanceEndsEverySessionOnTheOthers() async throws {
+            try await withTwoInstances { one, two, _ in
+                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+                let appOne = one.makeApp(), appTwo = two.makeApp()
+                let here = TestClient(appOne), there = TestClient(appTwo)
+                #expect(try await signIn(here).location == "/")
+                #expect(try await signIn(there, "ann", "ann-password").location == "/")
+                #expect(try await there.get("/me").text == "ann")
+
+                appOne.signOutEveryone()
+                #expect(try await here.get("/me").text == "nobody")
+                #expect(try await eventually { try await there.get("/me").text == "nobody" })
+                #expect(await eventually { one.revocations.unwrittenCount == 0 })
+            }
+        }
+
         @Test func signOutEverywhereAndAnInstanceStartedLaterSeeEarlierRevocations() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 let one = instances[0]

@@ -102,6 +102,15 @@ struct SharedStores {
     }
 }
 
+/// Two instances over a database of their own holding `user` (secret123), ended and dropped
+/// after, whatever happened.
+func withTwoInstances(_ body: (_ one: SharedStores, _ two: SharedStores, _ test: PostgresTestDatabase) async throws -> Void) async throws {
+    try await PostgresTestDatabase.withInstances(2) { test, instances in
+        try await instances[0].users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+        try await body(instances[0], instances[1], test)
+    }
+}
+
 enum TestHashes {
     static let user = try! Password.hash("secret123", cost: 4)
     static let ann = try! Password.hash("ann-password", cost: 4)

@@ -48,6 +48,23 @@ extension MicroPostgresTests {
             }
         }
 
+        @Test func theSlowestCostFollowsTheTableOnEveryInstance() async throws {
+            try await withTwoInstances { one, two, test in
+                #expect(one.users.slowestCost == 4)
+                #expect(await eventually { two.users.slowestCost == 4 })
+
+                try await two.users.save(username: "dear", passwordHash: try Password.hash("dear-password", cost: 6), name: nil)
+                #expect(two.users.slowestCost == 6)
+                #expect(await eventually { one.users.slowestCost == 6 })
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Dearer', '\(try Password.hash("x", cost: 7))')")
+                #expect(await eventually { one.users.slowestCost == 7 && two.users.slowestCost == 7 })
+
+                try await test.sql("DELETE FROM users WHERE username <> 'user'")
+                #expect(await eventually { one.users.slowestCost == 4 && two.users.slowestCost == 4 })
+                #expect(one.users.typicalCost == 4)
+            }
+        }
+
         @Test func aUserAddedWithPlainSqlSignsInAtOnceAndARemovedOneIsSignedOutOnEveryInstance() async throws {
             try await PostgresTestDatabase.withInstances(2) { test, instances in
                 let one = instances[0], two = instances[1]

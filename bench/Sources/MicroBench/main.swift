@@ -1,6 +1,7 @@
 // Micro's side of the socket benchmarks (bench/run.sh, bench/signin-load.sh, bench/routes.sh):
 // the routes of BenchRoutes, plus the Authentication flow with bench/credentials.yml
-// (bench1...bench8, password bench-password, cost 12). App() reads HOST, PORT and MICRO_ENV; the
+// (bench1...bench8, password bench-password, cost 12), or with those users in the PostgreSQL
+// database MICRO_DATABASE_URL names (BenchUsers; bench/postgres.sh). App() reads HOST, PORT and MICRO_ENV; the
 // scripts set PORT and MICRO_ENV=production and run it from the repository's root. Access
 // logging is off, as it is for the raw NIO server (which has none). EXTRA_ROUTES=N defines N
 // more routes before /hello (BenchRoutes.installExtraRoutes); GET /last is defined after all.
@@ -17,6 +18,6 @@ guard let extraCount = extraRoutes.isEmpty ? 0 : Int(extraRoutes), extraCount >=
 }
 BenchRoutes.installExtraRoutes(extraCount, in: app)
 BenchRoutes.install(in: app)
-app.use(Authentication(users: try YamlUserStore(file: "bench/credentials.yml")))
+try await BenchUsers.install(in: app)
 BenchRoutes.installLastRoute(in: app)
 try await app.run()

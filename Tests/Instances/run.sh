@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Two instances of the sample app behind nginx, sharing one PostgreSQL (Tests/Instances/scenarios.py):
+#
+#   bash Tests/Instances/run.sh
+#
+# Installs Debian's nginx when missing (as root, or through sudo), runs itself again inside a
+# throwaway PostgreSQL (Tests/Postgres/with-postgres.sh, which exports MICRO_TEST_DATABASE_URL;
+# one already exported is used as it is), builds SampleApp and starts two of it on free ports of
+# 127.0.0.1 in production mode, with the same MICRO_SESSION_SECRET and MICRO_DATABASE_URL and
+# 127.0.0.1 as their trusted proxy, then nginx in front of both, its configuration, PID file,
+# logs and temporary folders in a temporary folder of its own (as root or as any user). Runs
+# the scenarios (users, a session on both, sign-out on both, the shared throttle, the client's
+# address through nginx, one instance killed), prints a summary and stops everything by its PID
+# at the end, whatever happened. Exits non-zero when any check fails; KEEP_LOGS=1 keeps the
+# logs' folder.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+python="${PYTHON:-python3}"
+export MICRO_INSTANCES_STARTED="${MICRO_INSTANCES_STARTED:-$(date +%s)}"
+
+say() { printf '[instances] %s\n' "$*"; }
+
+source "$repo/Tests/Support/sample-app.sh"
+
+# 1. nginx, then the database (this script again, inside with-postgres.sh).
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    say "installing nginx (Debian)"
+    as_root apt-get update -q >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nginx >/dev/null
+fi
+nginx="$(command -v nginx || echo /usr/sbin/nginx)"
+if [ -z "${MICRO_TEST_DATABASE_URL:-}" ]; then
+    exec bash "$repo/Tests/Postgres/with-postgres.sh" bash "$repo/Tests/Instances/run.sh" "$@"
+fi
+database_url="$MICRO_TEST_DATABASE_URL"
+
+# 2. The instances.
+sample_app_build
+# Readable by nginx's workers, which run as nobody when nginx is started as root.
+work="$(mktemp -d "${TMPDIR:-/tmp}/micro-instances.XXXXXX")"
+chmod 755 "$work"
+
+nginx_pid=""
+cleanup() {
+    local status=$?
+    [ -z "$nginx_pid" ] || stop_by_pid "$nginx_pid"
+    sample_app_stop_all
+    if [ "$status" -ne 0 ]; then
+        for log in "$work"/*.log; do
+            [ -f "$log" ] || continue
+            say "last lines of $(basename "$log"):"
+            grep -v ' GET \| POST ' "$log" | tail -n 8 | sed 's/^/    /' || true
+        done
+    fi
+    if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
+port_one="$(sample_app_free_port 4660)"
+port_two="$(sample_app_free_port $((port_one + 1)))"
+port_proxy="$(sample_app_free_port $((port_two + 1)))"
+pids=()
+for port in "$port_one" "$port_two"; do
+    sample_app_start "$work/instance-$port.log" PORT="$port" MICRO_ENV=production MICRO_SESSION_SECRET="$secret" \
+        MICRO_DATABASE_URL="$database_url" MICRO_TRUSTED_PROXIES=127.0.0.1
+    pids+=("$SAMPLE_APP_PID")
+done
+sample_app_wait "http://127.0.0.1:$port_one/css/app.css" "${pids[0]}" "$work/instance-$port_one.log"
+sample_app_wait "http://127.0.0.1:$port_two/css/app.css" "${pids[1]}" "$work/instance-$port_two.log"
+say "SampleApp on 127.0.0.1:$port_one (PID ${pids[0]}) and 127.0.0.1:$port_two (PID ${pids[1]}), production, one secret, PostgreSQL"
+
+# 3. nginx in front of both. A dead instance's requests go to the other (proxy_next_upstream;
+# max_fails takes it out for fail_timeout). X-Upstream tells the scenarios which one answered.
+cat >"$work/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log warn;
+events { worker_connections 256; }
+http {
+    access_log $work/nginx-access.log;
+    client_body_temp_path $work/client-body;
+    proxy_temp_path $work/proxy;
+    fastcgi_temp_path $work/fastcgi;
+    uwsgi_temp_path $work/uwsgi;
+    scgi_temp_path $work/scgi;
+
+    upstream micro {
+        server 127.0.0.1:$port_one max_fails=1 fail_timeout=10s;
+        server 127.0.0.1:$port_two max_fails=1 fail_timeout=10s;
+    }
+    server {
+        listen 127.0.0.1:$port_proxy;
+        location / {
+            proxy_pass http://micro;
+            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Host \$http_host;
+            proxy_next_upstream error timeout;
+            proxy_connect_timeout 2s;
+            add_header X-Upstream \$upstream_addr always;
+        }
+    }
+}
+CONF
+"$nginx" -t -q -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log" || { cat "$work/nginx-error.log" >&2; exit 1; }
+"$nginx" -p "$work" -c "$work/nginx.conf" -e "$work/nginx-error.log" &
+nginx_pid=$!
+sample_app_wait "http://127.0.0.1:$port_proxy/css/app.css" "$nginx_pid" "$work/nginx-error.log" nginx
+say "$("$nginx" -v 2>&1 | sed 's/^nginx version: //') on 127.0.0.1:$port_proxy (PID $nginx_pid)"
+
+# 4. The scenarios.
+status=0
+timeout 300 "$python" "$repo/Tests/Instances/scenarios.py" \
+    --one "http://127.0.0.1:$port_one" --two "http://127.0.0.1:$port_two" --proxy "http://127.0.0.1:$port_proxy" \
+    --binary "$SAMPLE_APP" --database-url "$database_url" --kill-pid "${pids[0]}" || status=$?
+seconds=$(($(date +%s) - MICRO_INSTANCES_STARTED))
+if [ "$status" -ne 0 ]; then
+    [ "$status" -eq 124 ] && say "the scenarios took more than 300 s"
+    say "FAILED after $seconds s"
+    exit "$status"
+fi
+say "passed in $seconds s"

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Two SampleApp instances sharing one PostgreSQL, behind nginx (run by Tests/Instances/run.sh).
+
+The instances run in production mode with the same MICRO_SESSION_SECRET and
+MICRO_DATABASE_URL, and trust 127.0.0.1 (nginx) as their proxy. Each scenario is checked
+through the instances' own ports or through nginx, as a browser would (the CSRF token taken
+from the form, Origin and Sec-Fetch-Site on each POST, the session cookie kept by hand: it is
+Secure, and this is plain http):
+
+  users       add-user NAME --database-url URL (the password on stdin) while both run.
+  session     signed in on instance one, the session opens on instance two and through nginx.
+  sign-out    signed out on instance two: the old cookie, replayed on instance one, no longer
+              opens (a redirect to /signin) within 5 seconds.
+  throttle    five failed sign-ins of one name split across both instances: the sixth, with the
+              right password, is 429 on both.
+  forwarded   twenty refused sign-ins from 127.0.0.5 through nginx (which took them to both
+              instances): 127.0.0.5 is refused with the right password (429), while 127.0.0.6
+              signs in; so each instance counts the client's address from X-Forwarded-For, not
+              nginx's, in the shared table.
+  failover    instance one killed (SIGKILL): nginx goes on serving signed-in pages, sign-out
+              and sign-in through instance two.
+
+Only the standard library. Prints a line per check and a summary; exits 1 when any fails.
+"""
+
+import argparse
+import http.client
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from urllib.parse import urlencode, urlsplit
+
+failures = []
+passed = 0
+
+
+def say(text=""):
+    print(f"[instances] {text}", flush=True)
+
+
+def check(ok, what, detail=""):
+    global passed
+    say(f"  {'ok  ' if ok else 'FAIL'} {what}{': ' + detail if detail else ''}")
+    if ok:
+        passed += 1
+    else:
+        failures.append(what)
+    return ok
+
+
+class Answer:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+    @property
+    def location(self):
+        return self.header("Location") or ""
+
+    def __str__(self):
+        return f"{self.status} {self.location}".strip()
+
+
+class Browser:
+    """A client of one base URL (an instance or nginx), from one local address, with its
+    cookies."""
+
+    def __init__(self, base, source="127.0.0.1", cookies=None):
+        parts = urlsplit(base)
+        self.base, self.host, self.port, self.source = base, parts.hostname, parts.port, source
+        self.cookies = dict(cookies or {})
+
+    def at(self, base, source=None):
+        """The same cookies, sent to another base URL."""
+        return Browser(base, source or self.source, self.cookies)
+
+    def request(self, method, path, fields=None):
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=30, source_address=(self.source, 0))
+        headers = {}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+        body = None
+        if fields is not None:
+            body = urlencode(fields)
+            headers.update({"Content-Type": "application/x-www-form-urlencoded",
+                            "Origin": self.base, "Sec-Fetch-Site": "same-origin"})
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            answer = Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+            for name, value in response.getheaders():
+                if name.lower() == "set-cookie":
+                    cookie_name, _, rest = value.partition("=")
+                    self.cookies[cookie_name.strip()] = rest.split(";", 1)[0]
+            return answer
+        finally:
+            connection.close()
+
+    def get(self, path):
+        return self.request("GET", path)
+
+    def post(self, path, fields):
+        return self.request("POST", path, fields)
+
+    def form_post(self, page, path, fields):
+        """POST to `path` with the CSRF token of the form on `page`."""
+        html = self.get(page)
+        match = re.search(rb'name="_csrf" value="([^"]+)"', html.body)
+        if not match:
+            raise AssertionError(f"no CSRF token on {self.base}{page} ({html.status})")
+        return self.post(path, dict(fields, _csrf=match.group(1).decode()))
+
+    def sign_in(self, username, password):
+        return self.form_post("/signin", "/signin", {"username": username, "password": password})
+
+    def sign_out(self):
+        return self.form_post("/signout", "/signout", {})
+
+
+def signed_in(answer, name):
+    return answer.status == 200 and name.encode() in answer.body
+
+
+def to_sign_in(answer):
+    return answer.status in (302, 303) and answer.location.endswith("/signin")
+
+
+def add_user(args, username, password, name):
+    started = time.monotonic()
+    result = subprocess.run(
+        [args.binary, "add-user", username, "--database-url", args.database_url, "--name", name],
+        input=password + "\n", capture_output=True, text=True, timeout=60)
+    return check(result.returncode == 0 and "Saved user" in result.stdout,
+                 f"add-user {username} --database-url (password on stdin)",
+                 f"status {result.returncode} in {time.monotonic() - started:.1f} s, {(result.stdout + result.stderr).strip()[:200]}")
+
+
+def scenario_users(args, people):
+    for username, (password, name) in people.items():
+        if not add_user(args, username, password, name):
+            raise AssertionError("a user could not be added")
+
+
+def scenario_session(args, alice):
+    username, password, name = alice
+    one = Browser(args.one)
+    answer = one.sign_in(username, password)
+    check(answer.status == 303 and answer.location == "/", "sign-in on instance one", str(answer))
+    check(signed_in(one.get("/protected"), name), "signed in on instance one")
+    check(signed_in(one.at(args.two).get("/protected"), name), "the same cookie opens the session on instance two")
+    check(signed_in(one.at(args.proxy).get("/protected"), name), "and through nginx")
+    return one
+
+
+def scenario_sign_out(args, alice, one):
+    username, password, name = alice
+    old = dict(one.cookies)
+    two = one.at(args.two)
+    answer = two.sign_out()
+    check(answer.status == 303 and answer.location == "/", "sign-out on instance two", str(answer))
+    check(to_sign_in(Browser(args.two, cookies=old).get("/protected")), "the old cookie on instance two: redirected to /signin")
+    started = time.monotonic()
+    while True:
+        answer = Browser(args.one, cookies=old).get("/protected")
+        waited = time.monotonic() - started
+        if to_sign_in(answer) or waited > 5:
+            break
+        time.sleep(0.05)
+    check(to_sign_in(answer), "the old cookie replayed on instance one: redirected to /signin within 5 s",
+          f"{answer} after {waited:.2f} s")
+
+
+def scenario_throttle(args, bob):
+    username, password, name = bob
+    results = []
+    for attempt in range(5):
+        base = args.one if attempt % 2 == 0 else args.two
+        answer = Browser(base).sign_in(username, "wrong-" + secrets.token_hex(4))
+        results.append(f"{'one' if base == args.one else 'two'} {answer}")
+        if not to_sign_in(answer):
+            check(False, "a failed sign-in is refused (303 to /signin)", ", ".join(results))
+            return
+    check(True, "five failed sign-ins, three on instance one and two on instance two", ", ".join(results))
+    for label, base in (("one", args.one), ("two", args.two)):
+        answer = Browser(base).sign_in(username, password)
+        check(answer.status == 429 and answer.header("Retry-After"),
+              f"the sixth, with the right password, on instance {label}: 429", f"{answer.status}, Retry-After {answer.header('Retry-After')}")
+
+
+def scenario_forwarded(args, alice):
+    username, password, name = alice
+    upstreams = set()
+    statuses = []
+    for attempt in range(20):
+        client = Browser(args.proxy, source="127.0.0.5")
+        if attempt % 2:
+            # nginx takes requests to the instances in turn, and a sign-in is two (the form, the
+            # POST): one more request sends every other POST to the other instance.
+            client.get("/css/app.css")
+        # A name over 256 bytes is refused before any check, and counts against the address.
+        answer = client.sign_in("x" * 300, "anything")
+        statuses.append(answer.status)
+        upstreams.add(answer.header("X-Upstream") or "?")
+        if not to_sign_in(answer):
+            check(False, "a refused sign-in through nginx is a 303 to /signin", str(answer))
+            return
+    expected = {urlsplit(args.one).netloc, urlsplit(args.two).netloc}
+    check(upstreams == expected, "twenty refused sign-ins from 127.0.0.5 through nginx, posted to both instances",
+          ", ".join(sorted(upstreams)))
+    answer = Browser(args.proxy, source="127.0.0.5").sign_in(username, password)
+    check(answer.status == 429, "127.0.0.5 is then refused with the right password (counted by X-Forwarded-For, shared)",
+          f"{answer.status}, Retry-After {answer.header('Retry-After')}")
+    other = Browser(args.proxy, source="127.0.0.6")
+    answer = other.sign_in(username, password)
+    check(answer.status == 303 and answer.location == "/", "127.0.0.6 signs in through nginx (not nginx's address counted)",
+          str(answer))
+    check(signed_in(other.get("/protected"), name), "signed in through nginx")
+
+
+def scenario_failover(args, alice):
+    username, password, name = alice
+    user = Browser(args.proxy, source="127.0.0.7")
+    answer = user.sign_in(username, password)
+    check(answer.status == 303 and answer.location == "/", "sign-in through nginx", str(answer))
+    os.kill(args.kill_pid, signal.SIGKILL)
+    say(f"  instance one (PID {args.kill_pid}) killed with SIGKILL (the shell reports it as Killed)")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(args.kill_pid, 0)
+        except OSError:
+            break
+        # A killed child stays a zombie until run.sh reaps it: gone once its port refuses.
+        try:
+            Browser(args.one).get("/css/app.css")
+        except OSError:
+            break
+        time.sleep(0.05)
+    two = urlsplit(args.two).netloc
+    served = []
+    for _ in range(10):
+        answer = user.get("/protected")
+        served.append(signed_in(answer, name) and (answer.header("X-Upstream") or "").endswith(two))
+    check(all(served), "instance one killed: ten signed-in pages through nginx, all from instance two",
+          f"{served.count(True)} of {len(served)}")
+    answer = user.sign_out()
+    check(answer.status == 303 and answer.location == "/", "sign-out through nginx", str(answer))
+    check(to_sign_in(user.get("/protected")), "signed out")
+    again = Browser(args.proxy, source="127.0.0.8")
+    answer = again.sign_in(username, password)
+    check(answer.status == 303 and answer.location == "/", "a new sign-in through nginx", str(answer))
+    check(signed_in(again.get("/protected"), name), "signed in")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--one", required=True, help="instance one's base URL")
+    parser.add_argument("--two", required=True, help="instance two's base URL")
+    parser.add_argument("--proxy", required=True, help="nginx's base URL")
+    parser.add_argument("--binary", required=True, help="SampleApp, for add-user")
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--kill-pid", type=int, required=True, help="instance one's PID")
+    args = parser.parse_args()
+
+    suffix = secrets.token_hex(3)
+    alice = (f"alice-{suffix}", "alice-" + secrets.token_hex(8), "Alice Example")
+    bob = (f"bob-{suffix}", "bob-" + secrets.token_hex(8), "Bob Example")
+    people = {alice[0]: alice[1:], bob[0]: bob[1:]}
+
+    timings = []
+    one = None
+    scenarios = [
+        ("users", lambda: scenario_users(args, people)),
+        ("session", lambda: scenario_session(args, alice)),
+        ("sign-out", lambda: scenario_sign_out(args, alice, one)),
+        ("throttle", lambda: scenario_throttle(args, bob)),
+        ("forwarded", lambda: scenario_forwarded(args, alice)),
+        ("failover", lambda: scenario_failover(args, alice)),
+    ]
+    for name, run in scenarios:
+        say(name)
+        started = time.monotonic()
+        try:
+            result = run()
+            if name == "session":
+                one = result
+        except Exception as error:  # noqa: BLE001 - any failure is the scenario's
+            check(False, f"{name}: {type(error).__name__}", str(error))
+            if name in ("users", "session"):
+                timings.append((name, time.monotonic() - started))
+                break
+        timings.append((name, time.monotonic() - started))
+
+    say("")
+    say("scenario times: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings))
+    if failures:
+        say(f"FAILED: {len(failures)} of {passed + len(failures)} checks: " + "; ".join(failures))
+        sys.exit(1)
+    say(f"all {passed} checks passed")
+
+
+if __name__ == "__main__":
+    main()
