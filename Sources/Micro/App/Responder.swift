@@ -100,7 +100,7 @@ final class Responder: Sendable {
         // window is renewed even by routes that never look at the session.
         if request.cookie(services.sessions.settings.cookieName) != nil { _ = request.session }
         var response = await run(request)
-        if let pattern = request.route { route = pattern.description }
+        if services.metrics.isEnabled, let pattern = request.route { route = pattern.description }
         // Drop the request's copy, so the headers below are edited in place.
         request.response = Response()
         if let session = request.loadedSession {
