@@ -49,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "MicroTesting",
-            dependencies: ["Micro", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: ["Micro", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")]
         ),
         .target(
             name: "MicroPostgres",
@@ -88,7 +88,10 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .testTarget(name: "SampleAppTests", dependencies: ["SampleApp", "MicroTesting"]),
+        .testTarget(
+            name: "SampleAppTests",
+            dependencies: ["SampleApp", "MicroTesting", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "MicroPostgresTests",
             dependencies: [

@@ -15,6 +15,8 @@ enum PostgresSchema {
             name text
         )
         """,
+        // Role names separated by spaces: added to a table made before users had roles.
+        "ALTER TABLE users ADD COLUMN IF NOT EXISTS roles text",
         "CREATE UNIQUE INDEX IF NOT EXISTS users_username_key ON users (lower(username))",
         """
         CREATE OR REPLACE FUNCTION micro_users_changed() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -119,29 +119,35 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         let key = username.lowercased()
         let replaced = try await database.run("re-hash a password") { client in
             let rows = try await client.query(
-                "UPDATE users SET password_hash = \(new) WHERE lower(username) = \(key) AND password_hash = \(old) RETURNING 1",
+                "UPDATE users SET password_hash = \(new) WHERE lower(username) = \(key) AND password_hash = \(old) RETURNING roles",
                 logger: SharedPostgresDatabase.quiet)
-            var count = 0
-            for try await _ in rows { count += 1 }
-            return count > 0
+            var roles: [String]?
+            for try await list in rows.decode(String?.self) { roles = User.roles(inList: list ?? "") ?? [] }
+            return roles
         }
-        if replaced { summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: new) } }
-        return replaced
+        if let replaced {
+            summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: new, roles: replaced) }
+        }
+        return replaced != nil
     }
 
-    /// Adds the user, or changes their hash and name when they exist.
-    public func save(username: String, passwordHash: String, name: String?) async throws {
+    /// Adds the user, or changes their hash, name and roles when they exist.
+    public func save(username: String, passwordHash: String, name: String?, roles: [String] = []) async throws {
+        if let problem = roles.lazy.compactMap(User.problem(withRole:)).first {
+            throw UserStoreError("\(database.url): user '\(username)': \(problem).")
+        }
+        let roleList: String? = roles.isEmpty ? nil : roles.joined(separator: " ")
         guard Password.isValidHash(passwordHash) else {
             throw UserStoreError("\(database.url): not a bcrypt hash for user '\(username)'.")
         }
         let key = username.lowercased()
         try await database.run("save user '\(key)'") { client in
             _ = try await client.query("""
-                INSERT INTO users (username, password_hash, name) VALUES (\(key), \(passwordHash), \(name))
-                ON CONFLICT (lower(username)) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name
+                INSERT INTO users (username, password_hash, name, roles) VALUES (\(key), \(passwordHash), \(name), \(roleList))
+                ON CONFLICT (lower(username)) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name, roles = excluded.roles
                 """, logger: SharedPostgresDatabase.quiet)
         }
-        summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: passwordHash) }
+        summary.withLockedValue { $0.stamps[key] = CredentialStamp(username: key, passwordHash: passwordHash, roles: roles) }
     }
 
     /// Removes the user; whether there was one. Their sessions end on every instance.
@@ -161,8 +167,10 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
     public func allUsers() async throws -> [User] {
         try await database.run("list the users") { client in
             var users: [User] = []
-            let rows = try await client.query("SELECT username, name FROM users ORDER BY lower(username)", logger: SharedPostgresDatabase.quiet)
-            for try await (username, name) in rows.decode((String, String?).self) { users.append(User(username: username, name: name)) }
+            let rows = try await client.query("SELECT username, name, roles FROM users ORDER BY lower(username)", logger: SharedPostgresDatabase.quiet)
+            for try await (username, name, roles) in rows.decode((String, String?, String?).self) {
+                users.append(User(username: username, name: name, roles: User.roles(inList: roles ?? "") ?? []))
+            }
             return users
         }
     }
@@ -179,13 +187,13 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
 
     private static func find(_ name: String, on connection: PostgresConnection, url: PostgresUrl? = nil) async throws -> StoredUser? {
         let rows = try await connection.query(
-            "SELECT ctid::text, username, password_hash, name FROM users WHERE lower(username) = \(name)", logger: SharedPostgresDatabase.quiet)
-        for try await (row, username, hash, displayName) in rows.decode((String, String, String, String?).self) {
-            guard Password.isValidHash(hash) else {
+            "SELECT ctid::text, username, password_hash, name, roles FROM users WHERE lower(username) = \(name)", logger: SharedPostgresDatabase.quiet)
+        for try await (row, username, hash, displayName, roleList) in rows.decode((String, String, String, String?, String?).self) {
+            guard Password.isValidHash(hash), let roles = User.roles(inList: roleList ?? "") else {
                 guard let url else { return nil }
                 throw UserStoreError(malformed(url, row: row, username: username))
             }
-            return StoredUser(user: User(username: username, name: displayName), passwordHash: hash)
+            return StoredUser(user: User(username: username, name: displayName, roles: roles), passwordHash: hash)
         }
         return nil
     }
@@ -193,20 +201,20 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
     /// Every user; with `strict`, a malformed hash is an error naming the row, else the user
     /// is left out (they cannot sign in: ``find(username:)`` reports the row).
     private static func readAll(_ connection: PostgresConnection, url: PostgresUrl, strict: Bool) async throws -> [StoredUser] {
-        let rows = try await connection.query("SELECT ctid::text, username, password_hash, name FROM users", logger: SharedPostgresDatabase.quiet)
+        let rows = try await connection.query("SELECT ctid::text, username, password_hash, name, roles FROM users", logger: SharedPostgresDatabase.quiet)
         var users: [StoredUser] = []
-        for try await (row, username, hash, name) in rows.decode((String, String, String, String?).self) {
-            guard Password.isValidHash(hash) else {
+        for try await (row, username, hash, name, roleList) in rows.decode((String, String, String, String?, String?).self) {
+            guard Password.isValidHash(hash), let roles = User.roles(inList: roleList ?? "") else {
                 if strict { throw UserStoreError(malformed(url, row: row, username: username)) }
                 continue
             }
-            users.append(StoredUser(user: User(username: username, name: name), passwordHash: hash))
+            users.append(StoredUser(user: User(username: username, name: name, roles: roles), passwordHash: hash))
         }
         return users
     }
 
     private static func malformed(_ url: PostgresUrl, row: String, username: String) -> String {
-        "\(url): users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)."
+        "\(url): users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$), or roles holds a name that is not lowercase letters, digits, '-' or '_'."
     }
 
     private static func summary(_ users: [StoredUser]) -> Summary {

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Testing) import Micro
 import NIOCore
+import NIOHTTP1
 
 /// Sends requests through the whole app in-process (static files, filters, routing, error
 /// pages, sessions), without a socket, and keeps cookies between requests like a browser.
@@ -213,34 +214,4 @@ public final class TestClient {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         return formatter
     }()
-}
-
-/// A response as the test client received it.
-public struct TestResponse: Sendable {
-    /// The status.
-    public var status: HttpStatus
-    /// The header fields.
-    public var headers: HttpHeaders
-    /// The body's bytes.
-    public var body: [UInt8]
-
-    /// The body as UTF-8 text.
-    public var text: String { String(decoding: body, as: UTF8.self) }
-
-    /// The `Location` header of a redirect.
-    public var location: String? { headers.first(name: "Location") }
-
-    /// The `Content-Type` header.
-    public var contentType: String? { headers.first(name: "Content-Type") }
-
-    /// The body decoded from JSON.
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
-        try JSONDecoder().decode(T.self, from: Data(body))
-    }
-}
-
-/// A failure of the test client itself (not of the app).
-public struct TestClientError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -43,6 +43,10 @@ extension MicroPostgresTests {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]
                 try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+                // The other instance learns of the new user by notification, within moments: a
+                // session of a user it has not heard of yet is not current there.
+                let stamp = CredentialStamp(username: "user", passwordHash: TestHashes.user)
+                #expect(await eventually { two.users.isCurrent(stamp, username: "user") })
                 let appOne = one.makeApp(), appTwo = two.makeApp()
                 let browser = TestClient(appOne)
                 #expect(try await signIn(browser).location == "/")

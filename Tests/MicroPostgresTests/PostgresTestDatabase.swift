@@ -91,7 +91,7 @@ struct SharedStores {
         settings.port = 0
         settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views-\(UUID().uuidString)").path
         settings.sessions.revocations = revocations
-        let app = App(settings: settings)
+        let app = App(settings: settings, logger: PostgresTestDatabase.quiet)
         var authentication = Authentication(users: users)
         authentication.throttleStore = throttle
         authentication.hasher = PasswordHasher(threads: 1)

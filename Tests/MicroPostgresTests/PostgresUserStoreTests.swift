@@ -71,5 +71,32 @@ extension MicroPostgresTests {
                 #expect(try await signIn(first, "zed", "ann-password").location == "/signin")
             }
         }
+
+        @Test func rolesAreKeptListedAndAChangeByPlainSqlEndsTheSessions() async throws {
+            try await PostgresTestDatabase.withInstances(2) { test, instances in
+                let one = instances[0], two = instances[1]
+                try await one.users.save(username: "Ann", passwordHash: TestHashes.ann, name: "Ann Smith", roles: ["admin", "ops"])
+                try await one.users.save(username: "bob", passwordHash: TestHashes.user, name: nil)
+                await #expect(throws: UserStoreError.self) {
+                    try await one.users.save(username: "eve", passwordHash: TestHashes.user, name: nil, roles: ["Admin"])
+                }
+                #expect(try await two.users.find(username: "ann", using: PasswordHasher(threads: 1))?.user.roles == ["admin", "ops"])
+                #expect(try await two.users.allUsers() == [
+                    User(username: "ann", name: "Ann Smith", roles: ["admin", "ops"]), User(username: "bob"),
+                ])
+                let client = TestClient(two.makeApp())
+                #expect(try await signIn(client, "ann", "ann-password").location == "/")
+                #expect(try await client.get("/me").text == "ann")
+                try await test.sql("UPDATE users SET roles = 'ops' WHERE username = 'ann'")
+                #expect(try await two.users.find(username: "ann", using: PasswordHasher(threads: 1))?.user.roles == ["ops"])
+                #expect(try await eventually { try await client.get("/me").text == "nobody" })
+                // A malformed roles cell names the row, as a malformed hash does.
+                try await test.sql("UPDATE users SET roles = 'ad;min' WHERE username = 'bob'")
+                let error = await #expect(throws: UserStoreError.self) {
+                    try await one.users.find(username: "bob", using: PasswordHasher(threads: 1))
+                }
+                #expect(error?.description.contains("user 'bob'") == true)
+            }
+        }
     }
 }

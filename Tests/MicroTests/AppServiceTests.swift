@@ -11,7 +11,7 @@ import Testing
         let entered = Flag()
         let release = Flag()
         // Long, so that only a finished request can make the shutdown clean.
-        let app = testApp { $0.shutdownTimeout = 60 }
+        let app = testApp { $0.shutdownTimeout = .seconds(60) }
         app.get("/slow") { _ in
             entered.set()
             _ = await release.wait(upTo: 10)
@@ -54,7 +54,7 @@ import Testing
     @Test func aCancelledGroupClosesTheBusyConnectionsAtOnce() async throws {
         let entered = Flag()
         // Longer than the test waits: only the cancellation can close the connection in time.
-        let app = testApp { $0.shutdownTimeout = 60 }
+        let app = testApp { $0.shutdownTimeout = .seconds(60) }
         app.get("/stuck") { _ in
             entered.set()
             try? await Task.sleep(for: .seconds(30))

@@ -134,7 +134,7 @@ import Testing
 private func startLimitedServer(maxConnections: Int) async throws -> RunningServer {
     let app = testApp {
         $0.maxConnections = maxConnections
-        $0.shutdownTimeout = 1
+        $0.shutdownTimeout = .seconds(1)
     }
     app.get("/hello") { _ in "Hello" }
     return try await app.start()

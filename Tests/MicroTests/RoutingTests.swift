@@ -197,12 +197,12 @@ import Testing
     }
 
     @Test func badSettingsStopStartUpWithTheSettingsName() async throws {
-        let app = testApp { $0.idleTimeout = .infinity; $0.sendTimeout = 0; $0.bodyLimit = 0 }
+        let app = testApp { $0.connectionIdleTimeout = .seconds(100_000); $0.sendTimeout = .zero; $0.bodyLimit = 0 }
         do {
             _ = try await app.start()
             Issue.record("expected a configuration error")
         } catch let error as ConfigurationError {
-            #expect(error.message.contains("settings.idleTimeout"))
+            #expect(error.message.contains("settings.connectionIdleTimeout"))
             #expect(error.message.contains("settings.sendTimeout"))
             #expect(error.message.contains("settings.bodyLimit"))
         }

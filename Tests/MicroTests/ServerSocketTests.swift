@@ -70,7 +70,7 @@ import Testing
                 return request.params["n"]! + filler
             }
         }
-        try await withServer({ $0.sendTimeout = 10 }, routes: routes) { server in
+        try await withServer({ $0.sendTimeout = .seconds(10) }, routes: routes) { server in
             let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
             try await client.send((0..<60).map { "GET /big/\($0) HTTP/1.1\r\nHost: localhost\r\n\r\n" }.joined())
             try await Task.sleep(for: .milliseconds(500))
@@ -168,7 +168,7 @@ import Testing
                 return "slower"
             }
         }
-        try await withServer({ $0.headerTimeout = 0.3; $0.idleTimeout = 10 }, routes: routes) { server in
+        try await withServer({ $0.headerTimeout = .milliseconds(300); $0.connectionIdleTimeout = .seconds(10) }, routes: routes) { server in
             let client = try await RawHttpClient.connect(port: server.port)
             try await client.send("GET /slower HTTP/1.1\r\nHost: localhost\r\n\r\n")
             try #require(await entered.wait())
@@ -465,7 +465,7 @@ import Testing
 
     @Test func idleKeepAliveConnectionIsClosed() async throws {
         // Bounds wide enough for a loaded machine, narrow enough to tell the timeout did it.
-        try await withServer({ $0.idleTimeout = 3 }) { server in
+        try await withServer({ $0.connectionIdleTimeout = .seconds(3) }) { server in
             for _ in 1...3 {
                 // The server's idle time for a new connection cannot start before the connect.
                 let connecting = ContinuousClock.now
@@ -505,7 +505,7 @@ import Testing
         // machine), and it is sent whole because the client keeps reading.
         let (folder, size) = try publicFolderWithABigFile()
         defer { folder.remove() }
-        try await withServer({ $0.publicFolder = folder.file("public"); $0.idleTimeout = 3; $0.sendTimeout = 5 }) { server in
+        try await withServer({ $0.publicFolder = folder.file("public"); $0.connectionIdleTimeout = .seconds(3); $0.sendTimeout = .seconds(5) }) { server in
             var connection: RawHttpClient?
             var started = ContinuousClock.now
             for _ in 1...3 where connection == nil {
@@ -557,7 +557,7 @@ import Testing
     func aClientThatStopsReadingIsCutOff(_ stall: Stall) async throws {
         let (folder, size) = try publicFolderWithABigFile()
         defer { folder.remove() }
-        try await withServer({ $0.publicFolder = folder.file("public"); $0.sendTimeout = 0.5 }) { server in
+        try await withServer({ $0.publicFolder = folder.file("public"); $0.sendTimeout = .milliseconds(500) }) { server in
             let client = try await RawHttpClient.connect(port: server.port, pacedReads: true)
             try await client.send("GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\(stall == .closing ? "Connection: close\r\n" : "")\r\n")
             client.readMore()
@@ -578,7 +578,7 @@ import Testing
     }
 
     @Test func slowHeadersAreCutOff() async throws {
-        try await withServer({ $0.headerTimeout = 0.3; $0.idleTimeout = 10 }) { server in
+        try await withServer({ $0.headerTimeout = .milliseconds(300); $0.connectionIdleTimeout = .seconds(10) }) { server in
             let slow = try await RawHttpClient.connect(port: server.port)
             let started = ContinuousClock.now
             try await slow.send("GET /hello HTTP/1.1\r\n")
@@ -621,7 +621,7 @@ import Testing
 
     @Test func gracefulShutdownFinishesTheRequestInFlight() async throws {
         let entered = Flag()
-        let server = try await startServer({ $0.shutdownTimeout = 5 }) { app in
+        let server = try await startServer({ $0.shutdownTimeout = .seconds(5) }) { app in
             app.get("/sleepy") { _ in
                 entered.set()
                 try await Task.sleep(for: .milliseconds(300))
@@ -653,7 +653,7 @@ import Testing
     @Test func atShutdownTheAnswerUnderWayIsTheConnectionsLast() async throws {
         let entered = Flag()
         let shuttingDown = Flag()
-        let server = try await startServer({ $0.shutdownTimeout = 3 }) { app in
+        let server = try await startServer({ $0.shutdownTimeout = .seconds(3) }) { app in
             app.get("/sleepy") { _ in
                 entered.set()
                 // Answers 300 ms into the shutdown, however slow the machine.
@@ -686,7 +686,7 @@ import Testing
 
     @Test func shutdownClosesWhatIsStillBusyWhenItsTimeIsUp() async throws {
         let entered = Flag()
-        let server = try await startServer({ $0.shutdownTimeout = 0.2 }) { app in
+        let server = try await startServer({ $0.shutdownTimeout = .milliseconds(200) }) { app in
             app.get("/stuck") { _ in
                 entered.set()
                 try await Task.sleep(for: .seconds(5))
@@ -802,12 +802,12 @@ private func startServer(
     settings.publicFolder = nil
     // Long enough that a test stalled by a loaded machine (or a sanitizer) is not cut off;
     // the tests of the timeouts set short ones.
-    settings.idleTimeout = 10
-    settings.headerTimeout = 10
-    settings.bodyTimeout = 10
-    settings.shutdownTimeout = 1
+    settings.connectionIdleTimeout = .seconds(10)
+    settings.headerTimeout = .seconds(10)
+    settings.bodyTimeout = .seconds(10)
+    settings.shutdownTimeout = .seconds(1)
     configure(&settings)
-    let app = App(settings: settings)
+    let app = App(settings: settings, logger: .quietForTests)
     app.get("/hello") { _ in "Hello" }
     app.get("/fast") { _ in "fast" }
     app.get("/slow") { _ in

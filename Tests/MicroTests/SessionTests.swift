@@ -417,7 +417,7 @@ private func sessionApp(
         settings.accessLog = false
         settings.publicFolder = nil
         settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views-\(UUID().uuidString)").path
-        let app = App(settings: settings)
+        let app = App(settings: settings, logger: .quietForTests)
         app.post("/set") { request in
             request.session["who"] = "ann"
             return "set"

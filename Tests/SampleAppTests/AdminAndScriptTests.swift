@@ -30,12 +30,7 @@ import Testing
               - username: bob
                 password_hash: \(try Password.hash("pw", cost: 4))
             """.write(to: folder, atomically: true, encoding: .utf8)
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
-        let app = App(settings: settings)
-        SampleRoutes.install(in: app, users: try YamlUserStore(file: folder.path))
-        let client = TestClient(app)
+        let client = TestClient(try sampleApp(credentials: folder.path))
         #expect(try await client.post("/signin", form: ["username": "bob", "password": "pw"]).location == "/")
         let refused = try await client.get("/admin/users")
         #expect(refused.status == .forbidden)

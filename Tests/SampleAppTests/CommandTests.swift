@@ -35,11 +35,13 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("users.db").path
-        let result = try run(["add-user", "Carol", "--db", database, "--name", "Carol C", "--cost", "4"], input: "pw-carol\n")
+        let result = try run(["add-user", "Carol", "--db", database, "--name", "Carol C", "--role", "admin", "--role", "ops", "--cost", "4"], input: "pw-carol\n")
         #expect(result.status == 0)
         let store = try SqliteUserStore(path: database)
         let carol = try #require(try store.find(username: "carol"))
         #expect(carol.user.name == "Carol C")
+        #expect(carol.user.roles == ["admin", "ops"])
+        #expect(try run(["add-user", "Dan", "--db", database, "--role", "Admin!", "--cost", "4"], input: "pw\n").status != 0)
         #expect(Password.verify("pw-carol", against: carol.passwordHash))
 
         let removed = try run(["remove-user", "CAROL", "--db", database], input: "")

@@ -141,12 +141,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("micro-escaping-\(UUID().uuidString).yml").path
         try Data("username: user\npassword_hash: \(try Password.hash("pw", cost: 4))\n".utf8).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
-        let app = App(settings: settings)
-        SampleRoutes.install(in: app, users: try YamlUserStore(file: file))
-        return TestClient(app)
+        return TestClient(try sampleApp(credentials: file))
     }
 
     private func signedInClient() async throws -> TestClient {

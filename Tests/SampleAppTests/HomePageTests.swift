@@ -7,12 +7,19 @@ import Testing
 /// The sample app as `swift run SampleApp` serves it, with the repository's views, public
 /// folder and credentials.yml.
 func sampleClient(followRedirects: Bool = false) throws -> TestClient {
+    TestClient(try sampleApp(), followRedirects: followRedirects)
+}
+
+/// The sample app over the users of `credentials` (the repository's file by default), in the
+/// test environment, with `configure`'s settings.
+func sampleApp(credentials: String = "credentials.yml", configure: (inout Settings) -> Void = { _ in }) throws -> App {
     var settings = Settings()
     settings.environment = .test
     settings.accessLog = false
-    let app = App(settings: settings)
-    SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
-    return TestClient(app, followRedirects: followRedirects)
+    configure(&settings)
+    let app = App(settings: settings, logger: .quietForTests)
+    SampleRoutes.install(in: app, users: try YamlUserStore(file: credentials))
+    return app
 }
 
 @Suite struct HomePageTests {

@@ -41,14 +41,8 @@ import Testing
     }
 
     @Test func jsonToolResultsAreNotStoredEvenWithMicrosRuleTurnedOff() async throws {
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
         // The sample app says no-store itself; Micro's rule for signed-in sessions would too.
-        settings.securityHeaders.signedInCacheControl = nil
-        let app = App(settings: settings)
-        SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
-        let client = TestClient(app)
+        let client = TestClient(try sampleApp { $0.securityHeaders.signedInCacheControl = nil })
         try await signIn(client)
         let answers = [
             try await client.get("/tools/data-encoding?op=base64-encode&input=foobar", headers: json),

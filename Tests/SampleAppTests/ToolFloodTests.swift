@@ -7,13 +7,9 @@ import Testing
 /// The encryption tool's bcrypt never stands between a user and sign-in.
 @Suite struct ToolFloodTests {
     @Test func aFloodOfBcryptToolRequestsNeitherFailsNorDelaysASignIn() async throws {
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
-        let app = App(settings: settings)
         // The app's own tool pool takes the flood; sign-in uses the process's shared hasher, as
         // the sample app does.
-        SampleRoutes.install(in: app, users: try YamlUserStore(file: "credentials.yml"))
+        let app = try sampleApp()
         let flooder = TestClient(app)
         #expect(try await flooder.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/")
         let cookie = try #require(flooder.cookies["micro.session"]?.value)

@@ -48,7 +48,7 @@ extension App {
         }
         logListening(server)
         let signal = await signals.wait()
-        logger.info("Received \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight (up to \(settings.shutdownTimeout)s)")
+        logger.info("Received \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight (up to \(settings.shutdownTimeout))")
         logStopped(clean: await server.shutdown())
     }
 

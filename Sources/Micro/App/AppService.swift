@@ -43,7 +43,7 @@ public struct AppService: Service {
         await onStart(server)
         do {
             try await gracefulShutdown()
-            app.logger.info("Shutting down: finishing requests in flight (up to \(app.settings.shutdownTimeout)s)")
+            app.logger.info("Shutting down: finishing requests in flight (up to \(app.settings.shutdownTimeout))")
         } catch {
             // Cancelled: the shutdown below does not wait for the requests in flight.
             app.logger.info("Cancelled: closing every connection")

@@ -4,11 +4,15 @@ import NIOCore
 /// The default pages for errors: HTML for browsers, JSON for clients that ask for it.
 enum ErrorPages {
     /// The page for `status` with `message`; `detail` (development only) adds the error's
-    /// description and where it was thrown.
-    static func page(status: HttpStatus, message: String, detail: String?, json: Bool) -> Response {
+    /// description and where it was thrown. The JSON answer carries `fields`, the message of
+    /// each field at fault, as `"fields": {"name": "message"}` (the page's message names them).
+    static func page(status: HttpStatus, message: String, detail: String?, json: Bool, fields: [(String, String)] = []) -> Response {
         var response = Response(status: status)
         if json {
             var json = "{\"error\":\"" + jsonEscape(message) + "\""
+            if !fields.isEmpty {
+                json += ",\"fields\":{" + fields.map { "\"" + jsonEscape($0.0) + "\":\"" + jsonEscape($0.1) + "\"" }.joined(separator: ",") + "}"
+            }
             if let detail { json += ",\"detail\":\"" + jsonEscape(detail) + "\"" }
             json += "}"
             response.contentType = "application/json"

@@ -72,7 +72,8 @@ final class Responder: Sendable {
             }
             if settings.accessLog {
                 let micros = nanoseconds / 1000
-                logger.info("\(method.rawValue) \(uri) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
+                let target = settings.accessLogQueries ? Substring(uri) : uri.prefix { $0 != "?" }
+                logger.info("\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
             }
         }
         return response
@@ -178,7 +179,8 @@ final class Responder: Sendable {
     /// app's handler for it, or the default page.
     private func errorResponse(for error: any Error, _ request: Request) async -> Response {
         if let halt = error as? Halt { return halt.response }
-        let httpError = error as? HttpError
+        let formError = error as? FormError
+        let httpError = error as? HttpError ?? formError?.httpError
         let status = httpError?.status ?? .internalServerError
         if httpError == nil, !(error is CancellationError) {
             request.logger.error("\(request.method.rawValue) \(request.path): \(String(reflecting: error))", metadata: request.site.map { ["site": "\($0)"] })
@@ -198,7 +200,9 @@ final class Responder: Sendable {
         }
         var response: Response
         if let httpError {
-            response = ErrorPages.page(status: status, message: httpError.message, detail: nil, json: request.wantsJson)
+            response = ErrorPages.page(
+                status: status, message: httpError.message, detail: nil, json: request.wantsJson || formError?.sentJson == true,
+                fields: formError?.errors.all.map { ($0.field, $0.messages.joined(separator: " ")) } ?? [])
         } else {
             let development = settings.environment != .production
             let detail = development ? developmentDetail(error, request) : nil
@@ -223,7 +227,7 @@ final class Responder: Sendable {
     /// A token for the session in `headers`' cookie, and the response carrying the session cookie.
     func issueCsrfToken(headers: HttpHeaders) throws -> (token: String, response: Response) {
         let request = try Request(
-            method: .GET, uri: "/", headers: headers, body: ByteBuffer(),
+            method: .GET, uri: settings.basePath.isEmpty ? "/" : settings.basePath, headers: headers, body: ByteBuffer(),
             services: services, logger: logger, remoteAddress: nil)
         let token = request.csrfToken
         var response = Response()

@@ -38,20 +38,21 @@ public struct Settings: Sendable {
     public var formMemoryLimit = 500_000
     /// The most bytes of request line and header fields accepted; more gets 431.
     public var headerLimit = 16 << 10
-    /// Seconds from a request's first byte to its complete head before the connection is cut.
-    public var headerTimeout: Double = 10
-    /// Seconds from a request's head to the end of its body before the connection is cut.
-    public var bodyTimeout: Double = 30
-    /// Seconds an idle keep-alive connection is kept open.
-    public var idleTimeout: Double = 15
-    /// Seconds a client may go without reading any of the answers being sent to it before the
+    /// The time from a request's first byte to its complete head before the connection is cut.
+    public var headerTimeout: Duration = .seconds(10)
+    /// The time from a request's head to the end of its body before the connection is cut.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long an idle keep-alive connection is kept open. (How long a session lasts without a
+    /// request is another setting: `sessions.idleTimeout`.)
+    public var connectionIdleTimeout: Duration = .seconds(15)
+    /// How long a client may go without reading any of the answers being sent to it before the
     /// connection is cut (nginx's `send_timeout`); more requests from it do not buy more time.
     /// A download is never cut for its length, only for stalling: a slow client that keeps
     /// reading gets the whole file. (The time runs while the answer is with Micro; its last few
     /// MiB sit in the kernel's buffers, and from there the idle timeout applies.)
-    public var sendTimeout: Double = 30
-    /// Seconds a shutdown waits for requests in flight before closing their connections.
-    public var shutdownTimeout: Double = 10
+    public var sendTimeout: Duration = .seconds(30)
+    /// How long a shutdown waits for requests in flight before closing their connections.
+    public var shutdownTimeout: Duration = .seconds(10)
     /// The most connections served at once (`MICRO_MAX_CONNECTIONS` overrides it); one more is
     /// answered `503 Service Unavailable` and closed. The default is what the open-files limit
     /// (`ulimit -n`) carries with room to spare: half of it, since a connection sending a file
@@ -59,6 +60,9 @@ public struct Settings: Sendable {
     public var maxConnections = Settings.defaultMaxConnections
     /// Whether each request is logged (method, path, status, bytes, duration).
     public var accessLog = true
+    /// Whether the access log shows query strings too. Off by default: a form sent by GET
+    /// carries what was typed into it (a tool's input can be a secret) in its query string.
+    public var accessLogQueries = false
     /// Where the app's metrics go; nil, the default, sends them to the backend that
     /// `MetricsSystem.bootstrap` installed (read when the app starts: bootstrap first). With no
     /// backend, or with `NOOPMetricsHandler.instance` here, nothing is recorded and requests
@@ -90,6 +94,13 @@ public struct Settings: Sendable {
     /// on untouched lets the client choose both. Name only the proxies: a range that holds
     /// clients too lets those clients choose their address.
     public var trustedProxies: [String] = []
+    /// The path the app is mounted under behind a proxy that passes the whole path on
+    /// (`/tools`: the app's `/signin` is then `/tools/signin`); empty for none (`MICRO_BASE_PATH`
+    /// sets it). Requests outside it get a 404. Redirects, the return path after sign-in and
+    /// ``Request/url(_:)`` add it; templates see it as `{{basePath}}`. A trusted proxy that
+    /// strips the prefix itself says it with `X-Forwarded-Prefix` instead
+    /// (nginx: `proxy_set_header X-Forwarded-Prefix /tools;`).
+    public var basePath = ""
     /// The app's public origins (`"https://tools.example.com"`), for a proxy that passes on
     /// neither the `Host` the browser used nor `X-Forwarded-Host`: a state-changing request
     /// whose `Origin` is neither the request's host nor one of these gets a 403. Only the app's
@@ -110,11 +121,11 @@ public struct Settings: Sendable {
     func problems() -> [String] {
         var problems: [String] = []
         for (name, value) in [
-            ("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("idleTimeout", idleTimeout),
+            ("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("connectionIdleTimeout", connectionIdleTimeout),
             ("sendTimeout", sendTimeout), ("shutdownTimeout", shutdownTimeout),
         ]
-        where !(value.isFinite && value > 0 && value <= 86_400) {
-            problems.append("settings.\(name) is \(value); it must be more than 0 and at most 86400 seconds.")
+        where !(value > .zero && value <= .seconds(86_400)) {
+            problems.append("settings.\(name) is \(value); it must be more than 0 and at most 24 hours.")
         }
         if maxConnections < 1 {
             problems.append("settings.maxConnections is \(maxConnections); it must be at least 1.")
@@ -132,6 +143,9 @@ public struct Settings: Sendable {
         }
         if sessions.idleTimeout <= 0 || sessions.absoluteLifetime <= 0 {
             problems.append("settings.sessions.idleTimeout and absoluteLifetime must be positive.")
+        }
+        if !basePath.isEmpty, let problem = PathScope.problem(with: basePath) {
+            problems.append("settings.basePath: \(problem.replacingOccurrences(of: "a group's prefix", with: "the base path"))")
         }
         for entry in trustedProxies where AddressRange(entry) == nil {
             problems.append("settings.trustedProxies has '\(entry)', which is not an IP address or a range such as 10.0.0.0/8.")
@@ -167,6 +181,7 @@ public struct Settings: Sendable {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
         if let host = variables["HOST"], !host.isEmpty { settings.host = host }
+        if let basePath = variables["MICRO_BASE_PATH"], !basePath.isEmpty { settings.basePath = basePath }
         if let raw = variables["PORT"], !raw.isEmpty {
             guard let port = Int(raw), (0...65535).contains(port) else {
                 throw ConfigurationError("PORT is '\(raw)'; expected a number from 0 to 65535.")

@@ -96,7 +96,7 @@ public struct Authentication: AppPlugin, Sendable {
                 && !revocations.isRevoked(username: user.username, created: data.created)
         }
         app.addTemplateValues { request in
-            var values: [String: any Sendable] = ["signInPath": signInPath, "signOutPath": signOutPath]
+            var values: [String: any Sendable] = ["signInPath": request.url(signInPath), "signOutPath": request.url(signOutPath)]
             if let user = request.currentUser {
                 // `{{#currentUser.role.admin}}` shows what only admins see.
                 values["currentUser"] = [

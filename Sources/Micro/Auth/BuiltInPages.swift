@@ -2,7 +2,7 @@
 /// carrying the CSRF field and the flash.
 enum BuiltInPages {
     static func signIn(_ request: Request) -> String {
-        let action = Html.escape(request.path)
+        let action = Html.escape(request.url(request.path))
         return page(request, title: "Sign In", body: """
             <form method="post" action="\(action)">
               <input type="hidden" name="_csrf" value="\(Html.escape(request.csrfToken))">
@@ -17,11 +17,11 @@ enum BuiltInPages {
 
     static func signOut(_ request: Request) -> String {
         guard let user = request.currentUser else {
-            return page(request, title: "Sign Out", body: "<p>You are not signed in.</p><p><a href=\"/\">Home</a></p>")
+            return page(request, title: "Sign Out", body: "<p>You are not signed in.</p><p><a href=\"\(Html.escape(request.url("/")))\">Home</a></p>")
         }
         return page(request, title: "Sign Out", body: """
             <p>Signed in as \(Html.escape(user.name)).</p>
-            <form method="post" action="\(Html.escape(request.path))">
+            <form method="post" action="\(Html.escape(request.url(request.path)))">
               <input type="hidden" name="_csrf" value="\(Html.escape(request.csrfToken))">
               <button type="submit">Sign out</button>
             </form>

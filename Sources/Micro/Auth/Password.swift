@@ -98,10 +98,3 @@ public enum Password {
         return text.hasPrefix("*") ? nil : text
     }
 }
-
-/// A password that cannot be hashed, with the reason.
-public struct PasswordError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong.
-    public var description: String
-    init(_ description: String) { self.description = description }
-}

@@ -1,4 +1,5 @@
 import NIOHTTP1
+
 /// An error that answers the request with its status and message instead of a 500.
 ///
 /// Throw it for a client's mistake; Micro renders its status page (or your ``App/error(_:_:)``
@@ -26,11 +27,3 @@ public struct HttpError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(status.code) \(status.reasonPhrase): \(message)" }
 }
-
-/// Thrown by `halt`, `redirect` and friends: stops the request and answers with `response`.
-struct Halt: Error {
-    var response: Response
-}
-
-/// Thrown by ``Request/pass()``: hands the request to the next matching route.
-struct PassToNextRoute: Error {}

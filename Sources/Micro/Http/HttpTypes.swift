@@ -1,8 +1,7 @@
-// SwiftNIO's HTTP types, under Micro's names; exported so that an app needs only `import Micro`.
+// SwiftNIO's HTTP types, under Micro's names only: an app writes `HttpHeaders`, never also
+// `HTTPHeaders`. The body's buffer is exported so that an app needs only `import Micro`.
 @_exported import struct NIOCore.ByteBuffer
-@_exported import struct NIOHTTP1.HTTPHeaders
-@_exported import enum NIOHTTP1.HTTPMethod
-@_exported import enum NIOHTTP1.HTTPResponseStatus
+import NIOHTTP1
 
 /// An HTTP request method (`GET`, `POST`, ...). SwiftNIO's type, under Micro's name.
 public typealias HttpMethod = NIOHTTP1.HTTPMethod

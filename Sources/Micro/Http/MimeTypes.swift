@@ -1,4 +1,4 @@
-/// Content types by file extension, for static files.
+/// Content types by file extension, for static files and downloads.
 public enum MimeTypes {
     private static let types: [String: String] = [
         "html": "text/html; charset=utf-8", "htm": "text/html; charset=utf-8",
@@ -14,9 +14,17 @@ public enum MimeTypes {
         "ogg": "audio/ogg", "wav": "audio/wav", "webmanifest": "application/manifest+json",
     ]
 
+    /// The type of bytes of no known kind.
+    static let octetStream = "application/octet-stream"
+
     /// The content type of a file named `name`; `application/octet-stream` when unknown.
     public static func type(forFileNamed name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), !name[dot...].contains("/") else { return "application/octet-stream" }
-        return types[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+        knownType(forFileNamed: name) ?? octetStream
+    }
+
+    /// The content type of a file named `name`, when its extension is one of the list's.
+    static func knownType(forFileNamed name: String) -> String? {
+        guard let dot = name.lastIndex(of: "."), !name[dot...].contains("/") else { return nil }
+        return types[name[name.index(after: dot)...].lowercased()]
     }
 }

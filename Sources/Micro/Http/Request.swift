@@ -13,8 +13,11 @@ public final class Request {
     public let method: HttpMethod
     /// The request target as sent: path and query string.
     public let uri: String
-    /// The path, still percent-encoded, without the query string.
+    /// The path, still percent-encoded, without the query string, and within the app: without
+    /// the path it is mounted under (``basePath``).
     public let path: String
+    /// The path the app is mounted under, as the browser sees it (`/tools`); empty when none.
+    public let basePath: String
     /// The query string after `?`, still encoded; empty when there is none.
     public let queryString: String
     /// The request's header fields.
@@ -81,6 +84,7 @@ public final class Request {
         let target = try Self.originForm(uri)
         // Searched byte by byte: a `Character` search would break the target into grapheme
         // clusters, which took a tenth of a plain route's time in the framework.
+        var path: String
         if let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<question])
             queryString = String(target[target.utf8.index(after: question)...])
@@ -91,6 +95,17 @@ public final class Request {
         guard PercentEncoding.isValid(path) else {
             throw HttpError(.badRequest, "Malformed percent-encoding in the request path.")
         }
+        let mountedUnder = services.settings.basePath
+        if !mountedUnder.isEmpty {
+            guard PathScope(prefix: mountedUnder).contains(path) else {
+                throw HttpError(.notFound, "\(path) is outside this app, which is under \(mountedUnder).")
+            }
+            path = path.utf8.count == mountedUnder.utf8.count ? "/" : String(path.dropFirst(mountedUnder.count))
+            basePath = mountedUnder
+        } else {
+            basePath = services.proxies.forwardedPrefix(peer: remoteAddress, headers: headers) ?? ""
+        }
+        self.path = path
         params = Params()
         if !queryString.isEmpty {
             params.query = try FormDecoding.urlEncoded(queryString, limits: .query(services.settings))
@@ -110,6 +125,13 @@ public final class Request {
         return value.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(Substring(value)) ?? value : value
     }
 
+    /// The path of `path` (one of the app's own, `/notes/7`) as the browser sees it: with the
+    /// path the app is mounted under (``Settings/basePath`` or a trusted proxy's
+    /// `X-Forwarded-Prefix`), for links. Redirects add it themselves.
+    public func url(_ path: String) -> String {
+        basePath.isEmpty || !path.hasPrefix("/") || path.hasPrefix("//") ? path : basePath + path
+    }
+
     /// The service of type `T` the app registered (``App/register(_:)``).
     public func service<T: Sendable>(_ type: T.Type = T.self) -> T? {
         services.extension(type)
@@ -126,22 +148,6 @@ public final class Request {
     static func prefersJson(_ headers: HttpHeaders) -> Bool {
         guard let accept = headers.first(name: "Accept")?.lowercased() else { return false }
         return accept.contains("application/json") && !accept.contains("text/html")
-    }
-
-    /// Decodes a JSON body into `T`. Throws a 415 ``HttpError`` when the body is not JSON and
-    /// a 400 when it does not decode, with the decoder's reason.
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws(HttpError) -> T {
-        let contentType = headers.first(name: "Content-Type")?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") || contentType.contains("+json") else {
-            throw HttpError(.unsupportedMediaType, "Expected a JSON body (Content-Type: application/json).")
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
-        } catch let error as DecodingError {
-            throw HttpError(.badRequest, "The JSON body does not decode: \(Self.describe(error))")
-        } catch {
-            throw HttpError(.badRequest, "The JSON body does not decode.")
-        }
     }
 
     /// Stops the request here and answers `status` with `body`, keeping the headers set so far.
@@ -175,7 +181,8 @@ public final class Request {
         }
         var response = self.response
         response.status = status ?? (method == .GET || method == .HEAD ? .found : .seeOther)
-        response.headers.replaceOrAdd(name: "Location", value: location)
+        // One of the app's own paths is where the browser sees it: under the base path.
+        response.headers.replaceOrAdd(name: "Location", value: url(location))
         response.body = .empty
         throw Halt(response: response)
     }
@@ -213,17 +220,5 @@ public final class Request {
         }
         if uri == "*" { return "*" }
         throw HttpError(.badRequest, "Malformed request target.")
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.isEmpty ? "" : " at " + context.codingPath.map(\.stringValue).joined(separator: ".")
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "missing key '\(key.stringValue)'\(path(context))."
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return context.debugDescription + path(context)
-        @unknown default: return "invalid JSON."
-        }
     }
 }

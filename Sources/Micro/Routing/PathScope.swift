@@ -16,7 +16,8 @@ struct PathScope: Sendable, Equatable {
             return "a group's prefix starts with a slash and does not end with one: '/admin', say, not '\(prefix)'."
         }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/".utf8)
-        guard prefix.utf8.allSatisfy(allowed.contains), !prefix.contains("//") else {
+        let segments = prefix.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard prefix.utf8.allSatisfy(allowed.contains), !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
             return "a group's prefix '\(prefix)' holds only literal segments (letters, digits, - . _ ~), no parameters or wildcards."
         }
         return nil

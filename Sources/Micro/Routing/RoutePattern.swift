@@ -171,15 +171,6 @@ public struct RoutePattern: Sendable, CustomStringConvertible {
     }
 }
 
-/// A route pattern that cannot be compiled, with the reason.
-public struct RoutePatternError: Error, Sendable, CustomStringConvertible {
-    /// The pattern as written.
-    public var pattern: String
-    /// What is wrong with it.
-    public var reason: String
-    public var description: String { "Invalid route pattern \"\(pattern)\": \(reason)." }
-}
-
 extension RoutePattern {
     /// The named parameters of `match`, in the order the pattern names them.
     func orderedParameters(of match: Match) -> [(String, String)] {

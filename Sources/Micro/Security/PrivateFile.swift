@@ -56,9 +56,3 @@ enum PrivateFile {
         return "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
-
-/// Why a private file could not be made or written (the system's words).
-struct PrivateFileError: Error {
-    let reason: String
-    init(_ reason: String) { self.reason = reason }
-}

@@ -7,9 +7,8 @@ import NIOCore
 /// NIO's event loops are serial executors (for actors) but not task executors, so jobs reach
 /// the loop in closures (`execute`). The jobs enqueued on the loop's own thread (a request
 /// resuming its connection's task, say) wait in a queue that one closure runs, in order, in
-/// the loop's turn for tasks: one closure per batch rather than one allocation per job.
-/// Measured with bench/'s plain route against a closure per job, both servers sharing one
-/// core: see bench/README.md.
+/// the loop's turn for tasks: one closure per batch rather than one allocation per job
+/// (bench/README.md compares the two).
 ///
 /// The loop must be a real one (a `MultiThreadedEventLoopGroup`'s): the queue's safety rests on
 /// `inEventLoop` telling the loop's thread from the others, which an `EmbeddedEventLoop` does not.

@@ -341,10 +341,9 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     ///
     /// One task per connection, not per request: it runs each request's route in turn, and
     /// waits for the next one in between, so no task (nor the memory its routes' frames take)
-    /// is created per request. Measured against a task per request with bench/'s plain route
-    /// (wrk, 64 connections): 12 allocations per request instead of 20, and 1.00x to 1.21x the
-    /// requests per second (median 1.10x, nine interleaved pairs). The price is the task's
-    /// memory, kept while a keep-alive connection is idle.
+    /// is created per request: fewer allocations per request and more requests per second than
+    /// a task per request (bench/README.md). The price is the task's memory, kept while a
+    /// keep-alive connection is idle.
     ///
     /// The task prefers this event loop as its executor (``EventLoopTaskExecutor``), so a route
     /// runs here also after it suspends (a password check, say), and its answer is written
@@ -354,8 +353,8 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// of the DSL").
     ///
     /// A request is started in the event loop's turn for tasks, right after this read and the
-    /// other connections' reads that were ready with it, rather than inside this read
-    /// (measured: 1.27x the requests per second on a plain route, 1.07x on a rendered page).
+    /// other connections' reads that were ready with it, rather than inside this read, which
+    /// serves more requests per second (bench/README.md).
     /// Requests on one connection stay in order: the next one waits (`waiting`) until this
     /// answer's end is written. Cancelling the task (the client left, or closed its sending
     /// side) cancels the route running and those after it, which is all this connection will
@@ -482,7 +481,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         startTimer(.sending, context: context)
         // The client must read its answers: it has the send timeout from now, or from its last
         // read of the ones before.
-        if send == nil { send = (.now() + Self.amount(settings.sendTimeout), nil) }
+        if send == nil { send = (.now() + Self.amount(settings.sendTimeout.seconds), nil) }
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         lastWrite = written
         if keepAlive {
@@ -524,9 +523,9 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .none:
             timer = .none
             return
-        case .idle: seconds = settings.idleTimeout
-        case .header: seconds = settings.headerTimeout
-        case .body: seconds = settings.bodyTimeout
+        case .idle: seconds = settings.connectionIdleTimeout.seconds
+        case .header: seconds = settings.headerTimeout.seconds
+        case .body: seconds = settings.bodyTimeout.seconds
         case .sending: seconds = nil  // ends when the answer is sent; `send` times the client
         }
         timer = kind
@@ -542,7 +541,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// fires at most 25% late. (A keep-alive connection's idle time starts at the first check
     /// that finds its last answer sent, so it may close up to twice that late.)
     private var checkInterval: TimeAmount {
-        let shortest = min(settings.idleTimeout, settings.headerTimeout, settings.bodyTimeout, settings.sendTimeout)
+        let shortest = min(settings.connectionIdleTimeout, settings.headerTimeout, settings.bodyTimeout, settings.sendTimeout).seconds
         return .nanoseconds(Int64(max(0.01, shortest / 4) * 1e9))
     }
 
@@ -567,7 +566,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             } else {
                 // The client read some since the last check: it gets the full time again.
-                if let last = send.unsent, unsent < last { send.deadline = .now() + Self.amount(settings.sendTimeout) }
+                if let last = send.unsent, unsent < last { send.deadline = .now() + Self.amount(settings.sendTimeout.seconds) }
                 send.unsent = unsent
                 self.send = send
                 if NIODeadline.now() >= send.deadline { return stalled(context: context) }
@@ -581,7 +580,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func stalled(context: ChannelHandlerContext) {
         timer = .none
         send = nil
-        if settings.accessLog { logger.info("closed: the client read nothing of its answer for \(settings.sendTimeout) s") }
+        if settings.accessLog { logger.info("closed: the client read nothing of its answer for \(settings.sendTimeout)") }
         context.close(promise: nil)
     }
 

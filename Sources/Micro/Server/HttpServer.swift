@@ -40,9 +40,9 @@ final class HttpServer: Sendable {
         let taskExecutors = executors
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
-            // NIO accepts 4 connections per turn of the event loop by default. A loop busy with
-            // 128 connections turns every few tens of ms, so a burst of 256 new clients waited
-            // up to a second to be accepted (a 0.6 s p99 on /page at -c256 in bench/peers).
+            // NIO accepts only a few connections per turn of the event loop by default; a loop
+            // busy with many connections turns slowly, so a burst of new clients would wait
+            // long to be accepted.
             .serverChannelOption(.maxMessagesPerRead, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelInitializer { channel in
@@ -80,7 +80,7 @@ final class HttpServer: Sendable {
             .get()
         return HttpServer(
             channel: channel, quiesce: quiesce, connections: connections, host: settings.host,
-            shutdownTimeout: settings.shutdownTimeout)
+            shutdownTimeout: settings.shutdownTimeout.seconds)
     }
 
     /// Stops accepting connections, lets the requests in flight finish (up to the shutdown

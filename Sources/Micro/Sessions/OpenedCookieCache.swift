@@ -1,7 +1,7 @@
 /// The sessions of the cookies ``CookieSessionStore`` opened recently, by cookie value.
 ///
 /// A browser sends the same cookie with every request until its session changes, and opening
-/// one (base64, AES-GCM, decoding) was about 8% of the cost of a rendered page over a socket.
+/// one (base64, AES-GCM, decoding) showed in the profile of a rendered page.
 /// Only values that opened are kept, so a forged cookie never enters; the store looks up only
 /// values of the base64url alphabet, so canonically equivalent spellings never meet. Expiry is
 /// not cached: the caller checks the session's times on every request, as for a cookie just

@@ -1,18 +1,10 @@
-import NIOHTTP1
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#else
-import Darwin
-#endif
-
-/// Serves the files under the public folder, with `ETag`, `Last-Modified`, `Cache-Control`
-/// and 304s, streamed from disk. No path outside the folder is ever served: `..`, encoded
-/// slashes and backslashes are refused before the file system is touched, and the resolved
-/// path (symlinks followed) must still lie inside the folder.
+/// Serves the files under the public folder, with `ETag`, `Last-Modified`, `Cache-Control`,
+/// 304s and byte ranges (see `Representation`), streamed from disk. No path outside the
+/// folder is ever served: `..`, encoded slashes and backslashes are refused before the file
+/// system is touched, and the resolved path (symlinks followed) must still lie inside the
+/// folder.
 ///
 /// The look-up (`stat`, and `realpath` for a file that exists) runs on the calling thread: it
 /// reads metadata only, as nginx does on its event loop; the content is streamed later without
@@ -28,7 +20,7 @@ struct StaticFiles: Sendable {
 
     /// Nil when the folder does not exist.
     init?(folder: String, cacheControl: String, environment: Environment) {
-        guard let root = Self.realPath(folder), Self.fileType(root) == S_IFDIR else { return nil }
+        guard let root = DiskFile.realPath(folder), DiskFile.isFolder(root) else { return nil }
         self.root = root
         self.cacheControl = cacheControl
         if environment == .production {
@@ -47,41 +39,15 @@ struct StaticFiles: Sendable {
             let name = String(decoding: first, as: UTF8.self)
             if !topLevelNames.contains(name), !name.utf8.contains(UInt8(ascii: "%")) { return nil }
         }
-        guard let relative = Self.safeRelativePath(request.path) else { return nil }
-        // One stat answers most requests (those for routes: no such file); the real path is
-        // resolved only for a file that exists, to refuse symlinks leading out of the folder.
-        var info = stat()
-        guard stat(root + relative, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-            let resolved = Self.realPath(root + relative), resolved.hasPrefix(root + "/"),
-            stat(resolved, &info) == 0, info.st_mode & S_IFMT == S_IFREG
-        else { return nil }
-
-        let size = Int(info.st_size)
-        let modified = Int(info.st_mtim.tv_sec)
-        let etag = "\"\(String(size, radix: 16))-\(String(modified, radix: 16))-\(String(Int(info.st_mtim.tv_nsec), radix: 16))\""
+        guard let relative = Self.safeRelativePath(request.path), let file = DiskFile(root + relative, inside: root) else {
+            return nil
+        }
         var response = Response()
-        response.headers.add(name: "ETag", value: etag)
-        response.headers.add(name: "Last-Modified", value: HttpDate.format(modified))
         response.headers.add(name: "Cache-Control", value: cacheControl)
-        if Self.notModified(request.headers, etag: etag, modified: modified) {
-            response.status = .notModified
-            return response
-        }
-        response.contentType = MimeTypes.type(forFileNamed: resolved)
-        response.body = .file(FileRegionBody(path: resolved, length: size))
+        Representation(file: file).answer(
+            request.method, request.headers, into: &response,
+            metadata: ["Content-Type": MimeTypes.type(forFileNamed: file.path)])
         return response
-    }
-
-    /// `If-None-Match` wins over `If-Modified-Since` (RFC 9110, 13.2.2).
-    static func notModified(_ headers: HttpHeaders, etag: String, modified: Int) -> Bool {
-        let noneMatch = headers[canonicalForm: "If-None-Match"]
-        if !noneMatch.isEmpty {
-            return noneMatch.contains { tag in tag == "*" || tag == etag || tag == "W/" + etag }
-        }
-        if let since = headers.first(name: "If-Modified-Since").flatMap(HttpDate.parse) {
-            return modified <= since
-        }
-        return false
     }
 
     /// The decoded path if it is safe to join to the folder: no malformed escapes, no encoded
@@ -110,17 +76,5 @@ struct StaticFiles: Sendable {
             last = byte
         }
         return decoded
-    }
-
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    private static func fileType(_ path: String) -> mode_t? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return info.st_mode & S_IFMT
     }
 }

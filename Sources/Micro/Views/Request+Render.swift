@@ -39,6 +39,7 @@ extension Request {
             "csrfToken": LazyCsrfValue(request: self, asField: false),
             "csrfField": LazyCsrfValue(request: self, asField: true),
             "path": path,
+            "basePath": basePath,
         ]
         for (key, value) in services.templateValues(self) { context[key] = value }
         return context

@@ -15,13 +15,16 @@ struct AddUser: AsyncParsableCommand {
     @Option(help: "The name pages show (default: the username capitalized).")
     var name: String?
 
+    @Option(name: .customLong("role"), help: "A role the user has (admin, say); repeat it for several.")
+    var roles: [String] = []
+
     @Option(help: "The bcrypt cost, 4 to 31.")
     var cost = Password.defaultCost
 
     func run() async throws {
         try await database.withTable(create: true) { table in
             let hash = try Password.hash(try PasswordPrompt.read(), cost: cost)
-            try await table.save(username: username, passwordHash: hash, name: name)
+            try await table.save(username: username, passwordHash: hash, name: name, roles: roles)
             print("Saved user '\(username.lowercased())' in \(table.place).")
         }
     }

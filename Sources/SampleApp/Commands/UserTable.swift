@@ -13,11 +13,11 @@ enum UserTable {
         }
     }
 
-    /// Adds the user, or changes their password and name.
-    func save(username: String, passwordHash: String, name: String?) async throws {
+    /// Adds the user, or changes their password, name and roles.
+    func save(username: String, passwordHash: String, name: String?, roles: [String]) async throws {
         switch self {
-        case .sqlite(let store, _): try store.save(username: username, passwordHash: passwordHash, name: name)
-        case .postgres(let shared): try await shared.users.save(username: username, passwordHash: passwordHash, name: name)
+        case .sqlite(let store, _): try store.save(username: username, passwordHash: passwordHash, name: name, roles: roles)
+        case .postgres(let shared): try await shared.users.save(username: username, passwordHash: passwordHash, name: name, roles: roles)
         }
     }
 

@@ -14,5 +14,5 @@ func testApp(publicFolder: String? = nil, environment: Environment = .test, conf
     settings.sessions.secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("micro-test-secret-\(UUID().uuidString)").path
     if environment == .production { settings.sessions.secret = "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61" }
     configure(&settings)
-    return App(settings: settings)
+    return App(settings: settings, logger: .quietForTests)
 }
