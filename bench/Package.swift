@@ -13,6 +13,8 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .executableTarget(
@@ -39,6 +41,8 @@ let package = Package(
             name: "MicroBench",
             dependencies: [
                 "BenchRoutes", .product(name: "Micro", package: micro), .product(name: "MicroPostgres", package: micro),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ],

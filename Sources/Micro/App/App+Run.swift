@@ -46,10 +46,19 @@ extension App {
             logger.info("Received SIGHUP: reloading")
             try? reload()  // each failure is logged, and the last good state kept
         }
-        logger.info("Micro listening on http://\(server.host):\(server.port) (\(settings.environment.rawValue), pid \(getpid()))")
+        logListening(server)
         let signal = await signals.wait()
         logger.info("Received \(signal == SIGINT ? "SIGINT" : "SIGTERM"): finishing requests in flight (up to \(settings.shutdownTimeout))")
-        let clean = await server.shutdown()
+        logStopped(clean: await server.shutdown())
+    }
+
+    /// The start-up line: where the app listens, in which environment, as which process.
+    func logListening(_ server: RunningServer) {
+        logger.info("Micro listening on http://\(server.host):\(server.port) (\(settings.environment.rawValue), pid \(getpid()))")
+    }
+
+    /// The last line: whether the requests in flight all finished.
+    func logStopped(clean: Bool) {
         logger.info(clean ? "Stopped." : "Stopped; some connections were still busy and were closed.")
     }
 }
@@ -66,7 +75,8 @@ public struct RunningServer: Sendable {
     public var port: Int { server.port }
 
     /// Stops accepting, lets requests in flight finish (bounded by `shutdownTimeout`), closes.
-    /// Returns whether everything finished in time.
+    /// Returns whether everything finished in time. When the calling task is cancelled, it
+    /// stops waiting and closes the connections still busy at once.
     @discardableResult
     public func shutdown() async -> Bool { await server.shutdown() }
 }

@@ -50,13 +50,16 @@ final class Responder: HttpResponding {
     func respond(
         method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?
     ) async -> Response {
-        let start = settings.accessLog ? NIODeadline.now() : .uptimeNanoseconds(0)
+        let metrics = services.metrics
+        let timed = settings.accessLog || metrics.isEnabled
+        let start = timed ? NIODeadline.now() : .uptimeNanoseconds(0)
         var response: Response
+        var route = AppMetrics.Route.unmatched
         do {
             let request = try Request(
                 method: method, uri: uri, headers: headers, body: body,
                 services: services, logger: logger, remoteAddress: remoteAddress)
-            response = await respond(to: request)
+            response = await respond(to: request, route: &route)
         } catch {
             response = ErrorPages.page(
                 status: error.status, message: error.message, detail: nil, json: Request.prefersJson(headers))
@@ -64,10 +67,16 @@ final class Responder: HttpResponding {
             services.securityHeaders.applyCaching(to: &response, sessionLoaded: false, signedIn: { false })
         }
         response.finalize(for: method)
-        if settings.accessLog {
-            let micros = (NIODeadline.now() - start).nanoseconds / 1000
-            let target = settings.accessLogQueries ? Substring(uri) : uri.prefix { $0 != "?" }
-            logger.info("\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
+        if timed {
+            let nanoseconds = (NIODeadline.now() - start).nanoseconds
+            if metrics.isEnabled {
+                metrics.request(method: method, route: route, status: Int(response.status.code), nanoseconds: nanoseconds)
+            }
+            if settings.accessLog {
+                let micros = nanoseconds / 1000
+                let target = settings.accessLogQueries ? Substring(uri) : uri.prefix { $0 != "?" }
+                logger.info("\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
+            }
         }
         return response
     }
@@ -78,19 +87,23 @@ final class Responder: HttpResponding {
     // lock; inlined, the three cost none. Counted with a `perf` uprobe on the runtime's
     // function: 5.9 calls per plain request instead of 11.7; bench/compare.sh: 0.96x the CPU
     // time per request.
+    //
+    // `route` gets the name the metrics give the request's route.
     @inline(__always)
-    private func respond(to request: Request) async -> Response {
+    private func respond(to request: Request, route: inout String) async -> Response {
         if let staticFiles, request.method == .GET || request.method == .HEAD,
             var file = staticFiles.response(for: request)
         {
             // Its own Cache-Control and validators, whoever asks: a file is the same for all.
             services.securityHeaders.apply(to: &file)
+            route = AppMetrics.Route.static
             return file
         }
         // A client with a session cookie is active: load its session so that the inactivity
         // window is renewed even by routes that never look at the session.
         if request.cookie(services.sessions.settings.cookieName) != nil { _ = request.session }
         var response = await run(request)
+        if services.metrics.isEnabled, let pattern = request.route { route = pattern.description }
         // Drop the request's copy, so the headers below are edited in place.
         request.response = Response()
         if let session = request.loadedSession {

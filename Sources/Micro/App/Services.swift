@@ -15,6 +15,8 @@ final class Services: Sendable {
     let extensions: [ObjectIdentifier: any Sendable]
     /// How each route group answers, by its prefix.
     let groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)]
+    /// The app's metrics.
+    let metrics: AppMetrics
 
     init(
         settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
@@ -30,6 +32,7 @@ final class Services: Sendable {
         self.templateHooks = templateHooks
         self.extensions = extensions
         self.groupAnswers = groupAnswers
+        metrics = AppMetrics(factory: settings.metricsFactory)
     }
 
     /// How the innermost group holding `path` answers; pages outside every group.

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 
 /// The app's settings, with Sinatra's defaults and secure limits.
 ///
@@ -62,6 +63,24 @@ public struct Settings: Sendable {
     /// Whether the access log shows query strings too. Off by default: a form sent by GET
     /// carries what was typed into it (a tool's input can be a secret) in its query string.
     public var accessLogQueries = false
+    /// Where the app's metrics go; nil, the default, sends them to the backend that
+    /// `MetricsSystem.bootstrap` installed (read when the app starts: bootstrap first). With no
+    /// backend, or with `NOOPMetricsHandler.instance` here, nothing is recorded and requests
+    /// pay nothing for them.
+    ///
+    /// - `micro_requests_total` (counter; `method`, `route`, `status`): the route is the
+    ///   pattern as written (`/notes/:id`), `static` for a file from the public folder, and
+    ///   `unmatched` when no route answered (none matched, or a filter stopped the request
+    ///   first): never the path, so a scan of random paths makes no new series. What the
+    ///   server refuses before the app sees it (a 431 or a 408, say) is not counted.
+    /// - `micro_request_duration_seconds` (timer; `method`, `route`): from the request to its
+    ///   response (the body may still be on its way to the client).
+    /// - `micro_sign_ins_total` (counter; `via`: `form` or `basic`, `outcome`: `success`,
+    ///   `failure`, `throttled` or `unavailable`): each check of a password; a script's HTTP
+    ///   Basic credentials found in the cache are not checked again and not counted.
+    /// - `micro_throttled_total` (counter; `action`: `refused` with a 429, or `delayed` behind
+    ///   checks in flight for the same name or address).
+    public var metricsFactory: (any MetricsFactory)?
     /// The reverse proxies in front of the app, by address or CIDR range (`"127.0.0.1"`,
     /// `"10.0.0.5"`, `"fd00::/64"`). A request that comes through one is taken to be from the
     /// client its `X-Forwarded-For` names (``Request/clientAddress``, which the sign-in

@@ -173,8 +173,9 @@ final class AuthenticationService: Sendable {
             request.credentialsUser = user
             return
         }
-        guard let stored = try await request.checkCredentials(username: credentials.username, password: credentials.password)
-        else { return }
+        guard let stored = try await request.services.metrics.signIn(via: .basic, {
+            try await request.checkCredentials(username: credentials.username, password: credentials.password)
+        }) else { return }
         basicCache.remember(stored, for: credentials, now: now)
         request.credentialsUser = stored.user
     }

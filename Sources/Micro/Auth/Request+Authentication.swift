@@ -77,7 +77,8 @@ extension Request {
     /// counts against the client's address). Every other refusal costs a check at the slowest
     /// cost among the store's users, so the time does not tell which names exist.
     public func signIn(username: String, password: String) async throws -> User? {
-        guard let stored = try await checkCredentials(username: username, password: password) else { return nil }
+        guard let stored = try await services.metrics.signIn(via: .form, { try await checkCredentials(username: username, password: password) })
+        else { return nil }
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
         // The signed-in session begins now: its absolute lifetime counts from the sign-in.
@@ -157,15 +158,19 @@ extension Request {
     /// Waits while checks in flight hold the budget; throws the 429 when it is spent.
     private func admit(username: SignInThrottle.Key?, address: SignInThrottle.Key?, _ service: AuthenticationService) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
+        var delayed = false
         while true {
             switch service.throttle.begin(username: username, address: address, now: clock) {
             case .proceed:
                 return
             case .refuse(let wait):
+                services.metrics.throttle(.refused)
                 let minutes = (wait + 59) / 60
                 throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                     headers: ["Retry-After": String(wait)])
             case .wait:
+                if !delayed { services.metrics.throttle(.delayed) }
+                delayed = true
                 guard ContinuousClock.now < deadline else {
                     throw HttpError(.serviceUnavailable, "Too many sign-ins at once. Please try again in a moment.",
                         headers: ["Retry-After": "1"])

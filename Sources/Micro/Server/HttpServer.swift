@@ -84,14 +84,15 @@ final class HttpServer: Sendable {
     }
 
     /// Stops accepting connections, lets the requests in flight finish (up to the shutdown
-    /// timeout), and closes every connection. Returns whether everything finished in time.
+    /// timeout, or until the calling task is cancelled), and closes every connection. Returns
+    /// whether everything finished in time.
     @discardableResult
     func shutdown() async -> Bool {
         let finished = channel.eventLoop.makePromise(of: Void.self)
         quiesce.initiateShutdown(promise: finished)
         let result = await FirstOf.wait(finished.futureResult, orSeconds: shutdownTimeout)
         if !result {
-            // Time is up: close the connections still busy.
+            // Time is up (or the wait was cancelled): close the connections still busy.
             try? await channel.close()
             connections.closeAll()
         }
@@ -99,21 +100,45 @@ final class HttpServer: Sendable {
     }
 }
 
-/// Waits for a future or a deadline, whichever comes first.
+/// Waits for a future or a deadline, whichever comes first; a cancelled wait ends at once.
 enum FirstOf {
-    /// True when `future` completed within `seconds`.
+    /// True when `future` completed within `seconds`; false when the time ran out first or
+    /// the waiting task was cancelled.
     static func wait(_ future: EventLoopFuture<Void>, orSeconds seconds: Double) async -> Bool {
-        let once = NIOLockedValueBox(false)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            @Sendable func resume(_ value: Bool) {
-                let first = once.withLockedValue { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: value) }
+        let outcome = Outcome()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                outcome.deliver(to: continuation)
+                future.whenComplete { _ in outcome.settle(true) }
+                future.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { outcome.settle(false) }
             }
-            future.whenComplete { _ in resume(true) }
-            future.eventLoop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { resume(false) }
+        } onCancel: {
+            outcome.settle(false)
+        }
+    }
+
+    /// The first of the answers, handed to the waiter once it is there.
+    private final class Outcome: Sendable {
+        private let state = NIOLockedValueBox<(value: Bool?, waiter: CheckedContinuation<Bool, Never>?)>((nil, nil))
+
+        /// Resumes `waiter` with the outcome, at once when it is already settled.
+        func deliver(to waiter: CheckedContinuation<Bool, Never>) {
+            let value = state.withLockedValue { state -> Bool? in
+                if state.value == nil { state.waiter = waiter }
+                return state.value
+            }
+            if let value { waiter.resume(returning: value) }
+        }
+
+        /// Settles it as `value` unless it is already settled.
+        func settle(_ value: Bool) {
+            let waiter = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
+                guard state.value == nil else { return nil }
+                state.value = value
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: value)
         }
     }
 }

@@ -5,11 +5,23 @@
 // scripts set PORT and MICRO_ENV=production and run it from the repository's root. Access
 // logging is off, as it is for the raw NIO server (which has none). EXTRA_ROUTES=N defines N
 // more routes before /hello (BenchRoutes.installExtraRoutes); GET /last is defined after all.
+// MICRO_BENCH_METRICS=prometheus records Micro's metrics in a Prometheus registry (GET /metrics
+// shows it), as the README's metrics section does; without it nothing is recorded.
 import BenchRoutes
 import Foundation
+import Metrics
 import Micro
+import Prometheus
 
 BenchRoutes.requireRepositoryRoot("MicroBench")
+let registry = PrometheusCollectorRegistry()
+switch ProcessInfo.processInfo.environment["MICRO_BENCH_METRICS"] ?? "" {
+case "": break
+case "prometheus": MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+case let other:
+    FileHandle.standardError.write(Data("MicroBench: MICRO_BENCH_METRICS is 'prometheus' or unset, not '\(other)'.\n".utf8))
+    exit(2)
+}
 let app = App()
 let extraRoutes = ProcessInfo.processInfo.environment["EXTRA_ROUTES"] ?? ""
 guard let extraCount = extraRoutes.isEmpty ? 0 : Int(extraRoutes), extraCount >= 0 else {
@@ -20,4 +32,5 @@ BenchRoutes.installExtraRoutes(extraCount, in: app)
 BenchRoutes.install(in: app)
 try await BenchUsers.install(in: app)
 BenchRoutes.installLastRoute(in: app)
+app.get("/metrics") { _ in registry.emitToString() }
 try await app.run()
