@@ -1,0 +1,49 @@
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A running server, as ``App/start()`` returns it.
+public struct RunningServer: Sendable {
+    private let server: HttpServer
+
+    init(_ server: HttpServer) { self.server = server }
+
+    /// The address it listens on.
+    public var host: String { server.host }
+    /// The port it listens on.
+    public var port: Int { server.port }
+
+    /// Stops accepting, lets requests in flight finish (bounded by `shutdownTimeout`), closes.
+    /// Returns whether everything finished in time. When the calling task is cancelled, it
+    /// stops waiting and closes the connections still busy at once.
+    @discardableResult
+    public func shutdown() async -> Bool { await server.shutdown() }
+}
+
+extension App {
+    /// Answers one request given by its parts, without a socket: what `MicroTesting`'s
+    /// `TestClient` uses. Throws only when the app's definition is invalid.
+    public func respond(
+        method: HttpMethod, uri: String, headers: HttpHeaders = [:], body: ByteBuffer = ByteBuffer(),
+        remoteAddress: String? = nil
+    ) async throws -> Response {
+        let responder = try makeResponder()
+        if let length = headers.first(name: "Content-Length").flatMap(Int.init), length > responder.settings.bodyLimit {
+            // The server refuses it from the head alone; the test client answers the same.
+            return Response.refusal(.payloadTooLarge, Response.bodyTooLarge(limit: responder.settings.bodyLimit))
+        }
+        return await responder.respond(method: method, uri: uri, headers: headers, body: body, remoteAddress: remoteAddress)
+    }
+}
+
+extension App {
+    /// A CSRF token for the session the given `Cookie` headers carry, and the response that
+    /// sets the session cookie when a new session had to begin: for `MicroTesting`, whose
+    /// client sends forms the way a browser does after loading the app's page.
+    @_spi(Testing)
+    public func issueCsrfToken(headers: HttpHeaders) throws -> (token: String, response: Response) {
+        try makeResponder().issueCsrfToken(headers: headers)
+    }
+}
