@@ -9,7 +9,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DURATION="${DURATION:-10}"
 PORT="${MICRO_PORT:-18082}"
 
-command -v wrk >/dev/null 2>&1 || { apt-get update && apt-get install -y wrk; }
+source "$ROOT/bench/lib.sh"
+ensure_wrk
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
     swift build -c release --package-path "$ROOT/bench" --product MicroBench
 fi
@@ -17,14 +18,11 @@ BIN="$(swift build -c release --package-path "$ROOT/bench" --show-bin-path)"
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-signin.XXXXXX")"
 
 cd "$ROOT"
-MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$PORT" \
+MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$PORT" \
     "$BIN/MicroBench" >"$OUT/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT INT TERM
-for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-    sleep 0.1
-done
+wait_ready "$PORT" "$SERVER"
 
 # For each of the 8 users, a session and its CSRF token, as the sign-in page gives them to a
 # browser.
@@ -32,7 +30,7 @@ PAIRS=""
 for user in 1 2 3 4 5 6 7 8; do
     PAGE="$(curl -s -D "$OUT/headers" "http://127.0.0.1:$PORT/signin")"
     TOKEN="$(printf '%s' "$PAGE" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
-    COOKIE="$(awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }' "$OUT/headers")"
+    COOKIE="$(cookie_in "$OUT/headers")"
     BODY="_csrf=$TOKEN&username=bench$user&password=bench-password"
     STATUS="$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $COOKIE" --data "$BODY" "http://127.0.0.1:$PORT/signin")"
     [ "$STATUS" = 303 ] || { echo "error: a test sign-in answered $STATUS, not 303" >&2; exit 1; }
@@ -54,7 +52,6 @@ sleep 3
 plain loaded
 wait $SIGNINS
 
-to_ms() { awk -v v="$1" 'BEGIN { if (v ~ /us$/) printf "%.3f", v / 1000; else if (v ~ /ms$/) printf "%.3f", v + 0; else printf "%.3f", v * 1000 }'; }
 QUIET="$(to_ms "$(p99 quiet)")"
 LOADED="$(to_ms "$(p99 loaded)")"
 echo "| GET /hello (wrk -c16) | req/s | p99 |"

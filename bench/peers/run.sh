@@ -24,10 +24,7 @@ USERNAME=bench1
 PASSWORD=bench-password
 EXPECTED_NAME=Bench1
 
-fail() {
-    echo "error: $*" >&2
-    exit 1
-}
+source "$ROOT/bench/lib.sh"
 
 # Servers on core 0, wrk on core 1.
 SERVER_CPU=0
@@ -36,8 +33,7 @@ if [ "$(nproc)" -lt 2 ]; then
     echo "warning: one core only; server and wrk share it" >&2
     CLIENT_CPU=0
 fi
-# Each server has one core, so it runs one event loop (see bench/server-loops.sh).
-source "$ROOT/bench/server-loops.sh"
+# Each server has one core, so it runs one event loop (server_loops in bench/lib.sh).
 server_loops 1
 # Micro rewrites a session cookie that is more than 60 s old (its idle window's renewal); wrk
 # keeps sending the cookie it started with, so a /page run must end within a minute of the
@@ -47,11 +43,7 @@ if [ $((WARMUP + DURATION)) -ge 55 ]; then
         "after the first minute (wrk never sends the renewed cookie back); the figures would not be a browser's" >&2
 fi
 
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "Installing wrk..."
-    apt-get update
-    apt-get install -y wrk
-fi
+ensure_wrk
 command -v curl >/dev/null 2>&1 || fail "curl is needed"
 command -v taskset >/dev/null 2>&1 || fail "taskset (util-linux) is needed"
 
@@ -97,7 +89,7 @@ start_server() {
             ;;
         micro)
             port="$MICRO_PORT"
-            MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$port" \
+            MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$port" \
                 taskset -c "$SERVER_CPU" "$BENCH_BIN/MicroBench" >>"$OUT/$name.log" 2>&1 &
             ;;
         peer)
@@ -106,24 +98,11 @@ start_server() {
             ;;
     esac
     SERVER_PID=$!
-    local i
-    for i in $(seq 1 200); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            return 0
-        fi
-        kill -0 "$SERVER_PID" 2>/dev/null || fail "$name exited at start-up; its log: $OUT/$name.log"
-        sleep 0.1
-    done
-    fail "$name does not listen on port $port after 20 s; its log: $OUT/$name.log"
+    wait_ready "$port" "$SERVER_PID" || fail "$name did not start; its log: $OUT/$name.log"
 }
 
 port_of() {
     case "$1" in raw) echo "$RAW_PORT" ;; micro) echo "$MICRO_PORT" ;; peer) echo "$PEER_PORT" ;; esac
-}
-
-# The first Set-Cookie (name=value) of the headers in file $1.
-cookie_in() {
-    awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }' "$1" | tr -d '\r'
 }
 
 # The status code of the headers in file $1.
@@ -199,7 +178,7 @@ bytes_per_response() {
 
 # The CPU time the server has used so far, in clock ticks (user + system, all its threads).
 server_ticks() {
-    awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat"
+    cpu_ticks "$SERVER_PID"
 }
 
 # The server core's time so far, in clock ticks: all of it (whoever used it), and its idle part.
@@ -267,7 +246,7 @@ turn() {
 echo
 echo "wrk -t1 --latency, ${WARMUP}s warm-up then ${DURATION}s measured, -c$CONNECTIONS and -c$MEMORY_CONNECTIONS;"
 echo "server pinned to CPU $SERVER_CPU (event loops: ${SERVER_LOOPS:-as NIO chooses}), wrk to CPU $CLIENT_CPU; one server at a time; $ROUNDS round(s), order alternating."
-echo "Machine load before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Machine load before the run: $(load_average)"
 for round in $(seq 1 "$ROUNDS"); do
     echo "Round $round:"
     if [ $((round % 2)) -eq 1 ]; then order="raw micro peer"; else order="peer micro raw"; fi
@@ -275,16 +254,11 @@ for round in $(seq 1 "$ROUNDS"); do
         turn "$name" "$round"
     done
 done
-echo "Machine load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Machine load after the run: $(load_average)"
 
 # Both apps render the same templates with the same data: the pages must be the same bytes.
 cmp -s "$OUT/micro-page.html" "$OUT/peer-page.html" ||
     fail "Micro's and Hummingbird's /page differ: diff $OUT/micro-page.html $OUT/peer-page.html"
-
-# Latency in milliseconds, from wrk's text (850.00us, 1.20ms, 1.02s).
-to_ms() {
-    awk -v v="$1" 'BEGIN { if (v ~ /us$/) printf "%.3f", v / 1000; else if (v ~ /ms$/) printf "%.3f", v + 0; else if (v ~ /m$/) printf "%.3f", v * 60000; else printf "%.3f", v * 1000 }'
-}
 
 # The round with the most requests per second for server $1, path $2, connections $3: its file.
 best() {
