@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Where the instructions of a request go: MicroBench under valgrind's callgrind, serving a fixed
+# number of GET /hello and signed-in GET /page requests over one keep-alive connection. The
+# counts repeat from run to run (to well under 1%) whatever else the machine does, unlike times.
+#
+# The raw SwiftNIO server's /hello is profiled the same way, as the floor: what NIO itself costs.
+#
+# Usage: bench/callgrind.sh [BINARY]    (default: bench/.build/release/MicroBench, built first)
+# Env:   REQUESTS=2000 per path (measured), WARMUP_REQUESTS=300 per path (not measured),
+#        PATHS="/hello /page", PORT=18401, SKIP_BUILD=1, RAW=0 to skip the raw NIO server
+# Prints instructions per request for each path and the breakdown of bench/callgrind-breakdown.py;
+# the profiles (callgrind.out-*) stay in the folder it names, for callgrind_annotate.
+# See bench/README.md ("Where a request's instructions go").
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REQUESTS="${REQUESTS:-2000}"
+WARMUP_REQUESTS="${WARMUP_REQUESTS:-300}"
+PATHS=(${PATHS:-/hello /page})
+PORT="${PORT:-18401}"
+source "$ROOT/bench/lib.sh"
+
+[[ "$REQUESTS" =~ ^[1-9][0-9]*$ ]] || fail "REQUESTS must be 1 or more"
+command -v valgrind >/dev/null 2>&1 || { echo "Installing valgrind..."; apt-get update; apt-get install -y valgrind; }
+command -v python3 >/dev/null 2>&1 || fail "python3 is needed (the client and the breakdown)"
+command -v curl >/dev/null 2>&1 || fail "curl is needed"
+
+BIN="$(swift build -c release --package-path "$ROOT/bench" --show-bin-path)"
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+    echo "Building MicroBench and RawNioServer (release)..."
+    [ $# -ge 1 ] || swift build -c release --package-path "$ROOT/bench" --product MicroBench
+    [ "${RAW:-1}" = 0 ] || swift build -c release --package-path "$ROOT/bench" --product RawNioServer
+fi
+if [ $# -ge 1 ]; then BINARY="$(realpath "$1")"; else BINARY="$BIN/MicroBench"; fi
+[ -x "$BINARY" ] || fail "$BINARY is not an executable"
+
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-callgrind.XXXXXX")"
+SERVER=""
+cleanup() {
+    if [ -n "$SERVER" ]; then
+        kill "$SERVER" 2>/dev/null || true
+        wait "$SERVER" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT INT TERM
+
+# Starts server binary $1 (named $2) under callgrind. Valgrind 3.19 cannot read the DWARF 5 of
+# a Swift build ("possibly corrupted debuginfo"): it runs a copy with the symbol table but no
+# debug sections (functions, no source lines). One event loop, as the wall-clock scripts run
+# it; instrumentation off until a warm-up is done (start-up and the sign-in's bcrypt are not
+# counted).
+start_profiled() {
+    objcopy --strip-debug "$1" "$OUT/$2"
+    NIO_SINGLETON_GROUP_LOOP_COUNT=1 MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$PORT" \
+        valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$OUT/$2.out" \
+        "$OUT/$2" >"$OUT/$2.log" 2>&1 &
+    SERVER=$!
+    wait_ready "$PORT" "$SERVER" || fail "$2 did not start under valgrind; see $OUT/$2.log"
+}
+stop_profiled() {
+    kill "$SERVER" 2>/dev/null || true
+    wait "$SERVER" 2>/dev/null || true
+    SERVER=""
+}
+
+# Profiles $REQUESTS requests of GET $2 (cookie $3, possibly empty) on the running server $1,
+# after $WARMUP_REQUESTS unmeasured ones; the profile is $OUT/callgrind.out-$1-PATH.
+part=0
+profile() {
+    local name="$1" path="$2" cookie="$3" file total
+    python3 "$ROOT/bench/callgrind-client.py" "$PORT" "$path" "$WARMUP_REQUESTS" "$cookie" >/dev/null
+    control -i on
+    control -z
+    python3 "$ROOT/bench/callgrind-client.py" "$PORT" "$path" "$REQUESTS" "$cookie" >/dev/null
+    control --dump="$path"
+    control -i off
+    part=$((part + 1))
+    file="$OUT/$name.out.$part"
+    [ -s "$file" ] || fail "no profile for $path in $OUT"
+    mv "$file" "$OUT/callgrind.out-$name${path//\//-}"
+    total="$(awk '/^totals:/ { print $2 }' "$OUT/callgrind.out-$name${path//\//-}")"
+    echo "| $name | GET $path | $total | $((total / REQUESTS)) |"
+}
+cd "$ROOT"
+
+# bench1's steady session cookie, as bench/peers/run.sh signs in: GET /signin (session and CSRF
+# token), POST /signin (303), then one page, which takes the welcome message out of the session.
+sign_in() {
+    local page token cookie
+    page="$(curl -sS -D "$OUT/h-form" "http://127.0.0.1:$PORT/signin")"
+    token="$(printf '%s' "$page" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
+    cookie="$(cookie_in "$OUT/h-form")"
+    [ -n "$token" ] && [ -n "$cookie" ] || fail "GET /signin gave no CSRF token or no session cookie"
+    curl -sS -o /dev/null -D "$OUT/h-signin" -H "Cookie: $cookie" \
+        --data "_csrf=$token&username=bench1&password=bench-password" "http://127.0.0.1:$PORT/signin"
+    cookie="$(cookie_in "$OUT/h-signin")"
+    [ -n "$cookie" ] || fail "POST /signin set no session cookie"
+    curl -sS -o /dev/null -D "$OUT/h-first" -H "Cookie: $cookie" "http://127.0.0.1:$PORT/page"
+    local renewed
+    renewed="$(cookie_in "$OUT/h-first")"
+    printf '%s' "${renewed:-$cookie}"
+}
+
+control() { callgrind_control "$@" "$SERVER" >>"$OUT/control.log" 2>&1; }
+
+echo "MicroBench: $BINARY"
+echo "valgrind --tool=callgrind, one keep-alive connection, $REQUESTS requests per path after $WARMUP_REQUESTS unmeasured"
+echo
+echo "| server | path | instructions | per request |"
+echo "| --- | --- | ---: | ---: |"
+start_profiled "$BINARY" MicroBench
+for path in "${PATHS[@]}"; do
+    cookie=""
+    # Signed in afresh for the path (a cookie is renewed a minute after it was issued).
+    if [ "$path" = /page ]; then cookie="$(sign_in)"; fi
+    profile MicroBench "$path" "$cookie"
+done
+stop_profiled
+part=0
+if [ "${RAW:-1}" != 0 ]; then
+    start_profiled "$BIN/RawNioServer" RawNioServer
+    profile RawNioServer /hello ""
+    stop_profiled
+fi
+echo
+for path in "${PATHS[@]}"; do
+    python3 "$ROOT/bench/callgrind-breakdown.py" "$OUT/callgrind.out-MicroBench${path//\//-}" "$REQUESTS" "Micro, GET $path"
+    echo
+done
+echo "Profiles in $OUT (callgrind_annotate --inclusive=yes FILE | swift demangle --simplified, or"
+echo "bench/callgrind-breakdown.py --top 60 FILE $REQUESTS)"
