@@ -103,7 +103,7 @@ public final class Request {
         // Browsers send the most specific cookie first; a later one of the same name may have
         // been planted by a sibling subdomain.
         guard let value = parsedCookies?.first(where: { $0.name == name })?.value else { return nil }
-        return value.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(Substring(value)) ?? value : value
+        return ByteScan.contains(UInt8(ascii: "%"), in: value) ? PercentEncoding.decode(Substring(value)) ?? value : value
     }
 
     /// Whether the client prefers JSON to HTML (its `Accept` names JSON and not HTML).
