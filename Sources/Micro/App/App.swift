@@ -20,7 +20,7 @@ public final class App: Sendable {
         var afterFilters: [Filter] = []
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
-        var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
+        var templateValues: [String: TemplateValue] = [:]
         var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
         /// What ``App/reload()`` and SIGHUP read again.
@@ -173,9 +173,11 @@ public final class App: Sendable {
         update { $0.extensions[ObjectIdentifier(T.self)] = service }
     }
 
-    /// Adds values every template sees (what `hook` returns for the request).
-    func addTemplateValues(_ hook: @escaping @Sendable (Request) -> [String: any Sendable]) {
-        update { $0.templateHooks.append(hook) }
+    /// Adds a value every template sees under `name`: what `value` makes of the request, made
+    /// when a template first looks the name up (nil: none, Micro's own value if it has one).
+    /// The route's values win over it; a later one of the same name replaces it.
+    func addTemplateValue(_ name: String, _ value: @escaping TemplateValue) {
+        update { $0.templateValues[name] = value }
     }
 
     /// Adds a check of every session a request brings, given the revocations the app serves

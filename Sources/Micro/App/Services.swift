@@ -9,14 +9,14 @@ final class Services: Sendable {
     let securityHeaders: SecurityHeaders
     /// The reverse proxies whose forwarding headers are believed.
     let proxies: TrustedProxies
-    /// Values extensions add to every template (authentication adds the user).
-    let templateHooks: [@Sendable (Request) -> [String: any Sendable]]
+    /// Values extensions add to every template, by name (authentication adds the user).
+    let templateValues: [String: TemplateValue]
     /// Services plugins registered, by type.
     let extensions: [ObjectIdentifier: any Sendable]
 
     init(
         settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
-        templateHooks: [@Sendable (Request) -> [String: any Sendable]], extensions: [ObjectIdentifier: any Sendable]
+        templateValues: [String: TemplateValue], extensions: [ObjectIdentifier: any Sendable]
     ) {
         self.settings = settings
         self.sessions = sessions
@@ -24,7 +24,7 @@ final class Services: Sendable {
         self.csrf = csrf
         self.securityHeaders = securityHeaders
         proxies = TrustedProxies(settings.trustedProxies)
-        self.templateHooks = templateHooks
+        self.templateValues = templateValues
         self.extensions = extensions
     }
 
@@ -33,11 +33,4 @@ final class Services: Sendable {
         extensions[ObjectIdentifier(type)] as? T
     }
 
-    func templateValues(_ request: Request) -> [String: Any] {
-        var values: [String: Any] = [:]
-        for hook in templateHooks {
-            for (key, value) in hook(request) { values[key] = value }
-        }
-        return values
-    }
 }

@@ -79,14 +79,12 @@ public struct Authentication: AppPlugin, Sendable {
             return service.isCurrent(CredentialStamp(text: stamp), username: user.username)
                 && !revocations.isRevoked(username: user.username, created: data.created)
         }
-        app.addTemplateValues { request in
-            var values: [String: any Sendable] = ["signInPath": signInPath, "signOutPath": signOutPath]
-            if let user = request.currentUser {
-                values["currentUser"] = ["username": user.username, "name": user.name]
-                values["signedIn"] = true
-            }
-            return values
+        app.addTemplateValue("signInPath") { _ in signInPath }
+        app.addTemplateValue("signOutPath") { _ in signOutPath }
+        app.addTemplateValue("currentUser") { request in
+            request.currentUser.map { ["username": $0.username, "name": $0.name] }
         }
+        app.addTemplateValue("signedIn") { request in request.currentUser != nil ? true : nil }
         guard installsRoutes else { return }
         let signIn = signInPath + "/?"
         let signOut = signOutPath + "/?"
