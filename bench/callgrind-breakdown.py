@@ -24,6 +24,7 @@ PARTS = [
     ("the template values (Request.templateContext, with Authentication's)", 1, ["Request.templateContext()"]),
     ("Authentication's values (currentUser, signedIn, paths)", 2, ["closure #2 in Authentication.install("]),
     ("swift-mustache's render of the page and the layout (MustacheLibrary.render)", 1, ["MustacheLibrary.render("]),
+    ("the values the templates look up (TemplateContext.child)", 2, ["TemplateContext.child(named:)"]),
     ("HTML escaping of {{values}} (Html.escape)", 2, ["HtmlContentType.escapeText("]),
     ("the CSRF token in the page (LazyCsrfValue)", 2, ["LazyCsrfValue.renderText.getter"]),
     ("the route's own read of the user (Request.currentUser)", 0, ["Request.currentUser.getter<-closure #3 in static BenchRoutes.install("]),

@@ -48,10 +48,10 @@ trap cleanup EXIT INT TERM
 # a Swift build ("possibly corrupted debuginfo"): it runs a copy with the symbol table but no
 # debug sections (functions, no source lines). One event loop, as the wall-clock scripts run
 # it; instrumentation off until a warm-up is done (start-up and the sign-in's bcrypt are not
-# counted).
+# counted); Swift's hashing unseeded, so that dictionaries probe alike from run to run.
 start_profiled() {
     objcopy --strip-debug "$1" "$OUT/$2"
-    NIO_SINGLETON_GROUP_LOOP_COUNT=1 MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$PORT" \
+    SWIFT_DETERMINISTIC_HASHING=1 NIO_SINGLETON_GROUP_LOOP_COUNT=1 MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$PORT" \
         valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$OUT/$2.out" \
         "$OUT/$2" >"$OUT/$2.log" 2>&1 &
     SERVER=$!
