@@ -3,11 +3,13 @@
 # number of GET /hello and signed-in GET /page requests over one keep-alive connection. The
 # counts repeat from run to run (to well under 1%) whatever else the machine does, unlike times.
 #
-# The raw SwiftNIO server's /hello is profiled the same way, as the floor: what NIO itself costs.
+# The raw SwiftNIO server's /hello is profiled the same way, as the floor: what NIO itself costs;
+# and swift-mustache alone rendering /page's page and layout (InProcessBench mustache, with the
+# library's own escaping), the floor under the render.
 #
 # Usage: bench/callgrind.sh [BINARY]    (default: bench/.build/release/MicroBench, built first)
 # Env:   REQUESTS=2000 per path (measured), WARMUP_REQUESTS=300 per path (not measured),
-#        PATHS="/hello /page", PORT=18401, SKIP_BUILD=1, RAW=0 to skip the raw NIO server
+#        PATHS="/hello /page", PORT=18401, SKIP_BUILD=1, RAW=0 to skip the two floors
 # Prints instructions per request for each path and the breakdown of bench/callgrind-breakdown.py;
 # the profiles (callgrind.out-*) stay in the folder it names, for callgrind_annotate.
 # See bench/README.md ("Where a request's instructions go").
@@ -30,6 +32,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
     echo "Building MicroBench and RawNioServer (release)..."
     [ $# -ge 1 ] || swift build -c release --package-path "$ROOT/bench" --product MicroBench
     [ "${RAW:-1}" = 0 ] || swift build -c release --package-path "$ROOT/bench" --product RawNioServer
+    [ "${RAW:-1}" = 0 ] || swift build -c release --package-path "$ROOT/bench" --product InProcessBench
 fi
 if [ $# -ge 1 ]; then BINARY="$(realpath "$1")"; else BINARY="$BIN/MicroBench"; fi
 [ -x "$BINARY" ] || fail "$BINARY is not an executable"
@@ -121,6 +124,13 @@ if [ "${RAW:-1}" != 0 ]; then
     start_profiled "$BIN/RawNioServer" RawNioServer
     profile RawNioServer /hello ""
     stop_profiled
+    # Only the render loop is counted (--toggle-collect): not the start-up, not the templates' parsing.
+    objcopy --strip-debug "$BIN/InProcessBench" "$OUT/InProcessBench"
+    SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --toggle-collect='*mustacheRenders*' \
+        --callgrind-out-file="$OUT/callgrind.out-mustache" "$OUT/InProcessBench" mustache "$REQUESTS" >"$OUT/mustache.log" 2>&1 ||
+        fail "InProcessBench mustache failed; see $OUT/mustache.log"
+    total="$(awk '/^totals:/ { print $2 }' "$OUT/callgrind.out-mustache")"
+    echo "| swift-mustache alone (its own escaping) | /page's page and layout | $total | $((total / REQUESTS)) |"
 fi
 echo
 for path in "${PATHS[@]}"; do
