@@ -86,24 +86,6 @@ profile() {
 }
 cd "$ROOT"
 
-# bench1's steady session cookie, as bench/peers/run.sh signs in: GET /signin (session and CSRF
-# token), POST /signin (303), then one page, which takes the welcome message out of the session.
-sign_in() {
-    local page token cookie
-    page="$(curl -sS -D "$OUT/h-form" "http://127.0.0.1:$PORT/signin")"
-    token="$(printf '%s' "$page" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
-    cookie="$(cookie_in "$OUT/h-form")"
-    [ -n "$token" ] && [ -n "$cookie" ] || fail "GET /signin gave no CSRF token or no session cookie"
-    curl -sS -o /dev/null -D "$OUT/h-signin" -H "Cookie: $cookie" \
-        --data "_csrf=$token&username=bench1&password=bench-password" "http://127.0.0.1:$PORT/signin"
-    cookie="$(cookie_in "$OUT/h-signin")"
-    [ -n "$cookie" ] || fail "POST /signin set no session cookie"
-    curl -sS -o /dev/null -D "$OUT/h-first" -H "Cookie: $cookie" "http://127.0.0.1:$PORT/page"
-    local renewed
-    renewed="$(cookie_in "$OUT/h-first")"
-    printf '%s' "${renewed:-$cookie}"
-}
-
 control() { callgrind_control "$@" "$SERVER" >>"$OUT/control.log" 2>&1; }
 
 echo "MicroBench: $BINARY"
@@ -115,7 +97,7 @@ start_profiled "$BINARY" MicroBench
 for path in "${PATHS[@]}"; do
     cookie=""
     # Signed in afresh for the path (a cookie is renewed a minute after it was issued).
-    if [ "$path" = /page ]; then cookie="$(sign_in)"; fi
+    if [ "$path" = /page ]; then cookie="$(micro_sign_in "$PORT" "$OUT")"; fi
     profile MicroBench "$path" "$cookie"
 done
 stop_profiled

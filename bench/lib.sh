@@ -95,3 +95,23 @@ cookie_in() {
 load_average() {
     cut -d' ' -f1-3 /proc/loadavg
 }
+
+# Signs bench1 (bench/credentials.yml) in on the Micro bench app at port $1 and prints the
+# session cookie (name=value) a browser holds afterwards: GET /signin gives a session and its
+# CSRF token, POST /signin signs in, and the first page after it (GET $3, default /page) takes
+# the welcome message out of the session, which renews the cookie. Response heads go to
+# folder $2.
+micro_sign_in() {
+    local port="$1" out="$2" page="${3:-/page}" form token cookie renewed
+    form="$(curl -sS -D "$out/h-form" "http://127.0.0.1:$port/signin")"
+    token="$(printf '%s' "$form" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
+    cookie="$(cookie_in "$out/h-form")"
+    [ -n "$token" ] && [ -n "$cookie" ] || fail "GET /signin on port $port gave no CSRF token or no session cookie"
+    curl -sS -o /dev/null -D "$out/h-signin" -H "Cookie: $cookie" \
+        --data "_csrf=$token&username=bench1&password=bench-password" "http://127.0.0.1:$port/signin"
+    cookie="$(cookie_in "$out/h-signin")"
+    [ -n "$cookie" ] || fail "POST /signin on port $port set no session cookie"
+    curl -sS -o /dev/null -D "$out/h-first" -H "Cookie: $cookie" "http://127.0.0.1:$port$page"
+    renewed="$(cookie_in "$out/h-first")"
+    printf '%s' "${renewed:-$cookie}"
+}
