@@ -11,11 +11,6 @@ enum Base64Url {
         return table
     }()
 
-    /// Whether `byte` is one of the alphabet's 64 characters.
-    static func isAlphabet(_ byte: UInt8) -> Bool {
-        values[Int(byte)] != 0xFF
-    }
-
     /// Whether every byte of `text` is one of the alphabet's 64 characters (a cookie's value is
     /// checked on every request).
     static func isAlphabet(_ text: String) -> Bool {
