@@ -95,7 +95,7 @@ func microseconds(atLeast seconds: Double = 1, _ body: () async throws -> Void) 
     var formSettings = Settings()
     formSettings.environment = .production
     formSettings.accessLog = false
-    formSettings.sessions.secret = String(repeating: "0123456789abcdef", count: 4)
+    formSettings.sessions.secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     formSettings.publicFolder = nil
     let formApp = App(settings: formSettings)
     formApp.post("/form") { request in "\(request.params.form.count)" }
