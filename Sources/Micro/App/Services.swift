@@ -32,5 +32,4 @@ final class Services: Sendable {
     func `extension`<T: Sendable>(_ type: T.Type) -> T? {
         extensions[ObjectIdentifier(type)] as? T
     }
-
 }
