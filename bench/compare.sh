@@ -29,8 +29,8 @@ B_PORT="${B_PORT:-18202}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be 1 or more" >&2; exit 2; }
-# Both servers share CPU 0: NIO's own count of loops unless SERVER_LOOPS says (bench/server-loops.sh).
-source "$ROOT/bench/server-loops.sh"
+source "$ROOT/bench/lib.sh"
+# Both servers share CPU 0: NIO's own count of loops unless SERVER_LOOPS says (server_loops in bench/lib.sh).
 server_loops ""
 for binary in "$A" "$B"; do
     [ -x "$binary" ] || { echo "error: $binary is not an executable" >&2; exit 2; }
@@ -39,7 +39,7 @@ if [ "$(nproc)" -lt 2 ]; then
     echo "error: needs two cores (servers on CPU 0, wrk on CPU 1)" >&2
     exit 2
 fi
-command -v wrk >/dev/null 2>&1 || { echo "error: wrk is missing (apt-get install -y wrk)" >&2; exit 2; }
+ensure_wrk
 
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-compare.XXXXXX")"
 A_PID=""
@@ -52,42 +52,26 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-wait_ready() {
-    local port="$1" i
-    for i in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-        sleep 0.1
-    done
-    echo "error: nothing listens on port $port" >&2
-    exit 1
-}
-
 # Both from the repository's root, as bench/run.sh starts them (MicroBench serves public/ there).
 cd "$ROOT"
-SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d " \n")"
+SECRET="$(random_secret)"
 read -ra A_EXTRA <<<"${A_ENV:-}"
 read -ra B_EXTRA <<<"${B_ENV:-}"
 MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$A_PORT" taskset -c 0 env "${A_EXTRA[@]}" "$A" >"$OUT/a.log" 2>&1 &
 A_PID=$!
 MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$B_PORT" taskset -c 0 env "${B_EXTRA[@]}" "$B" >"$OUT/b.log" 2>&1 &
 B_PID=$!
-wait_ready "$A_PORT"
-wait_ready "$B_PORT"
+wait_ready "$A_PORT" "$A_PID"
+wait_ready "$B_PORT" "$B_PID"
 
-# User plus system CPU time of process $1, in clock ticks (fields 14 and 15 of its stat; read
-# after the command name's closing parenthesis, which may hold spaces).
-ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
-# The requests of wrk output $1 (with SIGN_INS=1, the sign-ins); fails (naming it) when there
-# are none or any went wrong.
+# The requests of wrk output $1 (with SIGN_INS=1, the sign-ins, which bench/signin.lua counts);
+# fails (naming it) when there are none or any went wrong.
 requests() {
+    if [ "${SIGN_INS:-0}" != 1 ]; then wrk_requests "$1"; return; fi
     local count
-    if [ "${SIGN_INS:-0}" = 1 ]; then
-        count="$(awk '/^Signed in:/ { print ($6 == 0 ? $3 + 0 : 0) }' "$1")"
-    else
-        count="$(awk '/requests in/ { print $1 }' "$1")"
-    fi
-    if [ -z "$count" ] || [ "$count" -eq 0 ] || grep -qE 'Non-2xx|Socket errors' "$1"; then
-        echo "error: a run did not answer cleanly; see $1" >&2
+    count="$(awk '/^Signed in:/ { print ($6 == 0 ? $3 + 0 : 0) }' "$1")"
+    if [ -z "$count" ] || [ "$count" -eq 0 ]; then
+        echo "error: a run did not sign in cleanly; see $1" >&2
         cat "$1" >&2
         exit 1
     fi
@@ -143,14 +127,14 @@ RATES=()
 RATE_FORMAT="$([ "${SIGN_INS:-0}" = 1 ] && echo %.2f || echo %.0f)"
 for round in $(seq 1 "$ROUNDS"); do
     sign_in
-    a0="$(ticks "$A_PID")"; b0="$(ticks "$B_PID")"
+    a0="$(cpu_ticks "$A_PID")"; b0="$(cpu_ticks "$B_PID")"
     taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$A_PORT$TARGET" >"$OUT/a-$round.txt" &
     wa=$!
     taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
     wb=$!
     wait "$wa"
     wait "$wb"
-    a1="$(ticks "$A_PID")"; b1="$(ticks "$B_PID")"
+    a1="$(cpu_ticks "$A_PID")"; b1="$(cpu_ticks "$B_PID")"
     na="$(requests "$OUT/a-$round.txt")"
     nb="$(requests "$OUT/b-$round.txt")"
     line="$(awk -v a="$((a1 - a0))" -v b="$((b1 - b0))" -v na="$na" \
@@ -164,14 +148,11 @@ for round in $(seq 1 "$ROUNDS"); do
     RATES+=("$ra $rb $rr")
 done
 echo
-printf '%s\n' "${RATIOS[@]}" | sort -n | awk '{ v[NR] = $1 } END {
-    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "Median B/A CPU per request: %.3f (below 1: B is cheaper)\n", m
-}'
+echo "Median B/A CPU per request: $(printf '%s\n' "${RATIOS[@]}" | median) (below 1: B is cheaper)"
 printf '%s\n' "${RATES[@]}" | awk '{ a[NR] = $1; b[NR] = $2; r[NR] = $3 } END {
-    printf "Median req/s: A %s, B %s; median B/A req/s: %.3f\n", median(a, NR), median(b, NR), median(r, NR)
+    printf "Median req/s: A %s, B %s; median B/A req/s: %.3f\n", middle(a, NR), middle(b, NR), middle(r, NR)
 }
-function median(v, n,    i, j, t) {
+function middle(v, n,    i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
     return (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }'

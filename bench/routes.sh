@@ -22,6 +22,7 @@ DURATION="${DURATION:-6}"
 ROUNDS="${ROUNDS:-5}"
 CONNECTIONS="${CONNECTIONS:-64}"
 BASE_PORT="${BASE_PORT:-18301}"
+source "$ROOT/bench/lib.sh"
 
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be 1 or more" >&2; exit 2; }
 [ "$MODE" = cpu ] || [ "$MODE" = rps ] || { echo "error: MODE is cpu or rps" >&2; exit 2; }
@@ -32,13 +33,8 @@ if [ "$(nproc)" -lt 2 ]; then
     echo "error: needs two cores (servers on CPU 0, wrk on CPU 1)" >&2
     exit 2
 fi
-source "$ROOT/bench/server-loops.sh"
 if [ "$MODE" = cpu ]; then server_loops ""; else server_loops 1; fi
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "Installing wrk..."
-    apt-get update
-    apt-get install -y wrk
-fi
+ensure_wrk
 
 if [ $# -ge 1 ]; then
     BINARY="$(realpath "$1")"
@@ -60,25 +56,15 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-wait_ready() {
-    local port="$1" i
-    for i in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-        sleep 0.1
-    done
-    echo "error: nothing listens on port $port" >&2
-    exit 1
-}
-
 # Case $1's server on its own port, from the repository's root (MicroBench serves public/ there).
 cd "$ROOT"
-SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d " \n")"
+SECRET="$(random_secret)"
 start_server() {
     local index="$1"
     MICRO_SESSION_SECRET="$SECRET" MICRO_ENV=production PORT="$((BASE_PORT + index))" \
         EXTRA_ROUTES="${CASES[$index]%%:*}" taskset -c 0 "$BINARY" >"$OUT/server-$index.log" 2>&1 &
     PIDS[$index]=$!
-    wait_ready "$((BASE_PORT + index))"
+    wait_ready "$((BASE_PORT + index))" "${PIDS[$index]}"
 }
 stop_server() {
     kill "${PIDS[$1]}" 2>/dev/null || true
@@ -86,19 +72,6 @@ stop_server() {
     PIDS[$1]=""
 }
 url() { echo "http://127.0.0.1:$((BASE_PORT + $1))${CASES[$1]#*:}"; }
-ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
-# The requests of wrk output $1; fails (naming it) when there are none or any went wrong.
-requests() {
-    local count
-    count="$(awk '/requests in/ { print $1 }' "$1")"
-    if [ -z "$count" ] || [ "$count" -eq 0 ] || grep -qE 'Non-2xx|Socket errors' "$1"; then
-        echo "error: a run did not answer cleanly; see $1" >&2
-        cat "$1" >&2
-        exit 1
-    fi
-    echo "$count"
-}
-median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "Binary: $BINARY"
 echo "Cases: ${CASES[*]} (extra routes:path; the first is the baseline)"
@@ -121,7 +94,7 @@ if [ "$MODE" = cpu ]; then
     echo "$header"; echo "$rule"
     for round in $(seq 1 "$ROUNDS"); do
         before=(); LOADS=()
-        for index in $(seq 0 $((COUNT - 1))); do before[$index]="$(ticks "${PIDS[$index]}")"; done
+        for index in $(seq 0 $((COUNT - 1))); do before[$index]="$(cpu_ticks "${PIDS[$index]}")"; done
         for index in $(seq 0 $((COUNT - 1))); do
             taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "$(url "$index")" >"$OUT/$index-$round.txt" &
             LOADS+=($!)
@@ -131,8 +104,8 @@ if [ "$MODE" = cpu ]; then
         line="| $round |"
         base=""
         for index in $(seq 0 $((COUNT - 1))); do
-            used=$(($(ticks "${PIDS[$index]}") - before[index]))
-            micros="$(awk -v t="$used" -v n="$(requests "$OUT/$index-$round.txt")" -v hz="$(getconf CLK_TCK)" \
+            used=$(($(cpu_ticks "${PIDS[$index]}") - before[index]))
+            micros="$(awk -v t="$used" -v n="$(wrk_requests "$OUT/$index-$round.txt")" -v hz="$(getconf CLK_TCK)" \
                 'BEGIN { printf "%.2f", t / hz / n * 1e6 }')"
             [ -n "$base" ] || base="$micros"
             ratio="$(awk -v b="$base" -v m="$micros" 'BEGIN { printf "%.3f", b / m }')"
@@ -155,7 +128,7 @@ else
             start_server "$index"
             taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "$(url "$index")" >/dev/null
             taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "$(url "$index")" >"$OUT/$index-$round.txt"
-            requests "$OUT/$index-$round.txt" >/dev/null
+            wrk_requests "$OUT/$index-$round.txt" >/dev/null
             stop_server "$index"
         done
         line="| $round |"

@@ -22,15 +22,10 @@ if [ "$(nproc)" -lt 2 ]; then
     CLIENT_CPU=0
 fi
 
-# One event loop per server, for its one core (see bench/server-loops.sh).
-source "$ROOT/bench/server-loops.sh"
+# One event loop per server, for its one core (server_loops in bench/lib.sh).
+source "$ROOT/bench/lib.sh"
 server_loops 1
-
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "Installing wrk..."
-    apt-get update
-    apt-get install -y wrk
-fi
+ensure_wrk
 
 if [ "${SKIP_BUILD:-0}" = 1 ]; then
     echo "SKIP_BUILD=1: using the binaries built last time."
@@ -54,28 +49,15 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Waits until something answers GET /hello on port $1 (at most 10 s).
-wait_ready() {
-    local port="$1" i
-    for i in $(seq 1 100); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            return 0
-        fi
-        sleep 0.1
-    done
-    echo "error: nothing listens on port $port" >&2
-    return 1
-}
-
 # Both servers run from the repository's root: Micro serves its public/ folder there, so each
 # request also pays for the static-file look-up, as in a real app.
 cd "$ROOT"
 PORT="$RAW_PORT" taskset -c "$SERVER_CPU" "$BIN/RawNioServer" >"$OUT/raw.log" 2>&1 &
 RAW_PID=$!
-MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d " \n")" MICRO_ENV=production PORT="$MICRO_PORT" taskset -c "$SERVER_CPU" "$BIN/MicroBench" >"$OUT/micro.log" 2>&1 &
+MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$MICRO_PORT" taskset -c "$SERVER_CPU" "$BIN/MicroBench" >"$OUT/micro.log" 2>&1 &
 MICRO_PID=$!
-wait_ready "$RAW_PORT"
-wait_ready "$MICRO_PORT"
+wait_ready "$RAW_PORT" "$RAW_PID"
+wait_ready "$MICRO_PORT" "$MICRO_PID"
 
 # Runs wrk against port $2 and path $4 (extra wrk arguments after), writing its output to
 # $OUT/$1-round$3.txt.
@@ -119,7 +101,8 @@ best() {
 # which a browser's requests do once a minute.
 page_cookie() {
     local cookie
-    cookie="$(curl -s -o /dev/null -D - "http://127.0.0.1:$MICRO_PORT/login" | awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }')"
+    curl -s -o /dev/null -D "$OUT/login-headers" "http://127.0.0.1:$MICRO_PORT/login"
+    cookie="$(cookie_in "$OUT/login-headers")"
     [ -n "$cookie" ] || { echo "error: no session cookie from /login" >&2; exit 1; }
     printf '%s' "$cookie"
 }

@@ -9,19 +9,17 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DURATION="${DURATION:-10}"
 PORT="${MICRO_PORT:-18082}"
 
+source "$ROOT/bench/lib.sh"
 source "$ROOT/bench/micro-bench.sh"
 micro_bench_build "$ROOT"
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-signin.XXXXXX")"
 
 cd "$ROOT"
-MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$PORT" \
+MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$PORT" \
     "$MICRO_BENCH" >"$OUT/server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true' EXIT INT TERM
-for _ in $(seq 1 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
-    sleep 0.1
-done
+wait_ready "$PORT" "$SERVER"
 
 # For each of the 8 users, a session and its CSRF token, as the sign-in page gives them to a
 # browser.
@@ -42,7 +40,6 @@ sleep 3
 plain loaded
 wait $SIGNINS
 
-to_ms() { awk -v v="$1" 'BEGIN { if (v ~ /us$/) printf "%.3f", v / 1000; else if (v ~ /ms$/) printf "%.3f", v + 0; else printf "%.3f", v * 1000 }'; }
 QUIET="$(to_ms "$(p99 quiet)")"
 LOADED="$(to_ms "$(p99 loaded)")"
 echo "| GET /hello (wrk -c16) | req/s | p99 |"

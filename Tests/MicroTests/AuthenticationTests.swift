@@ -431,6 +431,12 @@ import Testing
             _ = try await request.signIn(username: request.params["username"] ?? "", password: "pw")
             return request.currentUser?.username ?? "nobody"
         }
+        app.post("/out") { request in
+            // Reads the user, then signs out, in one request.
+            _ = request.currentUser
+            request.signOut()
+            return request.currentUser?.username ?? "nobody"
+        }
         return app
     }
 
@@ -453,6 +459,13 @@ import Testing
         #expect(Array(try await client.get("/me").text.utf8) == Array(Self.composed.utf8))
         #expect(try await client.post("/signin", form: ["username": Self.decomposed, "password": "pw"]).status == .seeOther)
         #expect(Array(try await client.get("/me").text.utf8) == Array(Self.decomposed.utf8))
+    }
+
+    @Test func aRequestThatReadTheUserAndSignsOutHasNoUserAfter() async throws {
+        let client = TestClient(try appWithLookalikeUsers())
+        #expect(try await client.post("/signin", form: ["username": Self.composed, "password": "pw"]).status == .seeOther)
+        #expect(try await client.post("/out", form: [:]).text == "nobody")
+        #expect(try await client.get("/me").text == "nobody")
     }
 
     @Test func signingInAsTheLookalikeInARequestThatReadTheUserSwitchesToTheLookalike() async throws {

@@ -105,4 +105,16 @@ private func flashApp(_ kind: StoreKind, views: String? = nil) -> App {
         #expect(try await client.get("/page").text == "[][]")
         #expect(try await client.get("/page-now").text == #"[][Right now &lt;b&gt;]<p class="alert">Right now &lt;b&gt;</p>"#)
     }
+
+    @Test func aPageThatDoesNotShowTheFlashStillTakesItOut() async throws {
+        // Shown once, on the page after the redirect, whether that page's templates show it or not.
+        let views = try TemporaryFolder(["page.mustache": "[{{flash.notice}}]", "plain.mustache": "plain"])
+        defer { views.remove() }
+        let app = flashApp(.cookie, views: views.path)
+        app.get("/plain") { request in try request.render("plain") }
+        let client = TestClient(app)
+        _ = try await client.post("/save", form: ["notice": "Saved."])
+        #expect(try await client.get("/plain").text == "plain")
+        #expect(try await client.get("/page").text == "[]")
+    }
 }

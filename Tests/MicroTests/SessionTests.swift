@@ -343,6 +343,46 @@ private func sessionApp(
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aSessionReadUnchangedIsResealedOnlyOnceItsRenewalIsDue(kind: StoreKind) async throws {
+        // The cookie is rewritten when the values change or the idle window's renewal is due:
+        // a minute after it was last written (a tenth of the idle timeout when that is
+        // shorter). The window then counts from the renewal, so an active session never ends
+        // more than that minute early.
+        let clock = TestClock()
+        let client = TestClient(sessionApp(kind, clock: clock))
+        _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
+        clock.advance(seconds: 59)
+        let early = try await client.get("/get?key=who")
+        #expect(early.text == "ann")
+        #expect(early.setCookie() == nil)
+        clock.advance(seconds: 1)  // 60 s after the cookie was written
+        let due = try await client.get("/get?key=who")
+        #expect(due.text == "ann")
+        #expect(due.setCookie() != nil)
+        clock.advance(seconds: 30)
+        #expect(try await client.get("/get?key=who").setCookie() == nil)
+        clock.advance(seconds: 569)  // 599 s after the renewal, 659 s after the first write
+        #expect(try await client.get("/get?key=who").text == "ann")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aShortIdleTimeoutIsRenewedAfterATenthOfIt(kind: StoreKind) async throws {
+        let clock = TestClock()
+        let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.idleTimeout = 30 })
+        _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
+        clock.advance(seconds: 2)
+        #expect(try await client.get("/get?key=who").setCookie() == nil)
+        clock.advance(seconds: 1)
+        #expect(try await client.get("/get?key=who").setCookie() != nil)
+        for _ in 1...10 {  // active every 29 s: the window keeps sliding
+            clock.advance(seconds: 29)
+            #expect(try await client.get("/get?key=who").text == "ann")
+        }
+        clock.advance(seconds: 30)
+        #expect(try await client.get("/get?key=who").text == "none")
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func absoluteLifetimeEndsEvenAnActiveSession(kind: StoreKind) async throws {
         let clock = TestClock()
         let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.absoluteLifetime = 3600 })

@@ -3,7 +3,8 @@
 # Usage (from anywhere; it works from the repository's root):
 #   bench/peers/run.sh
 # Environment: DURATION=10 (seconds per measured run), WARMUP=3, ROUNDS=2, CONNECTIONS=64,
-#   MEMORY_CONNECTIONS=256, IDLE_WAIT=5 (seconds after the load before idle RSS is read),
+#   MEMORY_CONNECTIONS=256, MANY_CONNECTIONS=1024 (/hello only; and the idle connections whose
+#   memory is measured), IDLE_WAIT=5 (seconds after the load before idle RSS is read),
 #   RAW_PORT/MICRO_PORT/PEER_PORT (18090/18091/18092), SKIP_BUILD=1 to reuse the last builds,
 #   SERVER_LOOPS=1 (event loops per server; empty for NIO's default).
 # See bench/peers/README.md.
@@ -15,6 +16,7 @@ WARMUP="${WARMUP:-3}"
 ROUNDS="${ROUNDS:-2}"
 CONNECTIONS="${CONNECTIONS:-64}"
 MEMORY_CONNECTIONS="${MEMORY_CONNECTIONS:-256}"
+MANY_CONNECTIONS="${MANY_CONNECTIONS:-1024}"
 IDLE_WAIT="${IDLE_WAIT:-5}"
 RAW_PORT="${RAW_PORT:-18090}"
 MICRO_PORT="${MICRO_PORT:-18091}"
@@ -24,10 +26,7 @@ USERNAME=bench1
 PASSWORD=bench-password
 EXPECTED_NAME=Bench1
 
-fail() {
-    echo "error: $*" >&2
-    exit 1
-}
+source "$ROOT/bench/lib.sh"
 
 # Servers on core 0, wrk on core 1.
 SERVER_CPU=0
@@ -36,8 +35,7 @@ if [ "$(nproc)" -lt 2 ]; then
     echo "warning: one core only; server and wrk share it" >&2
     CLIENT_CPU=0
 fi
-# Each server has one core, so it runs one event loop (see bench/server-loops.sh).
-source "$ROOT/bench/server-loops.sh"
+# Each server has one core, so it runs one event loop (server_loops in bench/lib.sh).
 server_loops 1
 # Micro rewrites a session cookie that is more than 60 s old (its idle window's renewal); wrk
 # keeps sending the cookie it started with, so a /page run must end within a minute of the
@@ -47,12 +45,12 @@ if [ $((WARMUP + DURATION)) -ge 55 ]; then
         "after the first minute (wrk never sends the renewed cookie back); the figures would not be a browser's" >&2
 fi
 
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "Installing wrk..."
-    apt-get update
-    apt-get install -y wrk
-fi
+ensure_wrk
 command -v curl >/dev/null 2>&1 || fail "curl is needed"
+command -v python3 >/dev/null 2>&1 || fail "python3 is needed (bench/peers/idle-connections.py)"
+# wrk and the servers hold MANY_CONNECTIONS sockets each.
+[ "$(ulimit -n)" -ge $((MANY_CONNECTIONS + 256)) ] || ulimit -n $((MANY_CONNECTIONS + 256)) ||
+    fail "the open-files limit ($(ulimit -n)) is too low for $MANY_CONNECTIONS connections"
 command -v taskset >/dev/null 2>&1 || fail "taskset (util-linux) is needed"
 
 # One build at a time: the machine's two cores are shared.
@@ -97,7 +95,7 @@ start_server() {
             ;;
         micro)
             port="$MICRO_PORT"
-            MICRO_SESSION_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" MICRO_ENV=production PORT="$port" \
+            MICRO_SESSION_SECRET="$(random_secret)" MICRO_ENV=production PORT="$port" \
                 taskset -c "$SERVER_CPU" "$BENCH_BIN/MicroBench" >>"$OUT/$name.log" 2>&1 &
             ;;
         peer)
@@ -106,24 +104,11 @@ start_server() {
             ;;
     esac
     SERVER_PID=$!
-    local i
-    for i in $(seq 1 200); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            return 0
-        fi
-        kill -0 "$SERVER_PID" 2>/dev/null || fail "$name exited at start-up; its log: $OUT/$name.log"
-        sleep 0.1
-    done
-    fail "$name does not listen on port $port after 20 s; its log: $OUT/$name.log"
+    wait_ready "$port" "$SERVER_PID" || fail "$name did not start; its log: $OUT/$name.log"
 }
 
 port_of() {
     case "$1" in raw) echo "$RAW_PORT" ;; micro) echo "$MICRO_PORT" ;; peer) echo "$PEER_PORT" ;; esac
-}
-
-# The first Set-Cookie (name=value) of the headers in file $1.
-cookie_in() {
-    awk -F'[ ;]' 'tolower($1) == "set-cookie:" { print $2; exit }' "$1" | tr -d '\r'
 }
 
 # The status code of the headers in file $1.
@@ -199,7 +184,7 @@ bytes_per_response() {
 
 # The CPU time the server has used so far, in clock ticks (user + system, all its threads).
 server_ticks() {
-    awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat"
+    cpu_ticks "$SERVER_PID"
 }
 
 # The server core's time so far, in clock ticks: all of it (whoever used it), and its idle part.
@@ -244,6 +229,14 @@ turn() {
     local name="$1" round="$2" cookie hello_size page_size peak idle
     start_server "$name"
     hello_size="$(check "$name" /hello "" "text/plain" "Hello, World!")"
+    # Before any load: the server started and answered one request.
+    local start before_idle after_idle open
+    start="$(rss VmRSS)"
+    # MANY_CONNECTIONS idle keep-alive connections, each after one request, on the fresh server
+    # (after a load its allocator keeps what the load used, and new connections reuse it): RSS
+    # with them open, less RSS before; then they close.
+    read -r before_idle after_idle open < <(python3 "$ROOT/bench/peers/idle-connections.py" "$(port_of "$name")" "$SERVER_PID" "$MANY_CONNECTIONS")
+    echo "  $name: RSS $((start / 1024)) MiB before the load; $open idle connections: $(((after_idle - before_idle) * 1024 / (open > 0 ? open : 1))) bytes each"
     taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"${WARMUP}s" "http://127.0.0.1:$(port_of "$name")/hello" >/dev/null
     load "$name" /hello "$CONNECTIONS" "$round" "" "$hello_size"
     if [ "$name" != raw ]; then
@@ -256,18 +249,19 @@ turn() {
         done
     fi
     load "$name" /hello "$MEMORY_CONNECTIONS" "$round" "" "$hello_size"
+    load "$name" /hello "$MANY_CONNECTIONS" "$round" "" "$hello_size"
     peak="$(rss VmHWM)"
     sleep "$IDLE_WAIT"
     idle="$(rss VmRSS)"
-    echo "$peak $idle" >"$OUT/$name-memory-round$round.txt"
+    echo "$peak $idle $start $before_idle $after_idle $open" >"$OUT/$name-memory-round$round.txt"
     echo "  $name: peak RSS $((peak / 1024)) MiB, idle RSS $((idle / 1024)) MiB ${IDLE_WAIT}s after the load"
     stop_server
 }
 
 echo
-echo "wrk -t1 --latency, ${WARMUP}s warm-up then ${DURATION}s measured, -c$CONNECTIONS and -c$MEMORY_CONNECTIONS;"
+echo "wrk -t1 --latency, ${WARMUP}s warm-up then ${DURATION}s measured, -c$CONNECTIONS and -c$MEMORY_CONNECTIONS (/hello also -c$MANY_CONNECTIONS);"
 echo "server pinned to CPU $SERVER_CPU (event loops: ${SERVER_LOOPS:-as NIO chooses}), wrk to CPU $CLIENT_CPU; one server at a time; $ROUNDS round(s), order alternating."
-echo "Machine load before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Machine load before the run: $(load_average)"
 for round in $(seq 1 "$ROUNDS"); do
     echo "Round $round:"
     if [ $((round % 2)) -eq 1 ]; then order="raw micro peer"; else order="peer micro raw"; fi
@@ -275,16 +269,11 @@ for round in $(seq 1 "$ROUNDS"); do
         turn "$name" "$round"
     done
 done
-echo "Machine load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Machine load after the run: $(load_average)"
 
 # Both apps render the same templates with the same data: the pages must be the same bytes.
 cmp -s "$OUT/micro-page.html" "$OUT/peer-page.html" ||
     fail "Micro's and Hummingbird's /page differ: diff $OUT/micro-page.html $OUT/peer-page.html"
-
-# Latency in milliseconds, from wrk's text (850.00us, 1.20ms, 1.02s).
-to_ms() {
-    awk -v v="$1" 'BEGIN { if (v ~ /us$/) printf "%.3f", v / 1000; else if (v ~ /ms$/) printf "%.3f", v + 0; else if (v ~ /m$/) printf "%.3f", v * 60000; else printf "%.3f", v * 1000 }'
-}
 
 # The round with the most requests per second for server $1, path $2, connections $3: its file.
 best() {
@@ -320,11 +309,15 @@ parse() {
     ' "$1"
 }
 
-# The largest peak and idle RSS of server $1 over the rounds, in MiB.
+# The largest peak, idle and start RSS of server $1 over the rounds, in MiB, and the most bytes
+# an idle connection cost it.
 memory() {
     cat "$OUT/$1"-memory-round*.txt | awk '
-        { if ($1 > peak) peak = $1; if ($2 > idle) idle = $2 }
-        END { printf "%.1f %.1f\n", peak / 1024, idle / 1024 }
+        {
+            if ($1 > peak) peak = $1; if ($2 > idle) idle = $2; if ($3 > start) start = $3
+            each = ($6 > 0 ? ($5 - $4) * 1024 / $6 : 0); if (each > per) per = each
+        }
+        END { printf "%.1f %.1f %.1f %.0f\n", peak / 1024, idle / 1024, start / 1024, per }
     '
 }
 
@@ -334,13 +327,17 @@ label() {
 
 declare -A RPS P99 CPU
 echo
+declare -A PEAK_RSS IDLE_RSS START_RSS PER_CONNECTION
 echo "| server | endpoint | conns | req/s | p50 | p99 | errors | CPU/request | core: server/idle | peak RSS | idle RSS |"
 echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for name in raw micro peer; do
-    read -r PEAK IDLE < <(memory "$name")
+    read -r PEAK IDLE START PER < <(memory "$name")
+    PEAK_RSS[$name]="$PEAK"; IDLE_RSS[$name]="$IDLE"; START_RSS[$name]="$START"; PER_CONNECTION[$name]="$PER"
     for path in /hello /page; do
         [ "$name" = raw ] && [ "$path" = /page ] && continue
-        for connections in "$CONNECTIONS" "$MEMORY_CONNECTIONS"; do
+        counts="$CONNECTIONS $MEMORY_CONNECTIONS"
+        [ "$path" = /hello ] && counts="$counts $MANY_CONNECTIONS"
+        for connections in $counts; do
             read -r rps p50 p99 errors cpu share < <(parse "$(best "$name" "$path" "$connections")")
             RPS["$name$path$connections"]="$rps"
             P99["$name$path$connections"]="$(to_ms "$p99")"
@@ -360,23 +357,47 @@ verdict() {
 echo
 echo "| ratio | conns | value | target |"
 echo "| --- | ---: | ---: | --- |"
+for connections in "$CONNECTIONS" "$MEMORY_CONNECTIONS"; do
+    r="$(ratio "${RPS[micro/page$connections]}" "${RPS[peer/page$connections]}")"
+    echo "| Micro / Hummingbird req/s, GET /page | $connections | ${r}x | >= 2.00x: $(verdict "$r" 2.0 min) |"
+done
+for connections in "$CONNECTIONS" "$MEMORY_CONNECTIONS"; do
+    r="$(ratio "${CPU[micro/page$connections]}" "${CPU[micro/hello$connections]}")"
+    echo "| Micro's CPU per request, GET /page / GET /hello | $connections | ${r}x | <= 2.50x: $(verdict "$r" 2.5 max) |"
+done
+for connections in "$CONNECTIONS" "$MEMORY_CONNECTIONS" "$MANY_CONNECTIONS"; do
+    r="$(ratio "${RPS[micro/hello$connections]}" "${RPS[raw/hello$connections]}")"
+    target=0.97
+    [ "$connections" = "$CONNECTIONS" ] && target=1.0
+    echo "| Micro / raw SwiftNIO req/s, GET /hello | $connections | ${r}x | >= ${target}x: $(verdict "$r" "$target" min) |"
+done
 for path in /hello /page; do
-    for connections in "$CONNECTIONS" "$MEMORY_CONNECTIONS"; do
+    counts="$CONNECTIONS $MEMORY_CONNECTIONS"
+    [ "$path" = /hello ] && counts="$counts $MANY_CONNECTIONS"
+    for connections in $counts; do
         r="$(ratio "${RPS[micro$path$connections]}" "${RPS[peer$path$connections]}")"
-        echo "| Micro / Hummingbird req/s, GET $path | $connections | ${r}x | >= 1.00x: $(verdict "$r" 1.0 min) |"
+        [ "$path" = /page ] || echo "| Micro / Hummingbird req/s, GET $path | $connections | ${r}x | >= 1.00x: $(verdict "$r" 1.0 min) |"
         r="$(ratio "${P99[micro$path$connections]}" "${P99[peer$path$connections]}")"
         echo "| Micro / Hummingbird p99, GET $path | $connections | ${r}x | <= 1.00x: $(verdict "$r" 1.0 max) |"
         r="$(ratio "${CPU[micro$path$connections]}" "${CPU[peer$path$connections]}")"
         echo "| Micro / Hummingbird CPU per request, GET $path | $connections | ${r}x | (no target; lower is cheaper) |"
     done
 done
-for connections in "$CONNECTIONS" "$MEMORY_CONNECTIONS"; do
-    r="$(ratio "${RPS[micro/hello$connections]}" "${RPS[raw/hello$connections]}")"
-    echo "| Micro / raw SwiftNIO req/s, GET /hello | $connections | ${r}x | >= 0.80x: $(verdict "$r" 0.8 min) |"
+r="$(ratio "${PEAK_RSS[micro]}" "${PEAK_RSS[peer]}")"
+echo "| Micro / Hummingbird peak RSS | | ${r}x (${PEAK_RSS[micro]} / ${PEAK_RSS[peer]} MiB) | <= 0.80x: $(verdict "$r" 0.8 max) |"
+for name in micro peer raw; do
+    r="$(ratio "${IDLE_RSS[$name]}" "${START_RSS[$name]}")"
+    target="no target"
+    [ "$name" = micro ] && target="<= 1.10x: $(verdict "$r" 1.1 max)"
+    echo "| $(label "$name"): idle RSS after the load / RSS before it | | ${r}x (${IDLE_RSS[$name]} / ${START_RSS[$name]} MiB) | $target |"
 done
+echo "| RSS per idle connection: Micro, Hummingbird, raw SwiftNIO | $MANY_CONNECTIONS | ${PER_CONNECTION[micro]}, ${PER_CONNECTION[peer]}, ${PER_CONNECTION[raw]} bytes | (reported) |"
 echo
 echo "Best round of $ROUNDS for each row; errors = socket errors + non-2xx/3xx answers (every response's size was"
 echo "also checked against a verified 200). Peak RSS = VmHWM over the server's life (its largest over the rounds),"
-echo "idle RSS = VmRSS ${IDLE_WAIT}s after the last (-c$MEMORY_CONNECTIONS) load. CPU/request = the server's user + system"
+echo "idle RSS = VmRSS ${IDLE_WAIT}s after the last (-c$MANY_CONNECTIONS) load, RSS before it = VmRSS after the first request"
+echo "(the largest of each over the rounds); an idle connection's cost = the RSS with $MANY_CONNECTIONS keep-alive connections open"
+echo "after one request each, on the fresh server, less the RSS before they opened, over the connections still open (the"
+echo "largest over the rounds). CPU/request = the server's user + system"
 echo "time over the measured run / its requests; core: the shares of CPU $SERVER_CPU's time that the server used and that"
 echo "stayed idle (the rest went to other processes: a shared machine's noise). wrk output and responses in $OUT"

@@ -23,7 +23,7 @@ public final class App: RouteBuilder {
         var groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
-        var templateHooks: [@Sendable (Request) -> [String: any Sendable]] = []
+        var templateValues: [String: TemplateValue] = [:]
         var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
         var credentialChecks: [@Sendable (Request) async throws -> Void] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
@@ -122,14 +122,17 @@ public final class App: RouteBuilder {
         update { $0.problems.append(message) }
     }
 
-    /// Adds values every template and layout sees, computed for each request that renders:
-    /// the app's version, the current path, a plugin's own. A route's own values win over them.
+    /// Adds a value every template and layout sees under `name`: what `value` makes of the
+    /// request (the app's version, a plugin's own; nil for none), made only when a template
+    /// first looks the name up. The route's values win over it; a later one of the same name
+    /// replaces it.
     ///
     /// ```swift
-    /// app.addTemplateValues { request in ["version": "1.4.2", "path": request.path] }
+    /// app.addTemplateValue("version") { _ in "1.4.2" }
+    /// app.addTemplateValue("team") { request in request.storage[CurrentTeam.self]?.name }
     /// ```
-    public func addTemplateValues(_ hook: @escaping @Sendable (Request) -> [String: any Sendable]) {
-        update { $0.templateHooks.append(hook) }
+    public func addTemplateValue(_ name: String, _ value: @escaping TemplateValue) {
+        update { $0.templateValues[name] = value }
     }
 
     /// Adds a check of every session a request brings, given the revocations the app serves

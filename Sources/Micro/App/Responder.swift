@@ -41,7 +41,7 @@ final class Responder: HttpResponding {
             views: try Views(folder: settings.views, environment: settings.environment),
             csrf: CsrfProtection(exemptions: definition.csrfExemptions, trustedOrigins: settings.trustedOrigins),
             securityHeaders: settings.securityHeaders,
-            templateHooks: definition.templateHooks,
+            templateValues: definition.templateValues,
             extensions: definition.extensions,
             groupAnswers: definition.groupAnswers)
     }

@@ -9,8 +9,8 @@ final class Services: Sendable {
     let securityHeaders: SecurityHeaders
     /// The reverse proxies whose forwarding headers are believed.
     let proxies: TrustedProxies
-    /// Values extensions add to every template (authentication adds the user).
-    let templateHooks: [@Sendable (Request) -> [String: any Sendable]]
+    /// Values extensions add to every template, by name (authentication adds the user).
+    let templateValues: [String: TemplateValue]
     /// Services plugins registered, by type.
     let extensions: [ObjectIdentifier: any Sendable]
     /// How each route group answers, by its prefix.
@@ -20,7 +20,7 @@ final class Services: Sendable {
 
     init(
         settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
-        templateHooks: [@Sendable (Request) -> [String: any Sendable]], extensions: [ObjectIdentifier: any Sendable],
+        templateValues: [String: TemplateValue], extensions: [ObjectIdentifier: any Sendable],
         groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
     ) {
         self.settings = settings
@@ -29,7 +29,7 @@ final class Services: Sendable {
         self.csrf = csrf
         self.securityHeaders = securityHeaders
         proxies = TrustedProxies(settings.trustedProxies)
-        self.templateHooks = templateHooks
+        self.templateValues = templateValues
         self.extensions = extensions
         self.groupAnswers = groupAnswers
         metrics = AppMetrics(factory: settings.metricsFactory)
@@ -47,13 +47,5 @@ final class Services: Sendable {
     /// The service of type `T` a plugin registered.
     func `extension`<T: Sendable>(_ type: T.Type) -> T? {
         extensions[ObjectIdentifier(type)] as? T
-    }
-
-    func templateValues(_ request: Request) -> [String: Any] {
-        var values: [String: Any] = [:]
-        for hook in templateHooks {
-            for (key, value) in hook(request) { values[key] = value }
-        }
-        return values
     }
 }

@@ -95,18 +95,18 @@ public struct Authentication: AppPlugin, Sendable {
             return service.isCurrent(CredentialStamp(text: stamp), username: user.username)
                 && !revocations.isRevoked(username: user.username, created: data.created)
         }
-        app.addTemplateValues { request in
-            var values: [String: any Sendable] = ["signInPath": request.url(signInPath), "signOutPath": request.url(signOutPath)]
-            if let user = request.currentUser {
-                // `{{#currentUser.role.admin}}` shows what only admins see.
-                values["currentUser"] = [
+        app.addTemplateValue("signInPath") { request in request.url(signInPath) }
+        app.addTemplateValue("signOutPath") { request in request.url(signOutPath) }
+        // `{{#currentUser.role.admin}}` shows what only admins see.
+        app.addTemplateValue("currentUser") { request in
+            request.currentUser.map { user -> [String: any Sendable] in
+                [
                     "username": user.username, "name": user.name, "roles": user.roles,
                     "role": Dictionary(uniqueKeysWithValues: user.roles.map { ($0, true) }),
-                ] as [String: any Sendable]
-                values["signedIn"] = true
+                ]
             }
-            return values
         }
+        app.addTemplateValue("signedIn") { request in request.currentUser != nil ? true : nil }
         guard installsRoutes else { return }
         let signIn = signInPath + "/?"
         let signOut = signOutPath + "/?"

@@ -122,7 +122,7 @@ public final class Request {
         // Browsers send the most specific cookie first; a later one of the same name may have
         // been planted by a sibling subdomain.
         guard let value = parsedCookies?.first(where: { $0.name == name })?.value else { return nil }
-        return value.utf8.contains(UInt8(ascii: "%")) ? PercentEncoding.decode(Substring(value)) ?? value : value
+        return ByteScan.contains(UInt8(ascii: "%"), in: value) ? PercentEncoding.decode(Substring(value)) ?? value : value
     }
 
     /// The path of `path` (one of the app's own, `/notes/7`) as the browser sees it: with the

@@ -11,10 +11,13 @@ enum Base64Url {
         return table
     }()
 
-    /// Whether `byte` is one of the alphabet's 64 characters.
-    static func isAlphabet(_ byte: UInt8) -> Bool {
-        values[Int(byte)] != 0xFF
+    /// Whether every byte of `text` is one of the alphabet's 64 characters (a cookie's value is
+    /// checked on every request).
+    static func isAlphabet(_ text: String) -> Bool {
+        ByteScan.allSatisfy(text, in: inAlphabet)
     }
+
+    private static let inAlphabet: [Bool] = values.map { $0 != 0xFF }
 
     /// The text of `bytes`.
     static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {

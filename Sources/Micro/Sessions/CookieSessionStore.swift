@@ -27,7 +27,7 @@ public struct CookieSessionStore: SessionStore {
         // Anything beyond what a browser keeps is not ours; don't spend work on it.
         // Only the base64url alphabet: a value the decoder would refuse must not find an entry
         // (Strings compare by canonical equivalence: U+212A KELVIN SIGN equals "K").
-        guard cookieValue.utf8.count <= 8192, cookieValue.utf8.allSatisfy(Base64Url.isAlphabet) else { return nil }
+        guard cookieValue.utf8.count <= 8192, Base64Url.isAlphabet(cookieValue) else { return nil }
         if let data = opened.value(for: cookieValue) { return data }
         guard let sealed = Base64Url.decode(cookieValue),
             let box = try? AES.GCM.SealedBox(combined: sealed),

@@ -16,7 +16,7 @@ public final class MemorySessionStore: SessionStore {
     public func load(cookieValue: String) -> SessionData? {
         // Ids are base64url: anything else names no session, so that a spelling equal to an id
         // only by canonical equivalence (U+212A KELVIN SIGN for "K") finds nothing.
-        guard cookieValue.utf8.allSatisfy(Base64Url.isAlphabet) else { return nil }
+        guard Base64Url.isAlphabet(cookieValue) else { return nil }
         return sessions.withLock { $0[cookieValue] }
     }
 

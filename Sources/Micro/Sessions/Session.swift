@@ -23,6 +23,11 @@ public final class Session {
     /// Values already decoded in this request, with the JSON they came from, so that reading
     /// one twice (the signed-in user, by a route and by the templates) decodes it once.
     private var decoded: [String: (json: String, value: Any)] = [:]
+    /// Values read through a shared cache in this request (``get(_:as:sharedIn:)``), by key:
+    /// the signed-in user is read by Micro's session check, the route and the templates, and each
+    /// look-up in the shared cache hashes and compares the user's JSON. A change to a key drops
+    /// its entry.
+    private var sharedReads: [String: any Sendable] = [:]
 
     /// The request's time (seconds since 1970).
     let now: Int64
@@ -74,7 +79,10 @@ public final class Session {
     /// JSON. Only for types whose decoding is pure (Micro's own ``User``): a value from the
     /// cache skips whatever the type's decoder would have checked again.
     func get<T: Decodable & Sendable>(_ key: String, as type: T.Type, sharedIn shared: BoundedCache<ExactString, T>) -> T? {
-        Self.get(key, in: data, as: type, sharedIn: shared)
+        if let value = sharedReads[key] as? T { return value }
+        guard let value = Self.get(key, in: data, as: type, sharedIn: shared) else { return nil }
+        sharedReads[key] = value
+        return value
     }
 
     /// ``get(_:as:sharedIn:)`` on a session's data, before it is a session.
@@ -106,12 +114,14 @@ public final class Session {
         // spelled with a combining accent, say) is another value.
         if let held = data.values[key], held.utf8.elementsEqual(json.utf8) { return }
         data.values[key] = json
+        sharedReads[key] = nil
         changed = true
     }
 
     /// Removes `key`.
     public func remove(_ key: String) {
         guard data.values.removeValue(forKey: key) != nil else { return }
+        sharedReads[key] = nil
         changed = true
     }
 
@@ -119,6 +129,7 @@ public final class Session {
     public func clear() {
         guard !data.values.isEmpty else { return }
         data.values.removeAll()
+        sharedReads.removeAll()
         changed = true
     }
 
@@ -129,6 +140,7 @@ public final class Session {
         if !data.id.isEmpty { retiredIds.append(data.id) }
         data.id = SessionData.randomId()
         data.values[CsrfToken.sessionKey] = nil
+        sharedReads[CsrfToken.sessionKey] = nil
         changed = true
     }
 

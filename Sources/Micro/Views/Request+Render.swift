@@ -24,25 +24,9 @@ extension Request {
     ///   - values: What the template shows; these win over the automatic values.
     ///   - layout: Another layout, or nil for none.
     public func render(_ name: String, _ values: [String: Any] = [:], layout: String? = "layout") throws -> String {
-        var context = templateContext()
-        context.merge(values) { _, route in route }
+        let context = TemplateContext(request: self, values: values)
         if response.contentType == nil { response.contentType = "text/html; charset=utf-8" }
         return try services.views.render(name, context: context, layout: layout, layoutRequired: layout != "layout")
-    }
-
-    /// The values every template sees.
-    func templateContext() -> [String: Any] {
-        let messages = flash.visible
-        var context: [String: Any] = [
-            "flash": messages,
-            "flashMessages": messages.sorted { $0.key < $1.key }.map { ["kind": $0.key, "message": $0.value] },
-            "csrfToken": LazyCsrfValue(request: self, asField: false),
-            "csrfField": LazyCsrfValue(request: self, asField: true),
-            "path": path,
-            "basePath": basePath,
-        ]
-        for (key, value) in services.templateValues(self) { context[key] = value }
-        return context
     }
 }
 

@@ -33,7 +33,7 @@ final class Views: Sendable {
     /// Renders `name` with `context`, inside `layout` when there is one: the layout shows the
     /// page where it says `{{{yield}}}`. The default layout (`layout`) is optional; a layout
     /// named explicitly must exist.
-    func render(_ name: String, context: [String: Any], layout: String?, layoutRequired: Bool) throws -> String {
+    func render(_ name: String, context: TemplateContext, layout: String?, layoutRequired: Bool) throws -> String {
         let library = try currentLibrary()
         guard library.getTemplate(named: name) != nil, let page = library.render(context, withTemplate: name) else {
             throw ViewError("The template \(folder)/\(name).mustache does not exist.")
@@ -43,9 +43,8 @@ final class Views: Sendable {
             if layoutRequired { throw ViewError("The layout \(folder)/\(layout).mustache does not exist.") }
             return page
         }
-        var outer = context
-        outer["yield"] = page
-        return library.render(outer, withTemplate: layout) ?? page
+        context.page = page
+        return library.render(context, withTemplate: layout) ?? page
     }
 
     private func currentLibrary() throws -> MustacheLibrary {

@@ -4,15 +4,23 @@
 // GET /hello  plain text.
 // GET /login  starts a session as a browser's would be after its first page: a name and a
 //             CSRF secret (the scripts call it once and keep the cookie; wrk sends it as it is).
-// GET /page   a Mustache page (bench/views) in a layout, for the session read from the cookie:
+// GET /page   a Mustache page (bench/views) in a layout, for the session read from the cookie
+//             (its list: PAGE_ITEMS items, 3 unless set):
 //             the signed-in user's (POST /signin, where the app has Authentication), or the
 //             /login shortcut's; without either, a redirect to /signin.
 import Foundation
 import Micro
 
 public enum BenchRoutes {
-    /// The list `/page` shows.
-    static let items = ["Date Conversion", "Data Encoding", "Data Encryption"]
+    /// The list `/page` shows: three items, or PAGE_ITEMS (bench/growth.sh), the same list as
+    /// bench/peers' Hummingbird app makes of it.
+    static let items = pageItems(Int(ProcessInfo.processInfo.environment["PAGE_ITEMS"] ?? "") ?? 3)
+
+    /// The first `count` of the three tools, then "Item 4", "Item 5", ...
+    public static func pageItems(_ count: Int) -> [String] {
+        let tools = ["Date Conversion", "Data Encoding", "Data Encryption"]
+        return (0..<max(0, count)).map { $0 < tools.count ? tools[$0] : "Item \($0 + 1)" }
+    }
 
     /// What the `/page` route passes to its template, besides the user's name.
     public static func pageValues(name: String) -> [String: Any] {

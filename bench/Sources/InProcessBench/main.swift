@@ -59,6 +59,19 @@ func microseconds(_ elapsed: Duration, per count: Int) -> Double {
     return microseconds(elapsed, per: count)
 }
 
+/// `count` renders of swift-mustache alone, as ``renderMicroseconds(count:)`` makes them, untimed:
+/// bench/callgrind.sh counts the instructions of this function alone (callgrind's
+/// `--toggle-collect`), the floor under `/page` for any framework on this library.
+@inline(never) func mustacheRenders(_ library: MustacheLibrary, _ values: [String: Any], count: Int) -> Int {
+    var bytes = 0
+    for _ in 0..<count {
+        var outer = values
+        outer["yield"] = library.render(values, withTemplate: "page")
+        bytes &+= library.render(outer, withTemplate: "layout")?.utf8.count ?? 0
+    }
+    return bytes
+}
+
 /// Runs `body` for at least `seconds` (and 5 times), after 3 unmeasured runs; microseconds per run.
 func microseconds(atLeast seconds: Double = 1, _ body: () async throws -> Void) async rethrows -> Double {
     for _ in 0..<3 { try await body() }
@@ -82,7 +95,7 @@ func microseconds(atLeast seconds: Double = 1, _ body: () async throws -> Void) 
     var formSettings = Settings()
     formSettings.environment = .production
     formSettings.accessLog = false
-    formSettings.sessions.secret = String(repeating: "0123456789abcdef", count: 4)
+    formSettings.sessions.secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     formSettings.publicFolder = nil
     let formApp = App(settings: formSettings)
     formApp.post("/form") { request in "\(request.params.form.count)" }
@@ -166,12 +179,34 @@ func escapeMicroseconds(_ text: String, count: Int) -> Double {
 
 // `InProcessBench /page` times only the routes with that path (for a profiler); `InProcessBench
 // form` only the form rows; `InProcessBench routes [N]` only the routes rows (or the row for N
-// more routes, for a profiler).
+// more routes, for a profiler); `InProcessBench mustache N` renders swift-mustache's page N
+// times, untimed (for callgrind).
 let only = CommandLine.arguments.dropFirst().first
 let routeCounts = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init).map { [$0] } ?? [0, 100, 1000]
 
+// A synchronous main that parks its thread until the work is done, rather than top-level
+// `await`: an async main ends in `dispatchMain()`, where Debian's valgrind (3.19) crashes.
+let done = DispatchSemaphore(value: 0)
+Task.detached {
+    defer { done.signal() }
+    do {
+        try await runBenchmarks()
+    } catch {
+        FileHandle.standardError.write(Data("InProcessBench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+done.wait()
+
 // Off the main actor, as the server's event loops are.
-try await Task.detached {
+@Sendable func runBenchmarks() async throws {
+    if only == "mustache" {
+        let library = try await MustacheLibrary(directory: "bench/views")
+        let count = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 2000
+        let bytes = mustacheRenders(library, BenchRoutes.pageValues(name: "Bench User"), count: count)
+        print("\(count) renders, \(bytes) bytes")
+        return
+    }
     if only == "routes" {
         try await routeRows(routeCounts)
         return
@@ -197,4 +232,4 @@ try await Task.detached {
     }
     if only == nil || only == "form" { try await formRows() }
     if only == nil { try await routeRows() }
-}.value
+}

@@ -12,8 +12,9 @@
 //               bench/views/page.mustache rendered inside bench/views/layout.mustache at its
 //               {{{yield}}}, with the same data as Micro's /page (title, the user's name, three items).
 //
-// Usage: HummingbirdBench  (PORT, default 8080; HOST, default 127.0.0.1), from the repository's
-// root, where bench/views and bench/credentials.yml are. No access log, as for the other servers.
+// Usage: HummingbirdBench  (PORT, default 8080; HOST, default 127.0.0.1; EXTRA_ROUTES and
+// PAGE_ITEMS as MicroBench reads them, for bench/growth.sh), from the repository's root, where
+// bench/views and bench/credentials.yml are. No access log, as for the other servers.
 import Foundation
 import Hummingbird
 import HummingbirdAuth
@@ -85,13 +86,41 @@ let views = try await MustacheLibrary(directory: "bench/views")
 guard views.getTemplate(named: "page") != nil, views.getTemplate(named: "layout") != nil else {
     throw BenchError("bench/views: page.mustache and layout.mustache are needed (run from the repository's root)")
 }
-let items = ["Date Conversion", "Data Encoding", "Data Encryption"]
+/// The list /page shows: PAGE_ITEMS items (3 unless set), as Micro's bench app makes it.
+let items: [String] = {
+    let tools = ["Date Conversion", "Data Encoding", "Data Encryption"]
+    let count = environment["PAGE_ITEMS"].flatMap(Int.init) ?? 3
+    return (0..<max(0, count)).map { $0 < tools.count ? tools[$0] : "Item \($0 + 1)" }
+}()
 /// A hash to check an unknown username against, so that it costs as much as a known one (as Micro does).
 let dummyHash = Bcrypt.hash(UUID().uuidString, cost: 12)
 
 let sessions = MemoryPersistDriver()
 let router = Router(context: BenchContext.self)
 router.add(middleware: SessionMiddleware(storage: sessions, defaultSessionExpiration: .seconds(600)))
+
+// EXTRA_ROUTES=N more routes before /hello, of the shapes Micro's bench app adds
+// (bench/Sources/BenchRoutes/ExtraRoutes.swift), for bench/growth.sh.
+for index in 0..<(environment["EXTRA_ROUTES"].flatMap(Int.init) ?? 0) {
+    let name = "r\(index)"
+    let answer: @Sendable (Request, BenchContext) async throws -> String = { _, _ in name }
+    if index % 100 == 99 {
+        router.get("/:section/\(name)", use: answer)
+        continue
+    }
+    switch index % 10 {
+    case 0: router.get("/\(name)/items/:id", use: answer)
+    case 1: router.post("/\(name)/items", use: answer)
+    case 2: router.get("/\(name)", use: answer)
+    case 3: router.get("/\(name)/files/**", use: answer)
+    case 4: router.put("/\(name)/items/:id", use: answer)
+    case 5: router.delete("/\(name)/items/:id", use: answer)
+    case 6: router.get("/\(name)/items/:id/edit", use: answer)
+    case 7: router.patch("/\(name)/items/:id", use: answer)
+    case 8: router.get("/\(name)/about", use: answer)
+    default: router.get("/api/v1/\(name)/:id", use: answer)
+    }
+}
 
 router.get("/hello") { _, _ in
     "Hello, World!"

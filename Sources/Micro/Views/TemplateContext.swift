@@ -1,0 +1,57 @@
+import Mustache
+
+/// What a plugin adds to every template under a name: made from the request when a template
+/// first looks the name up; nil for none.
+public typealias TemplateValue = @Sendable (Request) -> (any Sendable)?
+
+/// What the templates of one page see, looked up by name as they ask (swift-mustache's
+/// `MustacheParent`): the page for the layout's `{{{yield}}}`, the route's values, then the
+/// values plugins add, then Micro's own (`flash`, `flashMessages`, `csrfToken`, `csrfField`,
+/// `path`, `basePath`). A value no template shows is never made, and nothing is merged into a dictionary
+/// of `Any` per request; the page and its layout share one context.
+final class TemplateContext: MustacheParent {
+    private let request: Request
+    private let values: [String: Any]
+    private let flash: Flash
+    /// The rendered page, once it is: the layout shows it at `{{{yield}}}`.
+    var page: String?
+    /// The plugins' and Micro's values made so far, by name (nil: there is none).
+    private var made: [String: Any?] = [:]
+
+    init(request: Request, values: [String: Any]) {
+        self.request = request
+        self.values = values
+        // Rendering a page takes the previous request's messages out of the session, whether
+        // its templates show them or not: they are shown once, on the page after a redirect.
+        flash = request.flash
+    }
+
+    func child(named name: String) -> Any? {
+        if let page, name == "yield" { return page }
+        if let value = values[name] { return value }
+        if let value = made[name] { return value }
+        let value = automatic(name)
+        made.updateValue(value, forKey: name)
+        return value
+    }
+
+    private func automatic(_ name: String) -> Any? {
+        if let plugin = request.services.templateValues[name], let value = plugin(request) { return value }
+        switch name {
+        case "flash":
+            return flash.visible
+        case "flashMessages":
+            return flash.visible.sorted { $0.key < $1.key }.map { ["kind": $0.key, "message": $0.value] }
+        case "csrfToken":
+            return LazyCsrfValue(request: request, asField: false)
+        case "csrfField":
+            return LazyCsrfValue(request: request, asField: true)
+        case "path":
+            return request.path
+        case "basePath":
+            return request.basePath
+        default:
+            return nil
+        }
+    }
+}
