@@ -368,7 +368,7 @@ private func sessionApp(
     @Test(arguments: StoreKind.allCases)
     func aShortIdleTimeoutIsRenewedAfterATenthOfIt(kind: StoreKind) async throws {
         let clock = TestClock()
-        let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.idleTimeout = 30 })
+        let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.idleTimeout = .seconds(30) })
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
         clock.advance(seconds: 2)
         #expect(try await client.get("/get?key=who").setCookie() == nil)
@@ -385,7 +385,7 @@ private func sessionApp(
     @Test(arguments: StoreKind.allCases)
     func absoluteLifetimeEndsEvenAnActiveSession(kind: StoreKind) async throws {
         let clock = TestClock()
-        let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.absoluteLifetime = 3600 })
+        let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.absoluteLifetime = .seconds(3600) })
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
         for _ in 1...11 {
             clock.advance(seconds: 300)

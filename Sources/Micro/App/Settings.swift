@@ -141,8 +141,8 @@ public struct Settings: Sendable {
         if token.isEmpty || token.contains(where: { $0 <= 0x20 || $0 >= 0x7F || Array("()<>@,;:\\\"/[]?={}".utf8).contains($0) }) {
             problems.append("settings.sessions.cookieName '\(sessions.cookieName)' is not a valid cookie name.")
         }
-        if sessions.idleTimeout <= 0 || sessions.absoluteLifetime <= 0 {
-            problems.append("settings.sessions.idleTimeout and absoluteLifetime must be positive.")
+        if sessions.idleSeconds <= 0 || sessions.lifetimeSeconds <= 0 {
+            problems.append("settings.sessions.idleTimeout and absoluteLifetime must be a second or more.")
         }
         if !basePath.isEmpty, let problem = PathScope.problem(with: basePath) {
             problems.append("settings.basePath: \(problem.replacingOccurrences(of: "a group's prefix", with: "the base path"))")

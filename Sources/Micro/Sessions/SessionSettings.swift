@@ -9,10 +9,11 @@ public struct SessionSettings: Sendable {
     /// Where development keeps its generated secret, so a restart keeps everyone signed in.
     /// Keep it out of version control (Micro's `.gitignore` does).
     public var secretFile = ".micro-session-secret"
-    /// Seconds without a request after which a session is over (10 minutes).
-    public var idleTimeout: Int64 = 600
-    /// Seconds after which a session is over however active it is (8 hours).
-    public var absoluteLifetime: Int64 = 8 * 3600
+    /// How long a session lasts without a request (10 minutes). (How long an idle connection
+    /// stays open is another setting: ``Settings/connectionIdleTimeout``.)
+    public var idleTimeout: Duration = .seconds(600)
+    /// How long a session lasts from its sign-in however active it is (8 hours).
+    public var absoluteLifetime: Duration = .seconds(8 * 3600)
     /// Whether the cookie is marked `Secure` (sent over https only). Nil means: in production.
     /// Set it to false for a production app served over plain http.
     public var secureCookie: Bool?
@@ -24,4 +25,9 @@ public struct SessionSettings: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// ``idleTimeout`` in whole seconds, as sessions keep their times.
+    var idleSeconds: Int64 { idleTimeout.components.seconds }
+    /// ``absoluteLifetime`` in whole seconds, as sessions keep their times.
+    var lifetimeSeconds: Int64 { absoluteLifetime.components.seconds }
 }

@@ -35,13 +35,13 @@ struct Sessions: Sendable {
     func load(for request: Request) -> Session {
         let now = clock
         if let value = request.cookie(settings.cookieName), let data = store.load(cookieValue: value),
-            now - data.lastSeen < settings.idleTimeout, now - data.created < settings.absoluteLifetime,
+            now - data.lastSeen < settings.idleSeconds, now - data.created < settings.lifetimeSeconds,
             data.lastSeen <= now + 60, isCurrent(data)
         {
             let session = Session(data: data, existed: true, now: now)
             // Renew the inactivity window, at most once a minute, so that reading a session
             // does not rewrite its cookie on every request.
-            if now - data.lastSeen >= min(60, settings.idleTimeout / 10) { session.renew(at: now) }
+            if now - data.lastSeen >= min(60, settings.idleSeconds / 10) { session.renew(at: now) }
             return session
         }
         let session = Session(data: SessionData(id: "", created: now, lastSeen: now), existed: false, now: now)
@@ -63,13 +63,13 @@ struct Sessions: Sendable {
     /// timeout has passed since now (no copy is renewed after this), whichever comes first.
     func revoke(_ session: Session) {
         guard !session.data.id.isEmpty else { return }
-        let end = min(session.data.created + settings.absoluteLifetime, session.now + settings.idleTimeout + 60)
+        let end = min(session.data.created + settings.lifetimeSeconds, session.now + settings.idleSeconds + 60)
         settings.revocations.revoke(id: session.data.id, until: end, now: session.now)
     }
 
     /// Ends every session of `username` begun until now, wherever its cookie is.
     func revokeSessions(of username: String, now: Int64) {
-        settings.revocations.revokeSessions(of: username, at: now, until: now + settings.absoluteLifetime, now: now)
+        settings.revocations.revokeSessions(of: username, at: now, until: now + settings.lifetimeSeconds, now: now)
     }
 
     /// Writes the session's cookie into `response` when the session changed; deletes it when
@@ -89,7 +89,7 @@ struct Sessions: Sendable {
         }
         _ = session.id  // a new session draws its identity now
         let value = try store.save(session.data)
-        let cookie = cookie(value: value, maxAge: Int(settings.idleTimeout))
+        let cookie = cookie(value: value, maxAge: Int(settings.idleSeconds))
         guard cookie.headerValue.utf8.count <= Self.cookieLimit else {
             let message = "The session cookie would be \(cookie.headerValue.utf8.count) bytes, more than the \(Self.cookieLimit) browsers keep: keep less in the session (keys: \(session.keys.sorted().joined(separator: ", "))), or use a server-side store."
             if environment == .production {
