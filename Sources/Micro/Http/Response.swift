@@ -53,39 +53,3 @@ public struct Response: Sendable {
         body = .bytes(ByteBuffer(string: text))
     }
 }
-
-/// The body of a ``Response``.
-public enum ResponseBody: Sendable {
-    /// No body.
-    case empty
-    /// Bytes held in memory.
-    case bytes(ByteBuffer)
-    /// A region of a file, streamed from disk when the response is written.
-    case file(FileRegionBody)
-
-    /// The number of bytes the body holds.
-    public var count: Int {
-        switch self {
-        case .empty: 0
-        case .bytes(let buffer): buffer.readableBytes
-        case .file(let file): file.length
-        }
-    }
-}
-
-/// A file on disk sent as a response body without loading it whole into memory.
-public struct FileRegionBody: Sendable {
-    /// The file's path.
-    public var path: String
-    /// The first byte to send.
-    public var offset: Int
-    /// How many bytes to send.
-    public var length: Int
-
-    /// A region of the file at `path`.
-    public init(path: String, offset: Int = 0, length: Int) {
-        self.path = path
-        self.offset = offset
-        self.length = length
-    }
-}

@@ -82,12 +82,3 @@ enum Base64Url {
         return output
     }
 }
-
-/// Random bytes from a cryptographically secure generator: BoringSSL's, through swift-crypto,
-/// which draws on the kernel once and not per 8 bytes as `SystemRandomNumberGenerator` does.
-enum SecureRandom {
-    static func bytes(_ count: Int) -> [UInt8] {
-        guard count > 0 else { return [] }
-        return SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
-    }
-}

@@ -51,10 +51,3 @@ public struct CookieSessionStore: SessionStore {
 
     public func destroy(id: String) {}
 }
-
-/// A session that could not be kept, with the reason.
-public struct SessionError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
-    init(_ description: String) { self.description = description }
-}

@@ -38,14 +38,3 @@ public final class Flash {
         incoming.merging(now.messages) { _, current in current }
     }
 }
-
-/// Flash messages for the current request only.
-public final class FlashNow {
-    fileprivate(set) var messages: [String: String] = [:]
-
-    /// The message under `key`.
-    public subscript(key: String) -> String? {
-        get { messages[key] }
-        set { messages[key] = newValue }
-    }
-}

@@ -113,13 +113,6 @@ final class Views: Sendable {
     }
 }
 
-/// A template that is missing or broken, found while rendering.
-public struct ViewError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong, with the file (and line).
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
-
 extension Views {
     /// Whether the folder has the template `name`.
     func hasTemplate(_ name: String) -> Bool {
