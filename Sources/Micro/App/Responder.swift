@@ -84,9 +84,8 @@ final class Responder: HttpResponding {
     // Inlined into `respond(method:…)`, as `run` and `Router.dispatch` are. A nonisolated
     // async call that stays a call costs two calls to the runtime's `swift_task_switch` (on
     // the way in and after it returns), each checking the task's executor preference under a
-    // lock; inlined, the three cost none. Counted with a `perf` uprobe on the runtime's
-    // function: 5.9 calls per plain request instead of 11.7; bench/compare.sh: 0.96x the CPU
-    // time per request.
+    // lock; inlined, the three cost none (a `perf` uprobe on the runtime's function counts
+    // them).
     //
     // `route` gets the name the metrics give the request's route.
     @inline(__always)
