@@ -38,13 +38,7 @@ for binary in "$MICRO_BIN" "$PEER_BIN"; do [ -x "$binary" ] || fail "$binary is 
 
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-growth.XXXXXX")"
 SERVER=""
-stop_server() {
-    if [ -n "$SERVER" ]; then
-        kill "$SERVER" 2>/dev/null || true
-        wait "$SERVER" 2>/dev/null || true
-        SERVER=""
-    fi
-}
+stop_server() { stop_pid_in SERVER; }
 trap stop_server EXIT INT TERM
 cd "$ROOT"
 

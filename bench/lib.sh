@@ -115,3 +115,13 @@ micro_sign_in() {
     renewed="$(cookie_in "$out/h-first")"
     printf '%s' "${renewed:-$cookie}"
 }
+
+# Stops the server whose PID the variable named $1 holds (TERM, then waits for it), and
+# empties the variable; nothing when it is empty.
+stop_pid_in() {
+    local name="$1" pid="${!1}"
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    printf -v "$name" '%s' ""
+}

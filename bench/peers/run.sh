@@ -72,13 +72,7 @@ done
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-peers.XXXXXX")"
 SERVER_PID=""
 
-stop_server() {
-    if [ -n "$SERVER_PID" ]; then
-        kill "$SERVER_PID" 2>/dev/null || true
-        wait "$SERVER_PID" 2>/dev/null || true
-        SERVER_PID=""
-    fi
-}
+stop_server() { stop_pid_in SERVER_PID; }
 trap stop_server EXIT INT TERM
 
 # The servers run from the repository's root: Micro serves its public/ folder there (each request
