@@ -49,7 +49,10 @@ let package = Package(
         ),
         .target(
             name: "MicroTesting",
-            dependencies: ["Micro", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")]
+            dependencies: [
+                "Micro", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "MicroPostgres",

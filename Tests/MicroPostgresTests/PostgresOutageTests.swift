@@ -24,7 +24,8 @@ extension MicroPostgresTests {
         }
 
         @Test func signInIsUnavailableWhileTheDatabaseIsDownAndWorksAgainWhenItIsBack() async throws {
-            try await PostgresTestDatabase.withInstances(1) { _, instances in
+            let log = LogRecorder()
+            try await PostgresTestDatabase.withInstances(1, logger: log.logger) { _, instances in
                 let shared = instances[0]
                 try await shared.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
                 let app = shared.makeApp()
@@ -42,6 +43,7 @@ extension MicroPostgresTests {
                 #expect(refused.headers.first(name: "Retry-After") != nil)
                 #expect(refused.text.contains("unavailable"))
                 #expect(!shared.database.isReachable)
+                for _ in 0..<3 { #expect(try await signIn(TestClient(app)).status == .serviceUnavailable) }
                 // The page path needs no database.
                 #expect(try await signedIn.get("/me").text == "user")
                 #expect(try await signedIn.get("/me").text == "user")
@@ -60,6 +62,9 @@ extension MicroPostgresTests {
                 #expect(try await again.get("/me").text == "user")
                 #expect(await eventually(within: .seconds(15)) { shared.revocations.unwrittenCount == 0 })
             }
+            // One line when the outage began and one when it ended, however many requests met it.
+            #expect(log.messages(at: .error).filter { $0.contains("is unreachable") }.count == 1, "\(log.messages(at: .error))")
+            #expect(log.messages(at: .notice).filter { $0.contains("reachable again") }.count == 1, "\(log.messages(at: .notice))")
         }
     }
 }

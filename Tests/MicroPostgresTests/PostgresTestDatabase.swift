@@ -29,11 +29,13 @@ struct PostgresTestDatabase {
 
     /// Runs `body` on a new database and `count` instances' stores connected to it, then shuts
     /// the instances down and drops the database, whatever happened.
-    static func withInstances(_ count: Int, _ body: (PostgresTestDatabase, [SharedStores]) async throws -> Void) async throws {
+    static func withInstances(
+        _ count: Int, logger: Logger = PostgresTestDatabase.quiet, _ body: (PostgresTestDatabase, [SharedStores]) async throws -> Void
+    ) async throws {
         let test = try await make()
         var instances: [SharedStores] = []
         do {
-            for _ in 0..<count { instances.append(try await SharedStores.connect(test.url)) }
+            for _ in 0..<count { instances.append(try await SharedStores.connect(test.url, logger: logger)) }
             try await body(test, instances)
         } catch {
             for instance in instances { instance.database.shutdown() }
@@ -76,8 +78,8 @@ struct SharedStores {
     let throttle: PostgresSignInThrottleStore
     let revocations: PostgresSessionRevocations
 
-    static func connect(_ url: String) async throws -> SharedStores {
-        let database = try await SharedPostgresDatabase.connect(url: url, queryTimeout: .seconds(2))
+    static func connect(_ url: String, logger: Logger = PostgresTestDatabase.quiet) async throws -> SharedStores {
+        let database = try await SharedPostgresDatabase.connect(url: url, queryTimeout: .seconds(2), logger: logger)
         return SharedStores(
             database: database, users: try await PostgresUserStore(database),
             throttle: try await PostgresSignInThrottleStore(database), revocations: try await PostgresSessionRevocations(database))

@@ -1,17 +1,28 @@
 import Logging
 import Synchronization
 
-/// Keeps what is logged through its ``logger``, for tests that check a message was written.
-final class LogRecorder: Sendable {
+/// Keeps what is logged through its ``logger``, for tests that check a message was written:
+/// give the logger to the app (`App(settings:logger:)`) or to a store.
+///
+/// ```swift
+/// let log = LogRecorder()
+/// let app = App(settings: settings, logger: log.logger)
+/// // ...
+/// #expect(log.messages(at: .warning) == ["..."])
+/// ```
+public final class LogRecorder: Sendable {
     private let entries = Mutex<[(level: Logger.Level, message: String)]>([])
 
+    /// An empty recorder.
+    public init() {}
+
     /// A logger whose messages of every level this recorder keeps.
-    var logger: Logger {
+    public var logger: Logger {
         Logger(label: "micro.test.recorder") { _ in Handler(recorder: self) }
     }
 
     /// The messages logged at `level`, in order.
-    func messages(at level: Logger.Level) -> [String] {
+    public func messages(at level: Logger.Level) -> [String] {
         entries.withLock { $0.filter { $0.level == level }.map(\.message) }
     }
 
