@@ -20,7 +20,7 @@ import Synchronization
 /// locked by another writer is waited for up to `busyTimeout`; a file that became unreadable or
 /// corrupt closes the connection, and the next look-up opens the file afresh; a file moved away
 /// is reported missing; another file put in its place (a restored backup) is opened instead.
-/// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:)``.
+/// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:roles:)``.
 public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Reloadable {
     /// The database file.
     public let path: String

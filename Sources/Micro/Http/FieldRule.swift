@@ -1,4 +1,4 @@
-/// A check of one field's value, for ``FieldErrors/check(_:_:_:)``: the message when the
+/// A check of one field's value, for `FieldErrors.check(_:_:_:)`: the message when the
 /// value fails it, nil when it passes.
 ///
 /// The common ones are here (`.notBlank`, `.length(...)`, `.range(...)`, `.matches(...)`,

@@ -2,7 +2,7 @@ import NIOHTTP1
 
 /// An error that answers the request with its status and message instead of a 500.
 ///
-/// Throw it for a client's mistake; Micro renders its status page (or your ``App/error(_:_:)``
+/// Throw it for a client's mistake; Micro renders its status page (or your `app.error(...)`
 /// handler) with the message.
 ///
 /// ```swift
