@@ -35,6 +35,7 @@ import Testing
         let signedIn = try await client.post("/tools/signin", form: ["username": "user", "password": "secret123"])
         #expect(signedIn.location == "/tools/protected?tab=2")
         #expect(try await client.get("/tools/protected").text == "protected at /protected, link /tools/notes/7")
+        #expect(signedIn.headers.first(name: "Set-Cookie")?.contains("Path=/tools;") == true)
         #expect(try await client.post("/tools/signout", form: [:]).location == "/tools/")
     }
 
@@ -53,6 +54,14 @@ import Testing
         let direct = TestClient(app)
         direct.remoteAddress = "203.0.113.9"
         #expect(try await direct.get("/protected", headers: prefixed).location == "/signin")
+    }
+
+    @Test func aDoubleSlashStaysUnderTheBasePath() async throws {
+        let (app, folder) = try makeApp(basePath: "/tools")
+        defer { folder.remove() }
+        // A catch-all that sends a path back (trailing-slash clean-up, say) stays on this site.
+        app.get("/*") { request in try request.redirect(to: request.path + "/") }
+        #expect(try await TestClient(app).get("/tools//evil.example").location == "/tools//evil.example/")
     }
 
     @Test func aBadBasePathStopsStartUp() async throws {

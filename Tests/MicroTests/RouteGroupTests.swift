@@ -71,13 +71,19 @@ import Testing
                 #expect(error.message.contains("RouteGroupTests.swift:"), "\(prefix)")
             }
         }
-        let app = testApp()
-        app.group("/admin") { admin in admin.get("users") { _ in "x" } }
-        do {
-            _ = try await app.respond(method: .GET, uri: "/")
-            Issue.record("expected a configuration error")
-        } catch let error as ConfigurationError {
-            #expect(error.message.contains("starts with a slash, not 'users'"))
+        // Patterns or nested prefixes that would reach past the group (`/adminusers`, `/adminx`).
+        let mistakes: [(RouteGroup) -> Void] = [
+            { $0.get("users") { _ in "x" } }, { $0.get("/?:format") { _ in "x" } }, { $0.group("reports") },
+        ]
+        for mistake in mistakes {
+            let app = testApp()
+            app.group("/admin") { admin in mistake(admin) }
+            do {
+                _ = try await app.respond(method: .GET, uri: "/")
+                Issue.record("expected a configuration error")
+            } catch let error as ConfigurationError {
+                #expect(error.message.contains("RouteGroupTests.swift:"), "\(error.message)")
+            }
         }
     }
 
@@ -149,6 +155,20 @@ import Testing
         let client = TestClient(app)
         #expect(try await client.get("/timed/a").headers["X-Timed"] == ["yes"])
         #expect(try await client.get("/b").headers["X-Timed"] == [])
+    }
+
+    @Test func aForgedRequestReachesNoWrapper() async throws {
+        let app = testApp()
+        let log = LogRecorder()
+        app.around { request, next in
+            log.logger.info("wrapper ran")
+            return try await next()
+        }
+        app.post("/notes") { _ in "saved" }
+        let client = TestClient(app)
+        client.sendsCsrfToken = false
+        #expect(try await client.post("/notes", form: ["text": "x"]).status == .forbidden)
+        #expect(log.messages(at: .info).isEmpty)
     }
 }
 

@@ -54,6 +54,9 @@ import Testing
         #expect(me.status == .ok && me.text == #"{"username":"user"}"#)
         #expect(me.headers["Set-Cookie"].isEmpty)
         #expect(client.cookies.isEmpty)
+        // No cache keeps a script's answer for anyone else.
+        #expect(me.headers.first(name: "Cache-Control") == "no-store")
+        #expect(me.headers["Vary"].contains("Authorization"))
         // A form POST from a script needs no CSRF token: it carries its own credentials.
         client.sendsCsrfToken = false
         let saved = try await client.post("/api/notes", form: ["text": "disk full"], headers: basic("user", "secret123"))

@@ -74,7 +74,8 @@ final class Responder: HttpResponding {
             }
             if settings.accessLog {
                 let micros = nanoseconds / 1000
-                let target = settings.accessLogQueries ? Substring(uri) : uri.prefix { $0 != "?" }
+                // Cut by bytes: a `?` that a combining mark follows is still where the query starts.
+            let target = settings.accessLogQueries ? Substring(uri) : Substring(uri.utf8.prefix { $0 != UInt8(ascii: "?") })
                 logger.info("\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
             }
         }
@@ -107,7 +108,8 @@ final class Responder: HttpResponding {
         request.response = Response()
         if let session = request.loadedSession {
             do {
-                try services.sessions.commit(session, into: &response, logger: request.logger)
+                try services.sessions.commit(
+                    session, into: &response, path: request.basePath.isEmpty ? "/" : request.basePath, logger: request.logger)
             } catch {
                 response = await errorResponse(for: error, request)
             }
@@ -115,6 +117,12 @@ final class Responder: HttpResponding {
         services.securityHeaders.apply(to: &response)
         services.securityHeaders.applyCaching(
             to: &response, sessionLoaded: request.loadedSession != nil, signedIn: { request.isSignedInForHeaders })
+        if request.credentialsUser != nil {
+            // A script's answer under its own credentials is a signed-in user's: no cache keeps
+            // it for anyone else.
+            response.headers.replaceOrAdd(name: "Cache-Control", value: services.securityHeaders.signedInCacheControl ?? "no-store")
+            response.headers.add(name: "Vary", value: "Authorization")
+        }
         return response
     }
 
@@ -127,6 +135,8 @@ final class Responder: HttpResponding {
             if !credentialChecks.isEmpty, request.headers.contains(name: "Authorization") {
                 for check in credentialChecks { try await check(request) }
             }
+            // Before the wrappers too: none of the app's code runs for a forged request.
+            try services.csrf.check(request)
             response = try await wrappers.isEmpty ? filtersAndRoute(request) : wrapped(request, from: 0)
         } catch {
             response = await errorResponse(for: error, request)
@@ -146,7 +156,6 @@ final class Responder: HttpResponding {
 
     @inline(__always)  // see `respond(to:)`
     private func filtersAndRoute(_ request: Request) async throws -> Response {
-        try services.csrf.check(request)
         for filter in beforeFilters {
             guard let match = filter.applies(to: request.path) else { continue }
             request.site = filter.site
@@ -232,7 +241,8 @@ final class Responder: HttpResponding {
             services: services, logger: logger, remoteAddress: nil)
         let token = request.csrfToken
         var response = Response()
-        try services.sessions.commit(request.session, into: &response, logger: logger)
+        try services.sessions.commit(
+            request.session, into: &response, path: settings.basePath.isEmpty ? "/" : settings.basePath, logger: logger)
         return (token, response)
     }
 }

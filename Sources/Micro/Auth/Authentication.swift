@@ -52,7 +52,9 @@ public struct Authentication: AppPlugin, Sendable {
     public var passwordCost = Password.defaultCost
 
     /// Whether scripts may send HTTP Basic credentials (on requests answered as a script's:
-    /// see ``Request/wantsJson``). Checked as the sign-in form is, and throttled with it.
+    /// see ``Request/wantsJson``). Checked as the sign-in form is, and throttled with it. Turn
+    /// it off when the app's own sign-in asks for more than the password (a second factor):
+    /// Basic would let a script in with the password alone.
     public var acceptsBasicCredentials = true
     /// The realm `WWW-Authenticate` names in a `401`.
     public var basicRealm = "Micro"

@@ -46,8 +46,9 @@ final class BasicCredentialCache: Sendable {
 
     private func digest(_ credentials: BasicCredentials) -> Data {
         var hmac = HMAC<SHA256>(key: key)
+        // The name's length first: no other split of the same bytes gives the same key.
+        withUnsafeBytes(of: UInt64(credentials.username.utf8.count).bigEndian) { hmac.update(data: Data($0)) }
         hmac.update(data: Data(credentials.username.utf8))
-        hmac.update(data: [0])
         hmac.update(data: Data(credentials.password.utf8))
         return Data(hmac.finalize())
     }

@@ -129,7 +129,7 @@ public final class Request {
     /// path the app is mounted under (``Settings/basePath`` or a trusted proxy's
     /// `X-Forwarded-Prefix`), for links. Redirects add it themselves.
     public func url(_ path: String) -> String {
-        basePath.isEmpty || !path.hasPrefix("/") || path.hasPrefix("//") ? path : basePath + path
+        basePath.isEmpty || !path.hasPrefix("/") ? path : basePath + path
     }
 
     /// The service of type `T` the app registered (``App/register(_:)``).

@@ -15,7 +15,7 @@
 ///
 /// A route's pattern is joined to the prefix (`/users` under `/admin` is `/admin/users`; `/` is
 /// the prefix itself, with or without a trailing slash). The group's filters, wrappers and
-/// error handlers run for the paths under its prefix, after (filters) or inside (wrappers) the
+/// error handlers run for the paths under its prefix, in the order they were defined among the
 /// app's own, and its error handlers are tried before the app's. Groups nest.
 public struct RouteGroup: RouteBuilder {
     /// How a group's requests are answered when they need a signed-in user or fail.
@@ -57,7 +57,11 @@ public struct RouteGroup: RouteBuilder {
         _ prefix: String, answers: Answers? = nil, file: String = #fileID, line: UInt = #line,
         _ define: (RouteGroup) -> Void = { _ in }
     ) -> RouteGroup {
-        app.group(self.prefix + prefix, answers: answers ?? self.answers, file: file, line: line, define)
+        // Checked on its own: `reports` would make `/adminreports`, outside this group.
+        if let problem = PathScope.problem(with: prefix) {
+            app.addProblem("\(SourceSite(file: file, line: line)): \(problem)")
+        }
+        return app.group(self.prefix + prefix, answers: answers ?? self.answers, file: file, line: line, define)
     }
 
     /// Runs `handler` before the route of the group's requests (of those matching `pattern`,
@@ -111,10 +115,11 @@ public struct RouteGroup: RouteBuilder {
     }
 
     /// `pattern` under the prefix; nil (a start-up problem naming `site`) when it does not start
-    /// with a slash, which would let it match paths outside the group.
+    /// with a slash, or makes that slash optional (`/?:format`), either of which would let it
+    /// match paths outside the group (`/adminx`).
     private func join(_ pattern: String, _ site: SourceSite) -> String? {
-        guard pattern.first == "/" else {
-            app.addProblem("\(site): a pattern in the group '\(prefix)' starts with a slash, not '\(pattern)'.")
+        guard pattern.first == "/", pattern == "/?" || !pattern.hasPrefix("/?") else {
+            app.addProblem("\(site): a pattern in the group '\(prefix)' starts with a slash that is not optional, not '\(pattern)'.")
             return nil
         }
         return pattern == "/" ? prefix + "/?" : prefix + pattern

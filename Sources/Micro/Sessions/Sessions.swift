@@ -74,22 +74,24 @@ struct Sessions: Sendable {
 
     /// Writes the session's cookie into `response` when the session changed; deletes it when
     /// the session was emptied. Throws (in development) when the cookie would be too large.
-    func commit(_ session: Session, into response: inout Response, logger: Logger) throws {
+    /// The cookie is for `path`: the path the app is mounted under, so that apps mounted side
+    /// by side on one host keep their own sessions.
+    func commit(_ session: Session, into response: inout Response, path: String = "/", logger: Logger) throws {
         for id in session.retiredIds { store.destroy(id: id) }
         guard session.changed else {
-            if session.staleCookie { response.setCookie(cookie(value: "", maxAge: 0)) }
+            if session.staleCookie { response.setCookie(cookie(value: "", maxAge: 0, path: path)) }
             return
         }
         if session.isEmpty {
             if !session.data.id.isEmpty { store.destroy(id: session.data.id) }
             if session.existed || session.staleCookie || !session.retiredIds.isEmpty {
-                response.setCookie(cookie(value: "", maxAge: 0))
+                response.setCookie(cookie(value: "", maxAge: 0, path: path))
             }
             return
         }
         _ = session.id  // a new session draws its identity now
         let value = try store.save(session.data)
-        let cookie = cookie(value: value, maxAge: Int(settings.idleSeconds))
+        let cookie = cookie(value: value, maxAge: Int(settings.idleSeconds), path: path)
         guard cookie.headerValue.utf8.count <= Self.cookieLimit else {
             let message = "The session cookie would be \(cookie.headerValue.utf8.count) bytes, more than the \(Self.cookieLimit) browsers keep: keep less in the session (keys: \(session.keys.sorted().joined(separator: ", "))), or use a server-side store."
             if environment == .production {
@@ -101,7 +103,7 @@ struct Sessions: Sendable {
         response.setCookie(cookie)
     }
 
-    private func cookie(value: String, maxAge: Int) -> Cookie {
-        Cookie(name: settings.cookieName, value: value, path: "/", maxAge: maxAge, secure: secure, httpOnly: true, sameSite: .lax)
+    private func cookie(value: String, maxAge: Int, path: String) -> Cookie {
+        Cookie(name: settings.cookieName, value: value, path: path, maxAge: maxAge, secure: secure, httpOnly: true, sameSite: .lax)
     }
 }
