@@ -10,8 +10,11 @@ enum SampleRoutes {
     ]
 
     /// The routes over `users`; failed sign-ins are counted in `throttleStore` when there is
-    /// one (a database shared by instances).
-    static func install(in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil) {
+    /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`.
+    static func install(
+        in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
+        toolHasher: PasswordHasher = ToolRoutes.toolHasher
+    ) {
         var authentication = Authentication(users: users)
         authentication.throttleStore = throttleStore
         app.use(authentication)
@@ -25,7 +28,7 @@ enum SampleRoutes {
             return try request.render("protected", ["title": "Protected Page"])
         }
 
-        ToolRoutes.install(in: app)
+        ToolRoutes.install(in: app, hasher: toolHasher)
 
         // Admins only: the users (never a hash), as a page or, for scripts, as JSON.
         app.group("/admin") { admin in

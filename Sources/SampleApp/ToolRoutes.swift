@@ -12,11 +12,14 @@ enum ToolRoutes {
         "Asia/Tokyo", "Australia/Sydney",
     ]
 
-    /// The tool routes. The encryption tool's bcrypt gets threads of its own, owned by the app's
-    /// routes and ended with them: its hashes (up to cost 14) queue there, never in front of a
-    /// sign-in, and a flood of them is refused with a 503 when its queue is full.
-    static func install(in app: App) {
-        let hasher = PasswordHasher(threads: 1, capacity: 8)
+    /// The encryption tool's own bcrypt threads, for the process's life (as
+    /// `PasswordHasher.shared`): its hashes (up to cost 14) queue there, never in front of a
+    /// sign-in, and a flood of them is refused with a 503 when its queue is full. (Owned by each
+    /// app instead, SampleApp's exit after SIGTERM failed under the sanitizers in CI.)
+    static let toolHasher = PasswordHasher(threads: 1, capacity: 8)
+
+    /// The tool routes, whose bcrypt runs on `hasher`.
+    static func install(in app: App, hasher: PasswordHasher = toolHasher) {
         app.before("/tools/*") { request in try request.authenticate() }
 
         app.get("/tools/date-conversion/?") { request in

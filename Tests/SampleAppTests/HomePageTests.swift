@@ -12,13 +12,16 @@ func sampleClient(followRedirects: Bool = false) throws -> TestClient {
 
 /// The sample app over the users of `credentials` (the repository's file by default), in the
 /// test environment, with `configure`'s settings.
-func sampleApp(credentials: String = "credentials.yml", configure: (inout Settings) -> Void = { _ in }) throws -> App {
+func sampleApp(
+    credentials: String = "credentials.yml", toolHasher: PasswordHasher = ToolRoutes.toolHasher,
+    configure: (inout Settings) -> Void = { _ in }
+) throws -> App {
     var settings = Settings()
     settings.environment = .test
     settings.accessLog = false
     configure(&settings)
     let app = App(settings: settings, logger: .quietForTests)
-    SampleRoutes.install(in: app, users: try YamlUserStore(file: credentials))
+    SampleRoutes.install(in: app, users: try YamlUserStore(file: credentials), toolHasher: toolHasher)
     return app
 }
 

@@ -7,9 +7,9 @@ import Testing
 /// The encryption tool's bcrypt never stands between a user and sign-in.
 @Suite struct ToolFloodTests {
     @Test func aFloodOfBcryptToolRequestsNeitherFailsNorDelaysASignIn() async throws {
-        // The app's own tool pool takes the flood; sign-in uses the process's shared hasher, as
-        // the sample app does.
-        let app = try sampleApp()
+        // A tool pool of the test's own, as the sample app's, so that the flood leaves the other
+        // tests' pool alone; sign-in uses the process's shared hasher, as the app does.
+        let app = try sampleApp(toolHasher: PasswordHasher(threads: 1, capacity: 8))
         let flooder = TestClient(app)
         #expect(try await flooder.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/")
         let cookie = try #require(flooder.cookies["micro.session"]?.value)
