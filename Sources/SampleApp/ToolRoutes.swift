@@ -14,8 +14,7 @@ enum ToolRoutes {
 
     /// The encryption tool's own bcrypt threads, for the process's life (as
     /// `PasswordHasher.shared`): its hashes (up to cost 14) queue there, never in front of a
-    /// sign-in, and a flood of them is refused with a 503 when its queue is full. (Owned by each
-    /// app instead, SampleApp's exit after SIGTERM failed under the sanitizers in CI.)
+    /// sign-in, and a flood of them is refused with a 503 when its queue is full.
     static let toolHasher = PasswordHasher(threads: 1, capacity: 8)
 
     /// The tool routes, whose bcrypt runs on `hasher`.

@@ -116,13 +116,8 @@ final class Responder: HttpResponding {
         }
         services.securityHeaders.apply(to: &response)
         services.securityHeaders.applyCaching(
-            to: &response, sessionLoaded: request.loadedSession != nil, signedIn: { request.isSignedInForHeaders })
-        if request.credentialsUser != nil {
-            // A script's answer under its own credentials is a signed-in user's: no cache keeps
-            // it for anyone else.
-            response.headers.replaceOrAdd(name: "Cache-Control", value: services.securityHeaders.signedInCacheControl ?? "no-store")
-            response.headers.add(name: "Vary", value: "Authorization")
-        }
+            to: &response, sessionLoaded: request.loadedSession != nil, byCredentials: request.credentialsUser != nil,
+            signedIn: { request.isSignedInForHeaders })
         return response
     }
 
