@@ -792,7 +792,7 @@ import Testing
 
 /// Starts an app on a free port with the routes the tests use, test settings, and short
 /// timeouts; `configure` adjusts the settings and `routes` adds more.
-private func startServer(
+func startServer(
     _ configure: (inout Settings) -> Void = { _ in }, routes: (App) -> Void = { _ in }
 ) async throws -> RunningServer {
     var settings = Settings()
@@ -824,7 +824,7 @@ private func startServer(
 }
 
 /// Runs `body` against a server from ``startServer(_:routes:)``, and shuts it down after.
-private func withServer(
+func withServer(
     _ configure: (inout Settings) -> Void = { _ in }, routes: (App) -> Void = { _ in },
     _ body: (RunningServer) async throws -> Void
 ) async throws {

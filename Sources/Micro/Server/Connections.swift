@@ -4,13 +4,15 @@ import NIOCore
 import NIOHTTP1
 
 /// The open connections: admitted up to `settings.maxConnections`, and closed all at once
-/// when a shutdown runs out of time.
+/// when a shutdown runs out of time. When the last one closes and the server stays without
+/// one for a while, the allocator's free memory goes back to the system (``IdleMemoryRelease``).
 final class Connections: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
         /// Refused connections still being answered (see ``ConnectionRefusal``).
         var refusing = 0
         var refusalLog = RefusalLog()
+        var memory = IdleMemoryRelease()
     }
 
     /// The most connections served at once.
@@ -20,10 +22,18 @@ final class Connections: Sendable {
     static let answeredRefusalsLimit = 64
     private let state = NIOLockedValueBox(State())
     private let logger: Logger
+    private let quietPeriod: TimeAmount
+    private let releaseMemory: @Sendable () -> Void
 
-    init(limit: Int, logger: Logger) {
+    /// `quietPeriod` and `releaseMemory` are for tests; a server uses ``IdleMemoryRelease``'s.
+    init(
+        limit: Int, logger: Logger, quietPeriod: TimeAmount = IdleMemoryRelease.quietPeriod,
+        releaseMemory: @escaping @Sendable () -> Void = IdleMemoryRelease.releaseFreeMemory
+    ) {
         self.limit = limit
         self.logger = logger
+        self.quietPeriod = quietPeriod
+        self.releaseMemory = releaseMemory
     }
 
     /// What becomes of a new connection.
@@ -44,6 +54,7 @@ final class Connections: Sendable {
         let (admission, report) = state.withLockedValue { state -> (Admission, RefusalLog.Report?) in
             if state.channels.count < limit {
                 state.channels[id] = channel
+                state.memory.connectionAdmitted()
                 return (.admitted, nil)
             }
             let report = state.refusalLog.refused(now: now)
@@ -54,7 +65,11 @@ final class Connections: Sendable {
         switch admission {
         case .admitted:
             channel.closeFuture.whenComplete { _ in
-                _ = self.state.withLockedValue { $0.channels.removeValue(forKey: id) }
+                let lastClosed = self.state.withLockedValue { state in
+                    state.channels.removeValue(forKey: id)
+                    return state.channels.isEmpty && state.memory.lastConnectionClosed()
+                }
+                if lastClosed { self.scheduleMemoryCheck(on: channel.eventLoop) }
             }
         case .refused:
             channel.closeFuture.whenComplete { _ in self.state.withLockedValue { $0.refusing -= 1 } }
@@ -68,6 +83,21 @@ final class Connections: Sendable {
     /// Closes every open connection.
     func closeAll() {
         for channel in state.withLockedValue({ Array($0.channels.values) }) { channel.close(promise: nil) }
+    }
+
+    /// Gives the free memory back once no connection has opened for a quiet period.
+    private func scheduleMemoryCheck(on eventLoop: any EventLoop) {
+        eventLoop.scheduleTask(in: quietPeriod) {
+            let decision = self.state.withLockedValue { state in
+                let open = state.channels.count
+                return state.memory.check(open: open)
+            }
+            switch decision {
+            case .release: self.releaseMemory()
+            case .wait: self.scheduleMemoryCheck(on: eventLoop)
+            case .none: break
+            }
+        }
     }
 
     private func log(_ report: RefusalLog.Report, eventLoop: any EventLoop) {

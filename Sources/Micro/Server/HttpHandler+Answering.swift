@@ -111,25 +111,36 @@ extension HttpHandler {
                 switch result {
                 case .success(let (handle, _)):
                     let region = FileRegion(fileHandle: handle, readerIndex: file.offset, endIndex: file.offset + file.length)
-                    self.writeParts(response, fileRegion: region, version: version, keepAlive: keepAlive, context: context)
-                        .whenComplete { _ in try? handle.close() }
+                    let written = self.writeParts(response, fileRegion: region, version: version, keepAlive: keepAlive, context: context)
+                    // Asked for with a file (see `writeParts`); none when the connection was gone.
+                    guard let written else {
+                        try? handle.close()
+                        return
+                    }
+                    written.whenComplete { _ in try? handle.close() }
                 case .failure:
                     var missing = Response(status: .notFound, contentType: "text/plain; charset=utf-8", body: "Not Found")
                     missing.finalize(for: .GET)
-                    _ = self.writeParts(missing, fileRegion: nil, version: version, keepAlive: keepAlive, context: context)
+                    self.writeParts(missing, fileRegion: nil, version: version, keepAlive: keepAlive, context: context)
                 }
             }
         } else {
-            _ = writeParts(response, fileRegion: nil, version: version, keepAlive: keepAlive, context: context)
+            writeParts(response, fileRegion: nil, version: version, keepAlive: keepAlive, context: context)
         }
     }
 
-    /// Writes a response's parts, then takes the next request if one waited.
+    /// Writes a response's parts, then takes the next request if one waited. Returns the
+    /// answer's last write when something waits for it: a file to close after it, or the
+    /// connection (its last answer, or a half-closed client's). A keep-alive answer asks
+    /// for none: a promise there costs every request an allocation, and NIO's encoder then
+    /// sends an empty buffer down the pipeline to complete it in order. Closing later (at
+    /// shutdown, or after a half-close) waits for ``answersWritten(context:)`` instead.
+    @discardableResult
     func writeParts(
         _ response: consuming Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool,
         context: ChannelHandlerContext
-    ) -> EventLoopFuture<Void> {
-        guard isActive else { return context.eventLoop.makeSucceededVoidFuture() }
+    ) -> EventLoopFuture<Void>? {
+        guard isActive else { return nil }
         // Moved out, not copied, so the fields below are added in place.
         var headers = response.headers
         response.headers = [:]
@@ -152,7 +163,13 @@ extension HttpHandler {
         // The client must read its answers: it has the send timeout from now, or from its last
         // read of the ones before.
         if send == nil { send = (.now() + Self.amount(settings.sendTimeout.seconds), nil) }
-        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        let written: EventLoopFuture<Void>?
+        if fileRegion != nil || !keepAlive || inputClosed {
+            written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        } else {
+            written = nil
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
         lastWrite = written
         if keepAlive {
             takeWaiting(context: context)
@@ -166,9 +183,22 @@ extension HttpHandler {
             // dropped until the connection closes.
             waiting.removeAll()
             releaseRead(context: context)
-            if inputClosed { closeIfAllAnswered(context: context) } else { LingeringClose.after(written, context: context) }
+            if inputClosed { closeIfAllAnswered(context: context) } else { LingeringClose.after(answersWritten(context: context), context: context) }
         }
         return written
+    }
+
+    /// Completes once every answer written so far has reached the socket: the last answer's
+    /// final write if it was asked for; otherwise an empty write at the socket's end of the
+    /// pipeline (below the HTTP encoder), which NIO completes after the writes before it.
+    func answersWritten(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        if let lastWrite { return lastWrite }
+        let unsent = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+        guard unsent > 0, let socketEnd = try? context.pipeline.syncOperations.context(handlerType: BackPressureHandler.self)
+        else { return context.eventLoop.makeSucceededVoidFuture() }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        socketEnd.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0)), promise: promise)
+        return promise.futureResult
     }
 
     /// Answers a request the server refuses before the app sees it, then closes the
@@ -179,7 +209,7 @@ extension HttpHandler {
         guard isActive else { return }
         let response = Response.refusal(status, message)
         if settings.accessLog { logger.info("refused: \(status.code) \(message)") }
-        _ = writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context)
+        writeParts(response, fileRegion: nil, version: version, keepAlive: false, context: context)
     }
 
     func currentDate() -> String {

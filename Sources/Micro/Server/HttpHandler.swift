@@ -59,8 +59,8 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// must next have read some, and the bytes still unsent at the last check.
     var send: (deadline: NIODeadline, unsent: Int?)?
     var remoteAddress: String?
-    /// The last answer's final write: closing after it (at shutdown, after a half-close)
-    /// waits for it.
+    /// The last answer's final write, when it was asked for (see `writeParts`): closing
+    /// after it (at shutdown, after a half-close) waits for it.
     var lastWrite: EventLoopFuture<Void>?
     var isActive = false
     /// The connection's task: it runs the routes of its requests, one after the other, on
@@ -221,7 +221,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .idle = state {
             state = .closing
             cancelTimer()
-            LingeringClose.after(lastWrite ?? context.eventLoop.makeSucceededVoidFuture(), context: context)
+            LingeringClose.after(answersWritten(context: context), context: context)
         }
     }
 
@@ -324,7 +324,7 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         state = .closing
         cancelTimer()
-        (lastWrite ?? context.eventLoop.makeSucceededVoidFuture()).assumeIsolated().whenComplete { _ in
+        answersWritten(context: context).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
     }
