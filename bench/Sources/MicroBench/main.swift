@@ -30,17 +30,17 @@ guard let extraCount = extraRoutes.isEmpty ? 0 : Int(extraRoutes), extraCount >=
 }
 BenchRoutes.installExtraRoutes(extraCount, in: app)
 BenchRoutes.install(in: app)
-try await BenchUsers.install(in: app)
-BenchRoutes.installLastRoute(in: app)
-app.get("/metrics") { _ in registry.emitToString() }
 
-// A synchronous main that parks its thread until the server stops, rather than top-level
-// `await`: an async main ends in `dispatchMain()`, where Debian's valgrind (3.19) crashes, and
-// bench/callgrind.sh runs this server under valgrind. The server runs on its event loops
-// either way.
+// A synchronous main that parks its thread until the server stops, with no top-level `await`
+// (BenchUsers is installed in the task): an async main ends in `dispatchMain()`, where Debian's
+// valgrind (3.19) crashes, and bench/callgrind.sh runs this server under valgrind. The server
+// runs on its event loops either way.
 let stopped = DispatchSemaphore(value: 0)
 Task.detached {
     do {
+        try await BenchUsers.install(in: app)
+        BenchRoutes.installLastRoute(in: app)
+        app.get("/metrics") { _ in registry.emitToString() }
         try await app.run()
     } catch {
         FileHandle.standardError.write(Data("MicroBench: \(error)\n".utf8))
