@@ -90,17 +90,21 @@ import Testing
 
     @Test func aPipeliningClientHasAtMostAHundredRequestsWaiting() async throws {
         // 150 requests sent at once, then a half-close: NIO reads all of them, whether or not
-        // the server asked. At most 100 wait behind the one being answered; the last answer
-        // says `Connection: close` and the rest go unanswered.
-        try await withServer { server in
+        // the server asked. At most 100 wait behind the one being answered (by a route that
+        // suspends until the half-close: one that does not is answered before the next request
+        // is read); the last answer says `Connection: close` and the rest go unanswered.
+        try await withServer(routes: waitRoute) { server in
             let client = try await RawHttpClient.connect(port: server.port)
-            try await client.send(String(repeating: "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 150))
+            try await client.send(
+                "GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + String(repeating: "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 149))
             // (The server may have answered and closed already, having read all 150 at once.)
             try? await client.closeOutput()
             var answers: [RawHttpClient.Response] = []
             while let response = try? await client.readResponse(timeout: 2) { answers.append(response) }
             #expect(answers.count >= 101 && answers.count < 150, "\(answers.count) answers")
             #expect(answers.allSatisfy { $0.status == 200 })
+            #expect(answers.first?.text == "waited")
             #expect(answers.last?.header("Connection") == "close")
             #expect(client.isClosed)
         }

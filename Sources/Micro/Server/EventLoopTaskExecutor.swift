@@ -5,8 +5,8 @@ import NIOCore
 /// (SE-0417). The server makes one per event loop, shared by the loop's connections.
 ///
 /// NIO's event loops are serial executors (for actors) but not task executors, so jobs reach
-/// the loop in closures (`execute`). The jobs enqueued on the loop's own thread (a request
-/// resuming its connection's task, say) wait in a queue that one closure runs, in order, in
+/// the loop in closures (`execute`). The jobs enqueued on the loop's own thread (a route
+/// resuming after its password check, say) wait in a queue that one closure runs, in order, in
 /// the loop's turn for tasks: one closure per batch rather than one allocation per job
 /// (bench/README.md compares the two).
 ///

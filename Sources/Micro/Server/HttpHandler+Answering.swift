@@ -9,11 +9,14 @@ import NIOPosix
 extension HttpHandler {
     /// Hands a request to the connection's task, which runs its route on this event loop.
     ///
-    /// One task per connection, not per request: it runs each request's route in turn, and
-    /// waits for the next one in between, so no task (nor the memory its routes' frames take)
-    /// is created per request: fewer allocations per request and more requests per second than
-    /// a task per request (bench/README.md). The price is the task's memory, kept while a
-    /// keep-alive connection is idle.
+    /// A connection has a task while it has requests to answer: one starts with a request
+    /// when none runs, takes the requests that arrive while it answers (pipelined ones, or
+    /// one sent while a route suspended), in order, and ends when none is left. It starts
+    /// immediately (`Task.immediate`): a route that does not suspend runs inside the read
+    /// that brought its request, and its answer is written there, as a hand-written NIO
+    /// handler would. An idle keep-alive connection then holds no task, nor the memory its
+    /// routes' frames took, and a request touches memory the requests before it on the loop
+    /// used (bench/README.md weighs this against one task per connection).
     ///
     /// The task prefers this event loop as its executor (``EventLoopTaskExecutor``), so a route
     /// runs here also after it suspends (a password check, say), and its answer is written
@@ -22,76 +25,73 @@ extension HttpHandler {
     /// Work that takes long or blocks goes to a detached task or a thread pool (README, "More
     /// of the DSL").
     ///
-    /// A request is started in the event loop's turn for tasks, right after this read and the
-    /// other connections' reads that were ready with it, rather than inside this read, which
-    /// serves more requests per second (bench/README.md).
     /// Requests on one connection stay in order: the next one waits (`waiting`) until this
-    /// answer's end is written. Cancelling the task (the client left, or closed its sending
-    /// side) cancels the route running and those after it, which is all this connection will
-    /// run.
+    /// answer's end is written, and while the client does not read its answers. Cancelling the
+    /// task (the client left, or closed its sending side) cancels the route running and those
+    /// after it, which is all this connection will run.
     func respond(to head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
-        if let waiter = requestWaiter {
-            requestWaiter = nil
-            waiter.resume(returning: (head, body))
-        } else {
-            // The task's first request, or one taken while it writes the answer before (see
-            // `answered`): it asks for it next.
-            assert(takenRequest == nil, "two requests taken before the connection's task asked for one")
+        if answering {
+            // Taken while the task writes the answer before (see `answeredTakingNext`): it
+            // runs this one next.
+            assert(takenRequest == nil, "two requests taken while the connection's task answered one")
             takenRequest = (head, body)
-            if connectionTask == nil { startConnectionTask(context: context) }
+        } else {
+            startConnectionTask(with: (head, body), context: context)
         }
     }
 
-    func startConnectionTask(context: ChannelHandlerContext) {
+    func startConnectionTask(with first: (HTTPRequestHead, ByteBuffer), context: ChannelHandlerContext) {
         let responder = responder
         let remoteAddress = remoteAddress
         let eventLoop = context.eventLoop
         // The handler and its context belong to this event loop; NIOLoopBound checks that
         // they are only used on it.
         let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
-        // The task captures no request: each lives for its turn of the loop only.
-        connectionTask = Task(executorPreference: taskExecutor) {
-            // The task runs on the event loop, where the handler's calls below are made at
-            // once. Swift calls an executor preference a preference, though; should it ever
-            // run elsewhere, the calls hop to the loop rather than break NIOLoopBound's check.
-            while let (head, body) = await withUnsafeContinuation({ waiter in
-                if eventLoop.inEventLoop {
-                    connection.value.0.waitForRequest(waiter)
-                } else {
-                    eventLoop.execute { connection.value.0.waitForRequest(waiter) }
-                }
-            }) {
+        answering = true
+        let task = Task.immediate(executorPreference: taskExecutor) {
+            var request: (HTTPRequestHead, ByteBuffer)? = first
+            while let (head, body) = request {
                 let response = await responder.respond(
                     method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
+                // The task runs on the event loop, where the handler's calls are made at once.
+                // Swift calls an executor preference a preference, though; should it ever run
+                // elsewhere, the call hops to the loop rather than break NIOLoopBound's check.
                 if eventLoop.inEventLoop {
                     let (handler, context) = connection.value
-                    handler.answered(response, to: head, context: context)
+                    request = handler.answeredTakingNext(response, to: head, context: context)
                 } else {
-                    eventLoop.execute {
-                        let (handler, context) = connection.value
-                        handler.answered(response, to: head, context: context)
+                    request = await withUnsafeContinuation { next in
+                        eventLoop.execute {
+                            let (handler, context) = connection.value
+                            next.resume(returning: handler.answeredTakingNext(response, to: head, context: context))
+                        }
                     }
                 }
             }
         }
-        // A half-close cancels the task (see `userInboundEventTriggered`), and comes after the
-        // connection's first request: a request taken later waits behind one whose answer
-        // is due, so the task exists by then.
-        assert(!inputClosed, "the connection's task started after its client's half-close")
+        // A route that does not suspend has run, and its answer is written, by now.
+        guard answering else { return }
+        connectionTask = task
+        // After the client's half-close its routes are cancelled (see
+        // `userInboundEventTriggered`), those of requests still waiting from before it too.
+        if inputClosed { task.cancel() }
     }
 
-    /// The connection's task asks for its next request: the one taken meanwhile, the next to
-    /// arrive, or none (nil ends the task) once the connection is closed.
-    func waitForRequest(_ waiter: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>) {
-        assert(requestWaiter == nil, "the connection's task asked for two requests at once")
-        if !isActive {
-            waiter.resume(returning: nil)
-        } else if let request = takenRequest {
+    /// Writes the connection task's answer, then gives it its next request: one taken
+    /// meanwhile (a pipelined one, or one that arrived while the route ran), or none, which
+    /// ends the task; the next request starts another.
+    func answeredTakingNext(
+        _ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext
+    ) -> (HTTPRequestHead, ByteBuffer)? {
+        answered(response, to: head, context: context)
+        if isActive, let next = takenRequest {
             takenRequest = nil
-            waiter.resume(returning: request)
-        } else {
-            requestWaiter = waiter
+            return next
         }
+        takenRequest = nil
+        answering = false
+        connectionTask = nil
+        return nil
     }
 
     func answered(_ response: consuming Response, to head: HTTPRequestHead, context: ChannelHandlerContext) {

@@ -63,13 +63,14 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// after it (at shutdown, after a half-close) waits for it.
     var lastWrite: EventLoopFuture<Void>?
     var isActive = false
-    /// The connection's task: it runs the routes of its requests, one after the other, on
-    /// this event loop (see `respond(to:body:context:)`).
+    /// The connection's task while it answers: it runs the routes of its requests, one after
+    /// the other, on this event loop (see `respond(to:body:context:)`). Set once a route
+    /// suspends; a task that ran to its end at once is never kept.
     var connectionTask: Task<Void, Never>?
-    /// The connection's task, waiting for its next request.
-    var requestWaiter: UnsafeContinuation<(HTTPRequestHead, ByteBuffer)?, Never>?
-    /// A request for the connection's task that it has not asked for yet: its first, or one
-    /// taken while it was writing the answer before.
+    /// A task is running this connection's requests.
+    var answering = false
+    /// A request for the connection's task, taken while it was writing the answer before:
+    /// it runs it next.
     var takenRequest: (HTTPRequestHead, ByteBuffer)?
     var dateCache: (second: Int, text: String) = (0, "")
     /// The bytes the body being received takes on the wire (``BodyWireCount``).
@@ -112,10 +113,6 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         connectionTask?.cancel()
         connectionTask = nil
         takenRequest = nil
-        if let waiter = requestWaiter {
-            requestWaiter = nil
-            waiter.resume(returning: nil)
-        }
         cancelTimer()
         timeout?.cancel()
         timeout = nil
@@ -172,7 +169,12 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// shutdown, the waiting limit passed), `waiting` takes no more and it is dropped.
     func arrived(_ item: WaitingRequests.Item, context: ChannelHandlerContext) {
         switch state {
-        case .idle, .receiving:
+        case .idle:
+            // A route that does not suspend is answered within the read that brought its
+            // request, so a pipelining client's requests come here one after the other: the
+            // next one starts only while the client reads its answers (see `takeWaiting`).
+            if waiting.isEmpty, context.channel.isWritable { handle(item, context: context) } else { waiting.append(item) }
+        case .receiving:
             if waiting.isEmpty { handle(item, context: context) } else { waiting.append(item) }
         case .responding:
             waiting.append(item)
