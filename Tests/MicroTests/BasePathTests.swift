@@ -76,4 +76,16 @@ import Testing
         }
         #expect(try Settings.fromProcess(["MICRO_BASE_PATH": "/ops"]).basePath == "/ops")
     }
+
+    @Test func aBadBasePathFromTheEnvironmentNamesTheVariable() {
+        for bad in ["tools", "/tools/", "/:x"] {
+            do {
+                _ = try Settings.fromProcess(["MICRO_BASE_PATH": bad])
+                Issue.record("expected a configuration error for \(bad)")
+            } catch {
+                #expect(error.message.hasPrefix("MICRO_BASE_PATH: "), "\(error.message)")
+                #expect(error.message.contains("base path"), "\(error.message)")
+            }
+        }
+    }
 }

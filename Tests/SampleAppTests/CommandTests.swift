@@ -81,7 +81,7 @@ import Testing
         let answer = try await RawSocket.get(port: app.port, path: "/")
         #expect(answer.hasPrefix("HTTP/1.1 200 OK"))
         #expect(try await app.waitForLog("GET / 200"))
-        #expect(try await app.terminate() == 0)  // SIGTERM
+        app.terminateCleanly()  // SIGTERM
         #expect(try await app.waitForLog("Received SIGTERM"))
         #expect(try await app.waitForLog("Stopped."))
     }

@@ -175,13 +175,19 @@ public struct Settings: Sendable {
         return min(10_000, max(1, (files - reservedFiles) / 2))
     }
 
-    /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_MAX_CONNECTIONS` and
-    /// `MICRO_TRUSTED_PROXIES` (comma-separated) applied.
+    /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
+    /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES` (comma-separated) and
+    /// `MICRO_SESSION_SECRET` applied. A bad value throws an error naming its variable.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
         if let host = variables["HOST"], !host.isEmpty { settings.host = host }
-        if let basePath = variables["MICRO_BASE_PATH"], !basePath.isEmpty { settings.basePath = basePath }
+        if let basePath = variables["MICRO_BASE_PATH"], !basePath.isEmpty {
+            if let problem = PathScope.problem(with: basePath) {
+                throw ConfigurationError("MICRO_BASE_PATH: \(problem.replacingOccurrences(of: "a group's prefix", with: "the base path"))")
+            }
+            settings.basePath = basePath
+        }
         if let raw = variables["PORT"], !raw.isEmpty {
             guard let port = Int(raw), (0...65535).contains(port) else {
                 throw ConfigurationError("PORT is '\(raw)'; expected a number from 0 to 65535.")

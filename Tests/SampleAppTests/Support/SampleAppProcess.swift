@@ -66,11 +66,14 @@ final class SampleAppProcess: Sendable {
         #expect(logged, "SampleApp's log after SIGHUP: \(log.text)", sourceLocation: sourceLocation)
     }
 
-    /// Sends SIGTERM and returns the exit status.
-    func terminate() async throws -> Int32 {
+    /// Sends SIGTERM and expects a clean exit (status 0); otherwise the failure shows the
+    /// log, where a crash or a sanitizer's report is.
+    func terminateCleanly(sourceLocation: SourceLocation = #_sourceLocation) {
         process.terminate()
         process.waitUntilExit()
-        return process.terminationStatus
+        #expect(
+            process.terminationStatus == 0, "SampleApp exited with status \(process.terminationStatus) after SIGTERM; its log:\n\(log.text)",
+            sourceLocation: sourceLocation)
     }
 
     /// Stops the process if it still runs.
