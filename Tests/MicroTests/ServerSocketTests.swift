@@ -110,6 +110,23 @@ import Testing
         }
     }
 
+    @Test func aBurstOfPipelinedRequestsIsAnsweredAHundredAtATime() async throws {
+        // 3,000 requests for a route that does not suspend, sent at once, from a client that
+        // reads its answers: each read answers at most 100 at once and lets the rest wait, so
+        // a burst past what may wait ends the connection as above, rather than keeping the
+        // event loop answering it.
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(String(repeating: "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 3000))
+            var answers: [RawHttpClient.Response] = []
+            while let response = try? await client.readResponse(timeout: 2) { answers.append(response) }
+            #expect(answers.count > 100 && answers.count < 3000, "\(answers.count) answers")
+            #expect(answers.allSatisfy { $0.status == 200 })
+            #expect(answers.last?.header("Connection") == "close")
+            #expect(client.isClosed)
+        }
+    }
+
     /// Garbage of 64 KiB goes on after the decoder gave up, over more than one read.
     @Test(arguments: [0, 64 << 10])
     func aMalformedRequestBehindAPipelinedOneIsAnsweredAfterIt(moreGarbage: Int) async throws {

@@ -28,7 +28,7 @@ final class Connections: Sendable {
     /// `quietPeriod` and `releaseMemory` are for tests; a server uses ``IdleMemoryRelease``'s.
     init(
         limit: Int, logger: Logger, quietPeriod: TimeAmount = IdleMemoryRelease.quietPeriod,
-        releaseMemory: @escaping @Sendable () -> Void = IdleMemoryRelease.releaseFreeMemory
+        releaseMemory: @escaping @Sendable () -> Void = IdleMemoryRelease.releaseInBackground
     ) {
         self.limit = limit
         self.logger = logger

@@ -48,7 +48,12 @@ extension HttpHandler {
         // they are only used on it.
         let connection = NIOLoopBound((self, context), eventLoop: eventLoop)
         answering = true
+        // After the client's half-close its routes are cancelled (see
+        // `userInboundEventTriggered`): a task started then (for a request that waited from
+        // before it) is cancelled before its first route runs.
+        let cancelled = inputClosed
         let task = Task.immediate(executorPreference: taskExecutor) {
+            if cancelled { withUnsafeCurrentTask { $0?.cancel() } }
             var request: (HTTPRequestHead, ByteBuffer)? = first
             while let (head, body) = request {
                 let response = await responder.respond(
@@ -72,9 +77,6 @@ extension HttpHandler {
         // A route that does not suspend has run, and its answer is written, by now.
         guard answering else { return }
         connectionTask = task
-        // After the client's half-close its routes are cancelled (see
-        // `userInboundEventTriggered`), those of requests still waiting from before it too.
-        if inputClosed { task.cancel() }
     }
 
     /// Writes the connection task's answer, then gives it its next request: one taken
@@ -194,8 +196,11 @@ extension HttpHandler {
     func answersWritten(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
         if let lastWrite { return lastWrite }
         let unsent = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
-        guard unsent > 0, let socketEnd = try? context.pipeline.syncOperations.context(handlerType: BackPressureHandler.self)
-        else { return context.eventLoop.makeSucceededVoidFuture() }
+        guard unsent > 0 else { return context.eventLoop.makeSucceededVoidFuture() }
+        guard let socketEnd = try? context.pipeline.syncOperations.context(handlerType: BackPressureHandler.self) else {
+            assertionFailure("no BackPressureHandler at the socket's end of the pipeline (HttpServer adds it)")
+            return context.eventLoop.makeSucceededVoidFuture()
+        }
         let promise = context.eventLoop.makePromise(of: Void.self)
         socketEnd.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0)), promise: promise)
         return promise.futureResult

@@ -69,6 +69,10 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var connectionTask: Task<Void, Never>?
     /// A task is running this connection's requests.
     var answering = false
+    /// Requests started since NIO's last read completed (see `arrived`).
+    var requestsThisRead = 0
+    /// A `takeWaiting` is scheduled for the loop's next turn.
+    var takeScheduled = false
     /// A request for the connection's task, taken while it was writing the answer before:
     /// it runs it next.
     var takenRequest: (HTTPRequestHead, ByteBuffer)?
@@ -172,8 +176,14 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .idle:
             // A route that does not suspend is answered within the read that brought its
             // request, so a pipelining client's requests come here one after the other: the
-            // next one starts only while the client reads its answers (see `takeWaiting`).
-            if waiting.isEmpty, context.channel.isWritable { handle(item, context: context) } else { waiting.append(item) }
+            // next one starts only while the client reads its answers (see `takeWaiting`), and
+            // after as many as may wait the rest of the read waits for the loop's next turn,
+            // so one connection's burst cannot keep the loop from the others.
+            if waiting.isEmpty, context.channel.isWritable, requestsThisRead < WaitingRequests.requestLimit {
+                handle(item, context: context)
+            } else {
+                wait(item, context: context)
+            }
         case .receiving:
             if waiting.isEmpty { handle(item, context: context) } else { waiting.append(item) }
         case .responding:
@@ -181,6 +191,28 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .closing:
             break  // what a refused client still sends is read and dropped (``LingeringClose``)
         }
+    }
+
+    /// Queues `item` behind the requests that wait. A whole request that waits only for the
+    /// client to read its answers is timed by the send timeout, not the header timeout its
+    /// first bytes started; one that waits for the loop's next turn is taken then.
+    func wait(_ item: WaitingRequests.Item, context: ChannelHandlerContext) {
+        waiting.append(item)
+        guard case .part(.end) = item, case .idle = state else { return }
+        if timer == .header || timer == .body { startTimer(.sending, context: context) }
+        if context.channel.isWritable, !takeScheduled {
+            takeScheduled = true
+            context.eventLoop.assumeIsolated().execute {
+                self.takeScheduled = false
+                self.requestsThisRead = 0
+                self.takeWaiting(context: context)
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        requestsThisRead = 0
+        context.fireChannelReadComplete()
     }
 
     func handle(_ item: WaitingRequests.Item, context: ChannelHandlerContext) {
@@ -250,14 +282,17 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > settings.bodyLimit {
                 return refuse(.payloadTooLarge, Response.bodyTooLarge(limit: settings.bodyLimit), version: head.version, context: context)
             }
-            if let expect = head.headers.first(name: "Expect"), expect.lowercased() == "100-continue" {
-                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
-            }
             requestNumber &+= 1
+            requestsThisRead += 1
             wire.reset()
             receivingUpgrade = RequestHeadChecks.isUpgrade(head)
             state = .receiving(head, context.channel.allocator.buffer(capacity: 0))
             startTimer(.body, context: context)
+            // After the state: the write may change the channel's writability, which takes
+            // waiting requests only when none is being received.
+            if let expect = head.headers.first(name: "Expect"), expect.lowercased() == "100-continue" {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+            }
         case .body(var chunk):
             guard case .receiving(let head, var body) = state else { return }
             guard body.readableBytes + chunk.readableBytes <= settings.bodyLimit else {

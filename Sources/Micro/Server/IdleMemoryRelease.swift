@@ -2,6 +2,7 @@
 import CMalloc
 #endif
 import NIOCore
+import NIOPosix
 
 /// Gives the allocator's free memory back to the system once the server has had no
 /// connection for a quiet while.
@@ -56,6 +57,12 @@ struct IdleMemoryRelease {
         }
         checkScheduled = false
         return .release
+    }
+
+    /// ``releaseFreeMemory()`` on NIO's thread pool: the allocator walks its heap, which an
+    /// event loop (an accept, say) should not wait for.
+    @Sendable static func releaseInBackground() {
+        NIOThreadPool.singleton.submit { _ in releaseFreeMemory() }
     }
 
     /// Returns the free memory of every arena to the system.
