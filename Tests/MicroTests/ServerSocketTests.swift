@@ -127,6 +127,22 @@ import Testing
         }
     }
 
+    @Test func aRequestCutByTheReadAfterAHundredIsAnsweredWhenItsRestArrives() async throws {
+        // A hundred requests answered within one read, then the head of a POST whose body
+        // comes later: it waits for the loop's next turn, which takes it and reads on.
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send(
+                String(repeating: "GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 100)
+                    + "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\n")
+            for _ in 0..<100 { #expect(try await client.readResponse().text == "Hello") }
+            try await Task.sleep(for: .milliseconds(100))
+            try await client.send("abcde")
+            #expect(try await client.readResponse().text == "5:abcde")
+            #expect(!client.isClosed)
+        }
+    }
+
     /// Garbage of 64 KiB goes on after the decoder gave up, over more than one read.
     @Test(arguments: [0, 64 << 10])
     func aMalformedRequestBehindAPipelinedOneIsAnsweredAfterIt(moreGarbage: Int) async throws {

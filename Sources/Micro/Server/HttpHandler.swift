@@ -195,11 +195,12 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Queues `item` behind the requests that wait. A whole request that waits only for the
     /// client to read its answers is timed by the send timeout, not the header timeout its
-    /// first bytes started; one that waits for the loop's next turn is taken then.
+    /// first bytes started. What waits for the loop's next turn is taken then, a request cut
+    /// by the read's end too (reads stop while requests wait, so its rest comes after).
     func wait(_ item: WaitingRequests.Item, context: ChannelHandlerContext) {
         waiting.append(item)
-        guard case .part(.end) = item, case .idle = state else { return }
-        if timer == .header || timer == .body { startTimer(.sending, context: context) }
+        guard case .idle = state else { return }
+        if case .part(.end) = item, timer == .header || timer == .body { startTimer(.sending, context: context) }
         if context.channel.isWritable, !takeScheduled {
             takeScheduled = true
             context.eventLoop.assumeIsolated().execute {
