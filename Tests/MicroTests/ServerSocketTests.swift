@@ -1,5 +1,5 @@
 import Foundation
-import Micro
+@testable import Micro
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -140,6 +140,32 @@ import Testing
             try await client.send("abcde")
             #expect(try await client.readResponse().text == "5:abcde")
             #expect(!client.isClosed)
+        }
+    }
+
+    @Test func aConnectionHasATaskOnlyWhileItAnswers() async throws {
+        // Idle between requests, a keep-alive connection holds no task (nor its memory); one
+        // whose route suspends has one until the answer is written.
+        let entered = Flag()
+        let release = Flag()
+        try await withServer(routes: { app in
+            app.get("/held") { _ in
+                entered.set()
+                while !release.isSet { try await Task.sleep(for: .milliseconds(5)) }
+                return "held"
+            }
+        }) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try await client.readResponse().text == "Hello")
+            #expect(try await !hasTask(server), "an idle connection kept its task")
+
+            try await client.send("GET /held HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            try #require(await entered.wait())
+            #expect(try await hasTask(server), "a route that suspended has no task to cancel")
+            release.set()
+            #expect(try await client.readResponse().text == "held")
+            #expect(try await !hasTask(server), "the task outlived its answer")
         }
     }
 
@@ -906,6 +932,16 @@ private func napRoute(_ app: App) {
         try? await Task.sleep(for: .milliseconds(20))
         return Task.isCancelled ? "cancelled" : "rested"
     }
+}
+
+/// Whether the server's one open connection has a task now (asked on its event loop).
+private func hasTask(_ server: RunningServer) async throws -> Bool {
+    let channels = server.server.connections.open
+    try #require(channels.count == 1)
+    let channel = channels[0]
+    return try await channel.eventLoop.submit {
+        try channel.pipeline.syncOperations.handler(type: HttpHandler.self).answering
+    }.get()
 }
 
 /// The event loop the caller runs on, if any.

@@ -6,7 +6,7 @@ import NIOHTTP1
 
 /// A running server, as ``App/start()`` returns it.
 public struct RunningServer: Sendable {
-    private let server: HttpServer
+    let server: HttpServer
 
     init(_ server: HttpServer) { self.server = server }
 

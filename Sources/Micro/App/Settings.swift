@@ -144,8 +144,8 @@ public struct Settings: Sendable {
         if sessions.idleSeconds <= 0 || sessions.lifetimeSeconds <= 0 {
             problems.append("settings.sessions.idleTimeout and absoluteLifetime must be a second or more.")
         }
-        if !basePath.isEmpty, let problem = PathScope.problem(with: basePath) {
-            problems.append("settings.basePath: \(problem.replacingOccurrences(of: "a group's prefix", with: "the base path"))")
+        if !basePath.isEmpty, let problem = Self.basePathProblem(basePath) {
+            problems.append("settings.basePath: \(problem)")
         }
         for entry in trustedProxies where AddressRange(entry) == nil {
             problems.append("settings.trustedProxies has '\(entry)', which is not an IP address or a range such as 10.0.0.0/8.")
@@ -157,6 +157,11 @@ public struct Settings: Sendable {
             problems.append("settings.\(name) holds a control character.")
         }
         return problems
+    }
+
+    /// What is wrong with `path` as a base path (it is checked as a group's prefix is).
+    static func basePathProblem(_ path: String) -> String? {
+        PathScope.problem(with: path).map { $0.replacingOccurrences(of: "a group's prefix", with: "the base path") }
     }
 
     /// Descriptors kept free of connections: the listening socket, logs, templates, the users file.
@@ -183,9 +188,7 @@ public struct Settings: Sendable {
         settings.environment = try Environment.fromProcess(variables)
         if let host = variables["HOST"], !host.isEmpty { settings.host = host }
         if let basePath = variables["MICRO_BASE_PATH"], !basePath.isEmpty {
-            if let problem = PathScope.problem(with: basePath) {
-                throw ConfigurationError("MICRO_BASE_PATH: \(problem.replacingOccurrences(of: "a group's prefix", with: "the base path"))")
-            }
+            if let problem = basePathProblem(basePath) { throw ConfigurationError("MICRO_BASE_PATH: \(problem)") }
             settings.basePath = basePath
         }
         if let raw = variables["PORT"], !raw.isEmpty {

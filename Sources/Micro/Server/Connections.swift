@@ -80,9 +80,14 @@ final class Connections: Sendable {
         return admission
     }
 
+    /// The connections open now.
+    var open: [any Channel] {
+        state.withLockedValue { Array($0.channels.values) }
+    }
+
     /// Closes every open connection.
     func closeAll() {
-        for channel in state.withLockedValue({ Array($0.channels.values) }) { channel.close(promise: nil) }
+        for channel in open { channel.close(promise: nil) }
     }
 
     /// Gives the free memory back once no connection has opened for a quiet period.

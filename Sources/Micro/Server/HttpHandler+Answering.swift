@@ -132,11 +132,10 @@ extension HttpHandler {
     }
 
     /// Writes a response's parts, then takes the next request if one waited. Returns the
-    /// answer's last write when something waits for it: a file to close after it, or the
-    /// connection (its last answer, or a half-closed client's). A keep-alive answer asks
-    /// for none: a promise there costs every request an allocation, and NIO's encoder then
-    /// sends an empty buffer down the pipeline to complete it in order. Closing later (at
-    /// shutdown, or after a half-close) waits for ``answersWritten(context:)`` instead.
+    /// answer's last write for a file, which is closed after it. Other answers ask for none: a
+    /// promise costs every request an allocation, and NIO's encoder then sends an empty buffer
+    /// down the pipeline to complete it in order. Closing the connection after its answers
+    /// (its last one, at shutdown, after a half-close) waits for ``answersWritten(context:)``.
     @discardableResult
     func writeParts(
         _ response: consuming Response, fileRegion: FileRegion?, version: HTTPVersion, keepAlive: Bool,
@@ -166,13 +165,12 @@ extension HttpHandler {
         // read of the ones before.
         if send == nil { send = (.now() + Self.amount(settings.sendTimeout.seconds), nil) }
         let written: EventLoopFuture<Void>?
-        if fileRegion != nil || !keepAlive || inputClosed {
+        if fileRegion != nil {
             written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         } else {
             written = nil
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
-        lastWrite = written
         if keepAlive {
             takeWaiting(context: context)
             if let started = nextRequestStarted, case .idle = state {
@@ -190,11 +188,10 @@ extension HttpHandler {
         return written
     }
 
-    /// Completes once every answer written so far has reached the socket: the last answer's
-    /// final write if it was asked for; otherwise an empty write at the socket's end of the
-    /// pipeline (below the HTTP encoder), which NIO completes after the writes before it.
+    /// Completes once every answer written so far has reached the socket: at once when NIO
+    /// holds none of it; otherwise after an empty write at the socket's end of the pipeline
+    /// (below the HTTP encoder), which NIO completes after the writes before it.
     func answersWritten(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
-        if let lastWrite { return lastWrite }
         let unsent = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
         guard unsent > 0 else { return context.eventLoop.makeSucceededVoidFuture() }
         guard let socketEnd = try? context.pipeline.syncOperations.context(handlerType: BackPressureHandler.self) else {

@@ -59,9 +59,6 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// must next have read some, and the bytes still unsent at the last check.
     var send: (deadline: NIODeadline, unsent: Int?)?
     var remoteAddress: String?
-    /// The last answer's final write, when it was asked for (see `writeParts`): closing
-    /// after it (at shutdown, after a half-close) waits for it.
-    var lastWrite: EventLoopFuture<Void>?
     var isActive = false
     /// The connection's task while it answers: it runs the routes of its requests, one after
     /// the other, on this event loop (see `respond(to:body:context:)`). Set once a route

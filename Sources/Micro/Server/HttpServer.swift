@@ -15,7 +15,7 @@ final class HttpServer: Sendable {
     let port: Int
     private let channel: any Channel
     private let quiesce: ServerQuiescingHelper
-    private let connections: Connections
+    let connections: Connections
     private let shutdownTimeout: Double
 
     private init(channel: any Channel, quiesce: ServerQuiescingHelper, connections: Connections, host: String, shutdownTimeout: Double) {

@@ -18,7 +18,7 @@ struct IdleMemoryRelease {
     static let quietPeriod = TimeAmount.seconds(2)
 
     /// What a check decides.
-    enum Decision: Equatable {
+    enum Decision {
         /// Quiet since the last check: give the memory back.
         case release
         /// Connections came and went since the last check: check again after another quiet period.
