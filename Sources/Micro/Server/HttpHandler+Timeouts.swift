@@ -23,7 +23,7 @@ extension HttpHandler {
         }
         timer = kind
         deadline = seconds.map { start + Self.amount($0) } ?? .distantFuture
-        if timeout == nil { scheduleCheck(context: context) }
+        scheduleCheck(context: context)
     }
 
     func cancelTimer() {
@@ -38,8 +38,10 @@ extension HttpHandler {
         return .nanoseconds(Int64(max(0.01, shortest / 4) * 1e9))
     }
 
+    /// Schedules the next check, unless one is pending: a second would not be cancelled when
+    /// the connection closes (only `timeout` is), and would keep the handler until it ran.
     func scheduleCheck(context: ChannelHandlerContext) {
-        guard isActive else { return }
+        guard isActive, timeout == nil else { return }
         timeout = context.eventLoop.assumeIsolated().scheduleTask(in: checkInterval) {
             self.timeout = nil
             self.checkDeadline(context: context)
