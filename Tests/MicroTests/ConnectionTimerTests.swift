@@ -2,10 +2,10 @@ import NIOCore
 import Testing
 @testable import Micro
 
-/// The connection's deadline check: one pending at a time, whatever the connection did, and
-/// none once it closed.
+/// What a connection schedules on its event loop: one deadline check at a time, whatever the
+/// connection did, and nothing that holds its handler once it closed.
 @Suite struct ConnectionTimerTests {
-    private final class WeakHandler: @unchecked Sendable {
+    final class WeakHandler: @unchecked Sendable {
         weak var handler: HttpHandler?
     }
 
@@ -30,6 +30,29 @@ import Testing
             try await channel.closeFuture.get()
             let alive = try await channel.eventLoop.submit { weak.handler != nil }.get()
             #expect(!alive, "a deadline check outlived the connection")
+        }
+    }
+}
+
+extension ConnectionTimerTests {
+    @Test func aClientThatClosesAfterARefusalLeavesNoCloseBehind() async throws {
+        // After a refusal the server waits a second for the client to read it and close
+        // (``LingeringClose``); a client that closes first ends that wait.
+        try await withServer { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try await client.readResponse().text == "Hello")
+            let channel = try #require(server.server.connections.open.first)
+            let weak = WeakHandler()
+            try await channel.eventLoop.submit {
+                weak.handler = try channel.pipeline.syncOperations.handler(type: HttpHandler.self)
+            }.get()
+            try await client.send("GARBAGE\r\n\r\n")
+            #expect(try await client.readResponse().status == 400)
+            await client.close()
+            try await channel.closeFuture.get()
+            let alive = try await channel.eventLoop.submit { weak.handler != nil }.get()
+            #expect(!alive, "the lingering close outlived the connection")
         }
     }
 }

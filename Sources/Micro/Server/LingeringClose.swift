@@ -14,7 +14,9 @@ enum LingeringClose {
         written.assumeIsolated().whenComplete { result in
             guard case .success = result else { return context.close(promise: nil) }
             context.close(mode: .output, promise: nil)
-            context.eventLoop.assumeIsolated().scheduleTask(in: time) { context.close(promise: nil) }
+            let close = context.eventLoop.assumeIsolated().scheduleTask(in: time) { context.close(promise: nil) }
+            // A client that closes first does not leave the connection's handlers held until then.
+            context.channel.closeFuture.whenComplete { _ in close.cancel() }
         }
     }
 }
