@@ -114,6 +114,9 @@ final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
         connectionTask?.cancel()
         connectionTask = nil
         takenRequest = nil
+        // A route that does not heed the cancellation keeps the handler until it returns:
+        // the requests that waited behind it are dropped now, not then.
+        waiting.removeAll()
         cancelTimer()
         timeout?.cancel()
         timeout = nil

@@ -43,12 +43,15 @@ final class RawHttpClient: Sendable {
         case closed(received: String)
         /// The bytes are not an HTTP/1.1 response.
         case malformed(String)
+        /// The connection has no socket whose options can be set.
+        case notASocket
 
         var description: String {
             switch self {
             case .timedOut(let received): "timed out; received \(received.debugDescription)"
             case .closed(let received): "connection closed; received \(received.debugDescription)"
             case .malformed(let detail): "malformed response: \(detail)"
+            case .notASocket: "the connection is not a socket"
             }
         }
     }
@@ -111,6 +114,14 @@ final class RawHttpClient: Sendable {
     /// Closes the connection (if the server has not already).
     func close() async {
         try? await channel.close()
+    }
+
+    /// Resets the connection: closes it with `SO_LINGER` at zero, so the server gets a TCP
+    /// reset, as from a client that crashed, rather than the end of its requests.
+    func reset() async throws {
+        guard let socket = channel as? any SocketOptionProvider else { throw Failure.notASocket }
+        try await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        try await channel.close()
     }
 
     // MARK: Receiving
