@@ -12,7 +12,10 @@ import NIOPosix
 /// answers come after the read, that cost two `epoll_ctl` calls per request.) An observer of
 /// the raw bytes in front of the decoder tells it when the first bytes of a request arrive,
 /// and how many bytes a body takes on the wire (see ``WireObserver``).
-final class HttpHandler: ChannelDuplexHandler, RemovableChannelHandler {
+///
+/// It cannot be removed from the pipeline: its end is `channelInactive`, which cancels its
+/// deadline check and its task.
+final class HttpHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
