@@ -35,9 +35,7 @@ import Testing
             #expect(!alive, "a deadline check outlived the connection")
         }
     }
-}
 
-extension ClosedConnectionTests {
     @Test func aClientThatClosesAfterARefusalLeavesNoCloseBehind() async throws {
         // After a refusal the server waits a second for the client to read it and close
         // (``LingeringClose``); a client that closes first ends that wait.
