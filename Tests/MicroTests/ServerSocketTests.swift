@@ -715,12 +715,13 @@ import Testing
 
     @Test func atShutdownTheAnswerUnderWayIsTheConnectionsLast() async throws {
         let entered = Flag()
-        let shuttingDown = Flag()
+        let quiesced = Flag()
         let server = try await startServer({ $0.shutdownTimeout = .seconds(3) }) { app in
             app.get("/sleepy") { _ in
                 entered.set()
-                // Answers 300 ms into the shutdown, however slow the machine.
-                await waitIgnoringCancellation(for: shuttingDown, then: 0.3)
+                // Answers once the shutdown has reached its connection, however slow the machine
+                // (a fixed wait into the shutdown was once too short under the whole suite).
+                await waitIgnoringCancellation(for: quiesced, then: 0)
                 return "Slept well"
             }
         }
@@ -732,8 +733,20 @@ import Testing
         let busy = try await RawHttpClient.connect(port: server.port)
         try await busy.send("GET /sleepy HTTP/1.1\r\nHost: localhost\r\n\r\nGET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
         try #require(await entered.wait(), "the request never reached the route")
+        let busyChannel = try #require(await answeringChannel(server), "no connection was answering")
+        let watcher = Task {
+            // The shutdown has reached the busy connection once its handler takes no more requests.
+            while !Task.isCancelled {
+                let reached = try? await busyChannel.eventLoop.submit {
+                    try !busyChannel.pipeline.syncOperations.handler(type: HttpHandler.self).waiting.acceptsMore
+                }.get()
+                if reached ?? true { break }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            quiesced.set()
+        }
+        defer { watcher.cancel() }
 
-        shuttingDown.set()
         // Shut down from this task, not a child one: with every suite running, a child task
         // could start late (once, the idle connection was still open 1 s after the `async let`).
         // The shutdown is clean only when every connection closed before its timeout (3 s),
@@ -935,6 +948,17 @@ private func napRoute(_ app: App) {
 }
 
 /// Whether the server's one open connection has a task now (asked on its event loop).
+/// An open connection whose handler is answering a request, if any.
+private func answeringChannel(_ server: RunningServer) async -> (any Channel)? {
+    for channel in server.server.connections.open {
+        let answering = try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: HttpHandler.self).answering
+        }.get()
+        if answering == true { return channel }
+    }
+    return nil
+}
+
 private func hasTask(_ server: RunningServer) async throws -> Bool {
     let channels = server.server.connections.open
     try #require(channels.count == 1)
