@@ -719,8 +719,8 @@ import Testing
         let server = try await startServer({ $0.shutdownTimeout = .seconds(3) }) { app in
             app.get("/sleepy") { _ in
                 entered.set()
-                // Answers once the shutdown has reached its connection, however slow the machine
-                // (a fixed wait into the shutdown was once too short under the whole suite).
+                // Answers once the shutdown has reached its connection, however slow the machine:
+                // a fixed wait could end before it arrives.
                 await waitIgnoringCancellation(for: quiesced, then: 0)
                 return "Slept well"
             }
@@ -947,7 +947,6 @@ private func napRoute(_ app: App) {
     }
 }
 
-/// Whether the server's one open connection has a task now (asked on its event loop).
 /// An open connection whose handler is answering a request, if any.
 private func answeringChannel(_ server: RunningServer) async -> (any Channel)? {
     for channel in server.server.connections.open {
@@ -959,6 +958,7 @@ private func answeringChannel(_ server: RunningServer) async -> (any Channel)? {
     return nil
 }
 
+/// Whether the server's one open connection has a task now (asked on its event loop).
 private func hasTask(_ server: RunningServer) async throws -> Bool {
     let channels = server.server.connections.open
     try #require(channels.count == 1)
