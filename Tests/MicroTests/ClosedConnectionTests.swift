@@ -23,11 +23,10 @@ import Testing
             }
             let channel = try #require(server.server.connections.open.first)
             let weak = WeakHandler()
-            let interval = try await channel.eventLoop.submit {
-                let handler = try channel.pipeline.syncOperations.handler(type: HttpHandler.self)
+            let interval = try await channel.withHttpHandler { handler in
                 weak.handler = handler
                 return handler.checkInterval
-            }.get()
+            }
             #expect(interval < .milliseconds(150), "no check ran between the answers: the test shows nothing")
             await client.close()
             try await channel.closeFuture.get()
@@ -45,9 +44,7 @@ import Testing
             #expect(try await client.readResponse().text == "Hello")
             let channel = try #require(server.server.connections.open.first)
             let weak = WeakHandler()
-            try await channel.eventLoop.submit {
-                weak.handler = try channel.pipeline.syncOperations.handler(type: HttpHandler.self)
-            }.get()
+            try await channel.withHttpHandler { weak.handler = $0 }
             try await client.send("GARBAGE\r\n\r\n")
             #expect(try await client.readResponse().status == 400)
             let closing = ContinuousClock.now
@@ -81,11 +78,10 @@ import Testing
             try #require(await entered.wait())
             let channel = try #require(server.server.connections.open.first)
             let weak = WeakHandler()
-            let waitedBefore = try await channel.eventLoop.submit {
-                let handler = try channel.pipeline.syncOperations.handler(type: HttpHandler.self)
+            let waitedBefore = try await channel.withHttpHandler { handler in
                 weak.handler = handler
                 return !handler.waiting.isEmpty
-            }.get()
+            }
             #expect(waitedBefore, "nothing waited behind the route: the test shows nothing")
             // A reset, not a close: a client's close may be a half-close, whose requests are
             // all answered before the connection closes.

@@ -737,9 +737,7 @@ import Testing
         let watcher = Task {
             // The shutdown has reached the busy connection once its handler takes no more requests.
             while !Task.isCancelled {
-                let reached = try? await busyChannel.eventLoop.submit {
-                    try !busyChannel.pipeline.syncOperations.handler(type: HttpHandler.self).waiting.acceptsMore
-                }.get()
+                let reached = try? await busyChannel.withHttpHandler { !$0.waiting.acceptsMore }
                 if reached ?? true { break }
                 try? await Task.sleep(for: .milliseconds(2))
             }
@@ -950,9 +948,7 @@ private func napRoute(_ app: App) {
 /// An open connection whose handler is answering a request, if any.
 private func answeringChannel(_ server: RunningServer) async -> (any Channel)? {
     for channel in server.server.connections.open {
-        let answering = try? await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.handler(type: HttpHandler.self).answering
-        }.get()
+        let answering = try? await channel.withHttpHandler { $0.answering }
         if answering == true { return channel }
     }
     return nil
@@ -962,10 +958,7 @@ private func answeringChannel(_ server: RunningServer) async -> (any Channel)? {
 private func hasTask(_ server: RunningServer) async throws -> Bool {
     let channels = server.server.connections.open
     try #require(channels.count == 1)
-    let channel = channels[0]
-    return try await channel.eventLoop.submit {
-        try channel.pipeline.syncOperations.handler(type: HttpHandler.self).answering
-    }.get()
+    return try await channels[0].withHttpHandler { $0.answering }
 }
 
 /// The event loop the caller runs on, if any.
