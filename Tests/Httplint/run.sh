@@ -37,7 +37,7 @@ trap 'cleanup; exit 130' INT TERM
 
 say "serving $base_url (production mode, credentials.yml)"
 secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
-sample_app_start "$log" PORT="$port" MICRO_ENV=production MICRO_SESSION_SECRET="$secret"
+sample_app_start "$log" PORT="$port" MICRO_ENV=production MICRO_ALLOW_DEMO_USERS=1 MICRO_SESSION_SECRET="$secret"
 sample_app_wait "$base_url/css/app.css" "$SAMPLE_APP_PID" "$log" || exit 1
 
 # 3. The checks.

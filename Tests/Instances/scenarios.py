@@ -24,6 +24,7 @@ Only the standard library. Prints a line per check and a summary; exits 1 when a
 """
 
 import argparse
+import base64
 import http.client
 import os
 import re
@@ -80,9 +81,9 @@ class Browser:
         """The same cookies, sent to another base URL."""
         return Browser(base, source or self.source, self.cookies)
 
-    def request(self, method, path, fields=None):
+    def request(self, method, path, fields=None, extra=None):
         connection = http.client.HTTPConnection(self.host, self.port, timeout=30, source_address=(self.source, 0))
-        headers = {}
+        headers = dict(extra or {})
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         body = None
@@ -91,7 +92,13 @@ class Browser:
             headers.update({"Content-Type": "application/x-www-form-urlencoded",
                             "Origin": self.base, "Sec-Fetch-Site": "same-origin"})
         try:
-            connection.request(method, path, body=body, headers=headers)
+            if "Host" in headers:
+                connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+                for name, value in headers.items():
+                    connection.putheader(name, value)
+                connection.endheaders(body.encode() if body else None)
+            else:
+                connection.request(method, path, body=body, headers=headers)
             response = connection.getresponse()
             answer = Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
             for name, value in response.getheaders():
@@ -223,6 +230,32 @@ def scenario_forwarded(args, alice):
     check(signed_in(other.get("/protected"), name), "signed in through nginx")
 
 
+def scenario_edges(args, alice):
+    """What a client sends past nginx on its own: a mount point (nginx here passes a client's
+    X-Forwarded-Prefix on, as it does unless told otherwise), and a host the app does not serve
+    (DNS rebinding: the browser's Host names the attacker's site)."""
+    username, password, name = alice
+    forged = {"X-Forwarded-Prefix": "/evil"}
+    client = Browser(args.proxy, source="127.0.0.9")
+    page = client.request("GET", "/signin", extra=forged)
+    check(page.status == 200 and b"/evil" not in page.body, "a forged X-Forwarded-Prefix through nginx: the sign-in page has no /evil",
+          str(page))
+    answer = client.request("GET", "/protected", extra=forged)
+    check(answer.status == 302 and answer.location == "/signin", "and the redirect to sign-in stays /signin", str(answer))
+    cookie = answer.header("Set-Cookie") or ""
+    check("/evil" not in cookie, "and no cookie is scoped under /evil", cookie)
+    for host in ("rebind.evil.example", f"rebind.evil.example:{urlsplit(args.proxy).port}"):
+        foreign = Browser(args.proxy, source="127.0.0.9").request("GET", "/signin", extra={"Host": host})
+        check(foreign.status == 421 and foreign.header("Set-Cookie") is None,
+              f"a foreign Host through nginx ({host}) gets 421, no cookie", str(foreign))
+    # HTTP Basic with right credentials, as a rebound page would send them.
+    token = base64.b64encode(f"{username}:{password}".encode()).decode()
+    basic = Browser(args.proxy, source="127.0.0.9").request(
+        "GET", "/admin/users", extra={"Host": "rebind.evil.example", "Authorization": f"Basic {token}", "Accept": "application/json"})
+    check(basic.status == 421 and name.encode() not in basic.body, "HTTP Basic under a foreign Host through nginx gets 421", str(basic))
+    check(Browser(args.proxy, source="127.0.0.9").get("/signin").status == 200, "the proxy's own address is served")
+
+
 def scenario_failover(args, alice):
     username, password, name = alice
     user = Browser(args.proxy, source="127.0.0.7")
@@ -281,6 +314,7 @@ def main():
         ("sign-out", lambda: scenario_sign_out(args, alice, one)),
         ("throttle", lambda: scenario_throttle(args, bob)),
         ("forwarded", lambda: scenario_forwarded(args, alice)),
+        ("edges", lambda: scenario_edges(args, alice)),
         ("failover", lambda: scenario_failover(args, alice)),
     ]
     for name, run in scenarios:

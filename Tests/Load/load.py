@@ -74,6 +74,8 @@ class Server:
         variables.update({
             "HOST": HOST, "PORT": str(self.port), "MICRO_ENV": "production",
             "MICRO_SESSION_SECRET": secrets.token_hex(32),
+            # credentials.yml's demo user, deliberately: production refuses it otherwise.
+            "MICRO_ALLOW_DEMO_USERS": "1",
         })
         variables.update(env or {})
         self.log = open(self.log_path, "wb")

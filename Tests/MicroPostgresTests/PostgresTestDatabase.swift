@@ -91,7 +91,7 @@ struct SharedStores {
         settings.environment = .test
         settings.accessLog = false
         settings.port = 0
-        settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views-\(UUID().uuidString)").path
+        settings.views = nil
         settings.sessions.revocations = revocations
         let app = App(settings: settings, logger: PostgresTestDatabase.quiet)
         var authentication = Authentication(users: users)

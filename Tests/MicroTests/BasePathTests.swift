@@ -6,11 +6,12 @@ import Testing
 /// An app mounted under a sub-path behind a proxy: by the base path setting, or by a trusted
 /// proxy's `X-Forwarded-Prefix`.
 @Suite struct BasePathTests {
-    private func makeApp(basePath: String = "", trustedProxies: [String] = []) throws -> (App, TemporaryFolder) {
+    private func makeApp(basePath: String = "", trustedProxies: [String] = [], forwardedPrefixes: [String] = []) throws -> (App, TemporaryFolder) {
         let folder = try TemporaryFolder()
         let app = isolatedApp { settings in
             settings.basePath = basePath
             settings.trustedProxies = trustedProxies
+            settings.forwardedPrefixes = forwardedPrefixes
         }
         var authentication = Authentication(users: try UserStoreKind.yaml.make(in: folder))
         authentication.hasher = PasswordHasher(threads: 1)
@@ -39,8 +40,29 @@ import Testing
         #expect(try await client.post("/tools/signout", form: [:]).location == "/tools/")
     }
 
+    @Test func anUnlistedPrefixFromATrustedProxyIsIgnored() async throws {
+        // nginx passes a client's own X-Forwarded-Prefix on unless told otherwise: from the
+        // trusted proxy, a value the app does not list is the client's word.
+        let (app, folder) = try makeApp(trustedProxies: ["10.0.0.1"], forwardedPrefixes: ["/tools"])
+        defer { folder.remove() }
+        let client = TestClient(app)
+        client.remoteAddress = "10.0.0.1"
+        let forged = try await client.get("/signin", headers: ["X-Forwarded-Prefix": "/evil"])
+        #expect(forged.status == .ok)
+        #expect(!forged.text.contains("/evil"))
+        #expect(try await client.get("/protected", headers: ["X-Forwarded-Prefix": "/evil"]).location == "/signin")
+        let signedIn = try await client.post("/signin", form: ["username": "user", "password": "secret123"], headers: ["X-Forwarded-Prefix": "/evil"])
+        #expect(signedIn.headers.first(name: "Set-Cookie")?.contains("Path=/;") == true)
+        // With no list at all, no prefix is believed.
+        let (unlisted, other) = try makeApp(trustedProxies: ["10.0.0.1"])
+        defer { other.remove() }
+        let proxied = TestClient(unlisted)
+        proxied.remoteAddress = "10.0.0.1"
+        #expect(try await proxied.get("/protected", headers: ["X-Forwarded-Prefix": "/tools"]).location == "/signin")
+    }
+
     @Test func aTrustedProxysForwardedPrefixIsUsedAndAnyoneElsesIgnored() async throws {
-        let (app, folder) = try makeApp(trustedProxies: ["10.0.0.1"])
+        let (app, folder) = try makeApp(trustedProxies: ["10.0.0.1"], forwardedPrefixes: ["/tools", "/x"])
         defer { folder.remove() }
         let client = TestClient(app)
         client.remoteAddress = "10.0.0.1"

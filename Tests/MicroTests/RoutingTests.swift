@@ -74,6 +74,39 @@ import Testing
         #expect(response.headers.first(name: "X-Why") == "because")
     }
 
+    @Test func haltSendsPlainTextSoWhatItQuotesIsNotMarkup() async throws {
+        let app = testApp()
+        app.get("/items/:id") { request in
+            try request.halt(.notFound, "No item \(request.params["id"] ?? "")")
+        }
+        app.get("/page") { request in try request.halt(.notFound, html: "<p>No <b>page</b></p>") }
+        app.get("/typed") { request in
+            request.response.contentType = "text/html; charset=utf-8"
+            try request.halt(.ok, "<p>the route says HTML</p>")
+        }
+        let client = TestClient(app)
+        let reflected = try await client.get("/items/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+        #expect(reflected.status == .notFound)
+        #expect(reflected.headers.first(name: "Content-Type") == "text/plain; charset=utf-8")
+        #expect(reflected.headers.first(name: "X-Content-Type-Options") == "nosniff")
+        let page = try await client.get("/page")
+        #expect(page.headers.first(name: "Content-Type") == "text/html; charset=utf-8")
+        #expect(page.text == "<p>No <b>page</b></p>")
+        #expect(try await client.get("/typed").headers.first(name: "Content-Type") == "text/html; charset=utf-8")
+    }
+
+    @Test func aMissingViewsFolderStopsStartUpNamingIt() async throws {
+        let app = testApp { $0.views = "/nonexistent/micro-views" }
+        app.get("/") { _ in "home" }
+        await #expect(throws: ConfigurationError.self) { try await TestClient(app).get("/") }
+        do {
+            _ = try await app.start()
+            Issue.record("started without its views folder")
+        } catch let error as ConfigurationError {
+            #expect(error.message.contains("settings.views: the views folder '/nonexistent/micro-views' does not exist"))
+        }
+    }
+
     @Test func haltFromAHelperDeepInsideTheBlock() async throws {
         let app = testApp()
         @Sendable func requireNumber(_ request: Request) throws -> Int {

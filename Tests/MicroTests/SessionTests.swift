@@ -456,7 +456,7 @@ private func sessionApp(
         var settings = try Settings.fromProcess(["MICRO_ENV": "production", "MICRO_SESSION_SECRET": "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61"])
         settings.accessLog = false
         settings.publicFolder = nil
-        settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views-\(UUID().uuidString)").path
+        settings.views = nil
         let app = App(settings: settings, logger: .quietForTests)
         app.post("/set") { request in
             request.session["who"] = "ann"

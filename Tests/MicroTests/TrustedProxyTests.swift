@@ -5,7 +5,10 @@ import Testing
 /// `settings.trustedProxies`: whose `X-Forwarded-For` and `X-Forwarded-Host` count.
 @Suite struct TrustedProxyTests {
     private func app(trusting proxies: [String] = []) -> App {
-        let app = testApp { $0.trustedProxies = proxies }
+        let app = testApp {
+            $0.trustedProxies = proxies
+            $0.allowedHosts = ["tools.example.com"]
+        }
         app.get("/who") { request in "\(request.clientAddress ?? "none") \(request.host ?? "none")" }
         return app
     }

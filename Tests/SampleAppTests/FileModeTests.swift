@@ -15,6 +15,9 @@ import Testing
     private func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-modes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The app's templates, which it needs to start, from the package's own folder.
+        let views = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("views")
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("views"), withDestinationURL: views)
         return folder
     }
 

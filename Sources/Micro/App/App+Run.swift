@@ -31,10 +31,10 @@ extension App {
         let server: RunningServer
         do {
             server = try await start()
+        } catch let error as ConfigurationError {
+            Self.exitCannotStart(error)
         } catch {
-            let reason = (error as? ConfigurationError)?.message ?? "cannot listen on \(settings.host):\(settings.port): \(error)"
-            FileHandle.standardError.write(Data("Micro cannot start: \(reason)\n".utf8))
-            exit(1)
+            Self.exitCannotStart(ConfigurationError("cannot listen on \(settings.host):\(settings.port): \(error)"))
         }
         let settings = settings
         // Caught from here on, before the start-up line: whoever waits for it may signal at once.

@@ -31,6 +31,9 @@ public final class App: RouteBuilder {
         var reloadables: [any Reloadable] = []
         /// Mistakes found while the app was defined (a bad pattern), reported at start-up.
         var problems: [String] = []
+        /// Checks run with the final settings when the app is built for serving: a problem
+        /// stops start-up, a warning is logged.
+        var startupChecks: [@Sendable (Settings) -> (problem: String?, warning: String?)] = []
         /// The app built for serving, until the definition changes.
         var responder: Responder?
     }
@@ -122,6 +125,11 @@ public final class App: RouteBuilder {
         update { $0.problems.append(message) }
     }
 
+    /// Adds a check run with the final settings when the app is built for serving.
+    func addStartupCheck(_ check: @escaping @Sendable (Settings) -> (problem: String?, warning: String?)) {
+        update { $0.startupChecks.append(check) }
+    }
+
     /// Adds a value every template and layout sees under `name`: what `value` makes of the
     /// request (the app's version, a plugin's own; nil for none), made only when a template
     /// first looks the name up. The route's values win over it; a later one of the same name
@@ -157,10 +165,19 @@ public final class App: RouteBuilder {
     func makeResponder() throws(ConfigurationError) -> Responder {
         try definition.withLock { (definition: inout Definition) throws(ConfigurationError) -> Responder in
             if let responder = definition.responder { return responder }
-            let problems = definition.problems + definition.settings.problems()
+            var problems = definition.problems + definition.settings.problems()
+            var warnings: [String] = []
+            if problems.isEmpty {
+                for check in definition.startupChecks {
+                    let (problem, warning) = check(definition.settings)
+                    problems += problem.map { [$0] } ?? []
+                    warnings += warning.map { [$0] } ?? []
+                }
+            }
             guard problems.isEmpty else {
                 throw ConfigurationError(problems.joined(separator: "\n"))
             }
+            for warning in warnings { logger.warning("\(warning)") }
             let responder = try Responder(definition: definition, logger: logger)
             definition.responder = responder
             return responder

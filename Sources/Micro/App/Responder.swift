@@ -18,8 +18,9 @@ final class Responder: HttpResponding {
     let services: Services
 
     init(definition: App.Definition, logger: Logger) throws(ConfigurationError) {
-        settings = definition.settings
-        serverSettings = definition.settings.server
+        let settings = definition.settings.resolved()
+        self.settings = settings
+        serverSettings = settings.server
         self.logger = logger
         router = definition.router
         beforeFilters = definition.beforeFilters
@@ -31,15 +32,17 @@ final class Responder: HttpResponding {
             let (aLength, bLength) = (a.element.scope?.prefix.utf8.count ?? 0, b.element.scope?.prefix.utf8.count ?? 0)
             return aLength != bLength ? aLength > bLength : a.offset < b.offset
         }.map(\.element)
-        staticFiles = definition.settings.publicFolder.flatMap {
-            StaticFiles(folder: $0, cacheControl: definition.settings.staticCacheControl, environment: definition.settings.environment)
+        staticFiles = settings.publicFolder.flatMap {
+            StaticFiles(folder: $0, cacheControl: settings.staticCacheControl, environment: settings.environment)
         }
         if let warning = SessionSecret.startupWarning(settings) { logger.warning("\(warning)") }
         services = Services(
-            settings: definition.settings,
+            settings: settings,
             sessions: try Sessions(settings: settings, checks: definition.sessionChecks),
-            views: try Views(folder: settings.views, environment: settings.environment),
-            csrf: CsrfProtection(exemptions: definition.csrfExemptions, trustedOrigins: settings.trustedOrigins),
+            views: try Views(folder: settings.views ?? "", environment: settings.environment),
+            csrf: CsrfProtection(
+                exemptions: definition.csrfExemptions,
+                trustedOrigins: settings.trustedOrigins + (settings.parsedPublicUrl.map { [$0.origin] } ?? [])),
             securityHeaders: settings.securityHeaders,
             templateValues: definition.templateValues,
             extensions: definition.extensions,
@@ -55,7 +58,10 @@ final class Responder: HttpResponding {
         let start = timed ? NIODeadline.now() : .uptimeNanoseconds(0)
         var response: Response
         var route = AppMetrics.Route.unmatched
-        do {
+        do throws(HttpError) {
+            // Before anything reads the request: a foreign host is a rebound name.
+            let host = services.proxies.forwardedHost(peer: remoteAddress, headers: headers) ?? headers.first(name: "Host")
+            guard services.allowedHosts.allows(host) else { throw AllowedHosts.refusal(of: host ?? "") }
             let request = try Request(
                 method: method, uri: uri, headers: headers, body: body,
                 services: services, logger: logger, remoteAddress: remoteAddress)

@@ -9,6 +9,8 @@ final class Services: Sendable {
     let securityHeaders: SecurityHeaders
     /// The reverse proxies whose forwarding headers are believed.
     let proxies: TrustedProxies
+    /// The hosts the app answers for.
+    let allowedHosts: AllowedHosts
     /// Values extensions add to every template, by name (authentication adds the user).
     let templateValues: [String: TemplateValue]
     /// Services plugins registered, by type.
@@ -28,7 +30,8 @@ final class Services: Sendable {
         self.views = views
         self.csrf = csrf
         self.securityHeaders = securityHeaders
-        proxies = TrustedProxies(settings.trustedProxies)
+        proxies = TrustedProxies(settings.trustedProxies, prefixes: settings.forwardedPrefixes)
+        allowedHosts = AllowedHosts(settings.allowedHosts, publicHost: settings.parsedPublicUrl?.host)
         self.templateValues = templateValues
         self.extensions = extensions
         self.groupAnswers = groupAnswers

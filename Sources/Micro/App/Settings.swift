@@ -11,8 +11,9 @@ import Metrics
 public struct Settings: Sendable {
     /// development, production or test (from `MICRO_ENV`).
     public var environment: Environment = .development
-    /// The folder of templates.
-    public var views = "views"
+    /// The folder of templates; nil for an app without any (the built-in sign-in pages still
+    /// work). A folder that does not exist stops start-up.
+    public var views: String? = "views"
     /// The folder whose files are served as they are; nil serves none.
     public var publicFolder: String? = "public"
     /// `Cache-Control` of static files. `no-cache` makes browsers revalidate with the ETag,
@@ -98,9 +99,30 @@ public struct Settings: Sendable {
     /// (`/tools`: the app's `/signin` is then `/tools/signin`); empty for none (`MICRO_BASE_PATH`
     /// sets it). Requests outside it get a 404. Redirects, the return path after sign-in and
     /// ``Request/url(_:)`` add it; templates see it as `{{basePath}}`. A trusted proxy that
-    /// strips the prefix itself says it with `X-Forwarded-Prefix` instead
-    /// (nginx: `proxy_set_header X-Forwarded-Prefix /tools;`).
+    /// strips the prefix itself says it with `X-Forwarded-Prefix` instead, which is believed
+    /// only when it is one of ``forwardedPrefixes``. A path in ``publicUrl`` sets it too.
     public var basePath = ""
+    /// The values of `X-Forwarded-Prefix` believed from a trusted proxy (`/tools`); any other
+    /// value is ignored. Empty by default: nginx passes a client's own `X-Forwarded-Prefix` on
+    /// unless told otherwise, so a listed value is the only proof that the proxy set it.
+    /// `MICRO_FORWARDED_PREFIXES` sets it (comma-separated).
+    public var forwardedPrefixes: [String] = []
+    /// The host names the app answers for besides IP literals, `localhost` and the host of
+    /// ``publicUrl`` (`tools.example.com`; a leading dot allows a domain and its subdomains:
+    /// `.example.com`); a request naming another host in `Host` (or, from a trusted proxy, in
+    /// `X-Forwarded-Host`) gets `421 Misdirected Request` before anything reads it. This is
+    /// what stops DNS rebinding. `MICRO_ALLOWED_HOSTS` sets it (comma-separated). The port is
+    /// not compared.
+    public var allowedHosts: [String] = []
+    /// The app's external address (`https://tools.example.com`, or with the path it is mounted
+    /// under: `https://example.com/tools`); `MICRO_PUBLIC_URL` sets it. Its host is allowed,
+    /// its origin trusted by the CSRF check, its path the ``basePath``; absolute URLs the app
+    /// builds start with it (``Request/absoluteUrl(_:)``); `https` there makes the session
+    /// cookie `Secure` in any environment.
+    public var publicUrl: String?
+    /// Whether production may start with a user whose password is a published demo one
+    /// (``Authentication/demoPasswords``): `MICRO_ALLOW_DEMO_USERS=1`, for a deliberate demo.
+    public var allowsDemoUsers = false
     /// The app's public origins (`"https://tools.example.com"`), for a proxy that passes on
     /// neither the `Host` the browser used nor `X-Forwarded-Host`: a state-changing request
     /// whose `Origin` is neither the request's host nor one of these gets a 403. Only the app's
@@ -133,6 +155,9 @@ public struct Settings: Sendable {
             problems.append(
                 "settings.maxConnections is \(maxConnections), but this process may open only \(files) files (ulimit -n) and each connection takes one: raise the limit (ulimit -n, or LimitNOFILE= in a systemd unit) or lower maxConnections (MICRO_MAX_CONNECTIONS) to \(max(1, (files - Self.reservedFiles) / 2)) or less.")
         }
+        if let views, !Self.isDirectory(views) {
+            problems.append("settings.views: the views folder '\(views)' does not exist (relative paths start at \(FileManager.default.currentDirectoryPath)); create it, or set settings.views = nil for an app without templates.")
+        }
         if bodyLimit <= 0 { problems.append("settings.bodyLimit is \(bodyLimit); it must be positive.") }
         if formFieldLimit < 1 { problems.append("settings.formFieldLimit is \(formFieldLimit); it must be at least 1.") }
         if formMemoryLimit < 1 { problems.append("settings.formMemoryLimit is \(formMemoryLimit); it must be positive.") }
@@ -150,6 +175,22 @@ public struct Settings: Sendable {
         for entry in trustedProxies where AddressRange(entry) == nil {
             problems.append("settings.trustedProxies has '\(entry)', which is not an IP address or a range such as 10.0.0.0/8.")
         }
+        for entry in forwardedPrefixes where PathScope.problem(with: entry) != nil {
+            problems.append("settings.forwardedPrefixes has '\(entry)'; a prefix starts with a slash and holds only literal segments: /tools, say.")
+        }
+        for entry in allowedHosts where Self.hostProblem(entry) != nil {
+            problems.append("settings.allowedHosts has '\(entry)'; \(Self.hostProblem(entry)!)")
+        }
+        if let publicUrl {
+            do {
+                let url = try PublicUrl(publicUrl)
+                if !url.path.isEmpty, !basePath.isEmpty, url.path != basePath {
+                    problems.append("settings.publicUrl's path \(url.path) differs from settings.basePath \(basePath); give one of them.")
+                }
+            } catch {
+                problems.append("settings.publicUrl: \(error.message)")
+            }
+        }
         for entry in trustedOrigins where CsrfProtection.origin(entry) == nil {
             problems.append("settings.trustedOrigins has '\(entry)'; an origin is http:// or https://, a host and an optional port from 1 to 65535, nothing more: https://tools.example.com, say.")
         }
@@ -162,6 +203,37 @@ public struct Settings: Sendable {
     /// What is wrong with `path` as a base path (it is checked as a group's prefix is).
     static func basePathProblem(_ path: String) -> String? {
         PathScope.problem(with: path).map { $0.replacingOccurrences(of: "a group's prefix", with: "the base path") }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// Why `entry` cannot be an allowed host; nil when it can: a name of letters, digits, `-`
+    /// and dots, with an optional leading dot, and no port.
+    static func hostProblem(_ entry: String) -> String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.".utf8)
+        let name = entry.hasPrefix(".") ? entry.dropFirst() : Substring(entry)
+        guard !name.isEmpty, name.utf8.allSatisfy(allowed.contains), !name.hasPrefix("."), !name.contains("..") else {
+            return "expected a host name such as tools.example.com, or .example.com for a domain and its subdomains (no scheme, port or path)."
+        }
+        return nil
+    }
+
+    /// The settings as the app serves with them: the public URL's path as the base path.
+    func resolved() -> Settings {
+        var settings = self
+        if settings.basePath.isEmpty, let url = try? settings.publicUrl.map(PublicUrl.init), !url.path.isEmpty {
+            settings.basePath = url.path
+        }
+        return settings
+    }
+
+    /// The public URL, parsed; nil when there is none (or it is malformed, which
+    /// ``problems()`` reports).
+    var parsedPublicUrl: PublicUrl? {
+        publicUrl.flatMap { try? PublicUrl($0) }
     }
 
     /// Descriptors kept free of connections: the listening socket, logs, templates, the users file.
@@ -181,8 +253,9 @@ public struct Settings: Sendable {
     }
 
     /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
-    /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES` (comma-separated) and
-    /// `MICRO_SESSION_SECRET` applied. A bad value throws an error naming its variable.
+    /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES`, `MICRO_FORWARDED_PREFIXES`,
+    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_ALLOW_DEMO_USERS`
+    /// and `MICRO_SESSION_SECRET` applied. A bad value throws an error naming its variable.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
@@ -204,13 +277,46 @@ public struct Settings: Sendable {
             settings.maxConnections = limit
         }
         if let raw = variables["MICRO_TRUSTED_PROXIES"], !raw.isEmpty {
-            let entries = raw.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+            let entries = Self.list(raw)
             if let bad = entries.first(where: { AddressRange($0) == nil }) {
                 throw ConfigurationError("MICRO_TRUSTED_PROXIES has '\(bad)'; expected IP addresses or ranges separated by commas, such as 127.0.0.1,10.0.0.0/8.")
             }
             settings.trustedProxies = entries
         }
+        if let raw = variables["MICRO_FORWARDED_PREFIXES"], !raw.isEmpty {
+            let entries = Self.list(raw)
+            if let bad = entries.first(where: { PathScope.problem(with: $0) != nil }) {
+                throw ConfigurationError("MICRO_FORWARDED_PREFIXES has '\(bad)'; expected paths separated by commas, such as /tools,/admin-tools.")
+            }
+            settings.forwardedPrefixes = entries
+        }
+        if let raw = variables["MICRO_ALLOWED_HOSTS"], !raw.isEmpty {
+            let entries = Self.list(raw)
+            if let bad = entries.first(where: { hostProblem($0) != nil }) {
+                throw ConfigurationError("MICRO_ALLOWED_HOSTS has '\(bad)'; \(hostProblem(bad)!)")
+            }
+            settings.allowedHosts = entries
+        }
+        if let raw = variables["MICRO_PUBLIC_URL"], !raw.isEmpty {
+            let url: PublicUrl
+            do { url = try PublicUrl(raw) } catch { throw ConfigurationError("MICRO_PUBLIC_URL: \(error.message)") }
+            if !url.path.isEmpty, !settings.basePath.isEmpty, url.path != settings.basePath {
+                throw ConfigurationError("MICRO_PUBLIC_URL's path \(url.path) differs from MICRO_BASE_PATH \(settings.basePath); give one of them.")
+            }
+            settings.publicUrl = raw
+        }
+        if let raw = variables["MICRO_ALLOW_DEMO_USERS"], !raw.isEmpty {
+            guard raw == "1" || raw == "0" else {
+                throw ConfigurationError("MICRO_ALLOW_DEMO_USERS is '\(raw)'; expected 1 (allow a published demo password in production) or 0.")
+            }
+            settings.allowsDemoUsers = raw == "1"
+        }
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
         return settings
+    }
+
+    /// The entries of a comma-separated variable, trimmed, without empty ones.
+    private static func list(_ raw: String) -> [String] {
+        raw.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 }

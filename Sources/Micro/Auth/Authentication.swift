@@ -62,6 +62,11 @@ public struct Authentication: AppPlugin, Sendable {
     /// user's password and roles stay the same and their sessions are not revoked).
     public var basicCredentialLifetime: Duration = .seconds(60)
 
+    /// Passwords that are published (the README's demo user's `secret123`): in production, a
+    /// users file holding a user with one of them stops start-up, unless
+    /// ``Settings/allowsDemoUsers`` (`MICRO_ALLOW_DEMO_USERS=1`) says it is a deliberate demo.
+    public var demoPasswords = ["secret123"]
+
     /// The longest username read, in UTF-8 bytes: a longer one is refused before anything
     /// looks at it (no user can have it).
     public static let maximumUsernameLength = 256
@@ -85,8 +90,10 @@ public struct Authentication: AppPlugin, Sendable {
         if acceptsBasicCredentials {
             app.addCredentialCheck { request in try await service.acceptBasicCredentials(request) }
         }
-        if let yaml = users as? YamlUserStore, let warning = yaml.costWarning(configuredCost: passwordCost) {
-            app.logger.warning("\(warning)")
+        if let yaml = users as? YamlUserStore {
+            if let warning = yaml.costWarning(configuredCost: passwordCost) { app.logger.warning("\(warning)") }
+            let demoPasswords = demoPasswords
+            app.addStartupCheck { settings in DemoPasswordCheck.result(yaml, passwords: demoPasswords, settings: settings) }
         }
         // A session is over once its user was removed, their password changed, or their
         // sessions were revoked: checked from memory on each request, against the revocations

@@ -52,6 +52,9 @@ public final class YamlUserStore: UserListing, Reloadable {
         return loaded.withLock { $0.users[key] }
     }
 
+    /// Every user with their hash, as last read.
+    var storedUsers: [StoredUser] { loaded.withLock { Array($0.users.values) } }
+
     public func allUsers() async throws -> [User] {
         loaded.withLock { $0.users.values.map(\.user) }.sorted { $0.username < $1.username }
     }

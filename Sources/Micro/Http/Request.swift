@@ -155,15 +155,33 @@ public final class Request {
     /// ```swift
     /// guard allowed else { try request.halt(.forbidden, "Not for you.") }
     /// ```
+    ///
+    /// The body is plain text (`text/plain`) unless the route set another content type first:
+    /// a message that quotes what the client sent (`"No item \(id)"`) cannot become markup.
+    /// Send HTML with ``halt(_:html:)``, or throw an ``HttpError`` for the error page.
     public func halt(_ status: HttpStatus, _ body: String? = nil) throws -> Never {
         var response = self.response
         response.status = status
         if let body {
             response.setBody(body)
-            if response.contentType == nil { response.contentType = "text/html; charset=utf-8" }
+            if response.contentType == nil { response.contentType = "text/plain; charset=utf-8" }
         } else {
             response.body = .empty
         }
+        throw Halt(response: response)
+    }
+
+    /// Stops the request here and answers `status` with the page `html`, which the route
+    /// vouches for: escape what it quotes with ``Html/escape(_:)``.
+    ///
+    /// ```swift
+    /// try request.halt(.notFound, html: "<p>No item <b>\(Html.escape(id))</b>.</p>")
+    /// ```
+    public func halt(_ status: HttpStatus, html: String) throws -> Never {
+        var response = self.response
+        response.status = status
+        response.setBody(html)
+        response.contentType = "text/html; charset=utf-8"
         throw Halt(response: response)
     }
 

@@ -9,10 +9,13 @@ import Foundation
 /// the client wrote to the left of it (Rails' `remote_ip`, Flask's `ProxyFix`).
 struct TrustedProxies: Sendable {
     private let ranges: [AddressRange]
+    /// The values of `X-Forwarded-Prefix` believed (``Settings/forwardedPrefixes``).
+    private let prefixes: Set<String>
 
     /// The ranges of `entries`; ``Settings/problems()`` reports the ones that do not parse.
-    init(_ entries: [String]) {
+    init(_ entries: [String], prefixes: [String] = []) {
         ranges = entries.compactMap(AddressRange.init)
+        self.prefixes = Set(prefixes)
     }
 
     /// Whether `address` is one of the proxies.
@@ -51,12 +54,22 @@ struct TrustedProxies: Sendable {
         return host.isEmpty ? nil : host
     }
 
+    /// The scheme the client used, `http` or `https`, from a trusted proxy's last
+    /// `X-Forwarded-Proto`; else nil.
+    func forwardedProto(peer: String?, headers: HttpHeaders) -> String? {
+        guard trusts(peer), let value = headers["X-Forwarded-Proto"].last else { return nil }
+        let proto = value.split(separator: ",", omittingEmptySubsequences: false).last.map { $0.trimmingSpaces().lowercased() }
+        return proto == "http" || proto == "https" ? proto : nil
+    }
+
     /// The path a trusted proxy mounts the app under (`X-Forwarded-Prefix: /tools`, the
-    /// nearest proxy's), when `peer` is a trusted proxy and it is a plain path; else nil.
+    /// nearest proxy's), when `peer` is a trusted proxy and the value is one the app lists;
+    /// else nil. A proxy may pass a client's own header on, so an unlisted value is the
+    /// client's word, not the proxy's.
     func forwardedPrefix(peer: String?, headers: HttpHeaders) -> String? {
-        guard trusts(peer), let value = headers["X-Forwarded-Prefix"].last else { return nil }
+        guard !prefixes.isEmpty, trusts(peer), let value = headers["X-Forwarded-Prefix"].last else { return nil }
         let prefix = value.split(separator: ",", omittingEmptySubsequences: false).last.map { $0.trimmingSpaces() } ?? ""
-        return PathScope.problem(with: prefix) == nil ? prefix : nil
+        return prefixes.contains(prefix) ? prefix : nil
     }
 
     /// An `X-Forwarded-For` entry without spaces, brackets or port (`[2001:db8::1]:80`,

@@ -14,7 +14,8 @@ public struct SessionSettings: Sendable {
     public var idleTimeout: Duration = .seconds(600)
     /// How long a session lasts from its sign-in however active it is (8 hours).
     public var absoluteLifetime: Duration = .seconds(8 * 3600)
-    /// Whether the cookie is marked `Secure` (sent over https only). Nil means: in production.
+    /// Whether the cookie is marked `Secure` (sent over https only). Nil means: in production,
+    /// or when ``Settings/publicUrl`` is `https`.
     /// Set it to false for a production app served over plain http.
     public var secureCookie: Bool?
     /// Where sessions live; nil means the encrypted cookie itself.

@@ -20,7 +20,7 @@ struct Sessions: Sendable {
         self.checks = checks
         environment = settings.environment
         now = settings.clock
-        secure = settings.sessions.secureCookie ?? (settings.environment == .production)
+        secure = settings.sessions.secureCookie ?? (settings.environment == .production || settings.parsedPublicUrl?.isHttps == true)
         if let store = settings.sessions.store {
             self.store = store
         } else {

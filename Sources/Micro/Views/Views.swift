@@ -36,6 +36,7 @@ final class Views: Sendable {
     func render(_ name: String, context: TemplateContext, layout: String?, layoutRequired: Bool) throws -> String {
         let library = try currentLibrary()
         guard library.getTemplate(named: name) != nil, let page = library.render(context, withTemplate: name) else {
+            if folder.isEmpty { throw ViewError("The template \(name) cannot be rendered: this app has no views folder (settings.views is nil).") }
             throw ViewError("The template \(folder)/\(name).mustache does not exist.")
         }
         guard let layout else { return page }
@@ -98,7 +99,7 @@ final class Views: Sendable {
 
     /// Template paths relative to the folder (`signin.mustache`, `tools/dates.mustache`).
     private static func templatePaths(in folder: String) -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
+        guard !folder.isEmpty, let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
         return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".mustache") }.sorted()
     }
 

@@ -11,7 +11,7 @@ let sessionCookie = "micro.session"
 /// can break it.
 func isolatedApp(environment: Environment = .test, configure: (inout Settings) -> Void = { _ in }) -> App {
     testApp(environment: environment) { settings in
-        settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views-\(UUID().uuidString)").path
+        settings.views = nil
         configure(&settings)
     }
 }
