@@ -54,6 +54,19 @@ import Testing
         #expect(try run(["remove-user", "carol", "--db", missing], input: "").status != 0)
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
+
+    @Test func addUserRefusesThePublishedDemoPasswordAndWeakOnes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("users.db").path
+        for password in ["secret123", "Secret123", "short", "password1", "letmein1", "qwertyuiop", "erin-the-admin", String(repeating: "é", count: 37)] {
+            let result = try run(["add-user", "erin-the-admin", "--db", database, "--cost", "4"], input: password + "\n")
+            #expect(result.status != 0, "\(password)")
+        }
+        #expect(try SqliteUserStore(path: database, create: true).find(username: "erin-the-admin") == nil)
+        #expect(try run(["add-user", "erin-the-admin", "--db", database, "--cost", "4"], input: "a long unusual phrase\n").status == 0)
+    }
 }
 
 @Suite struct UserSourceTests {
@@ -84,6 +97,28 @@ import Testing
         app.terminateCleanly()  // SIGTERM
         #expect(try await app.waitForLog("Received SIGTERM"))
         #expect(try await app.waitForLog("Stopped."))
+    }
+
+    @Test func productionRefusesTheDemoPasswordUnlessTheDemoIsDeliberate() async throws {
+        let secret = "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61"
+        let process = Process()
+        process.executableURL = try SampleAppProcess.binary()
+        process.environment = ProcessInfo.processInfo.environment.merging(["PORT": "0", "MICRO_ENV": "production", "MICRO_SESSION_SECRET": secret]) { $1 }
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(message.contains("Micro cannot start: credentials.yml: the user 'user' has a published demo password"), "\(message)")
+        #expect(message.contains("SampleApp hash-password") && message.contains("MICRO_ALLOW_DEMO_USERS=1"))
+        #expect(!message.contains("Fatal error"))
+
+        let demo = try await SampleAppProcess.start(["PORT": "0", "MICRO_ENV": "production", "MICRO_SESSION_SECRET": secret, "MICRO_ALLOW_DEMO_USERS": "1"])
+        defer { demo.stop() }
+        #expect(demo.log.text.contains("published demo password, allowed by MICRO_ALLOW_DEMO_USERS=1"))
+        demo.terminateCleanly()
     }
 
     @Test func aBadSettingStopsStartUpWithAMessage() throws {

@@ -32,7 +32,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data("pw-\(name)\n".utf8))
+        input.fileHandleForWriting.write(Data("correct-horse-\(name)\n".utf8))
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         return process.terminationStatus

@@ -23,7 +23,11 @@ struct AddUser: AsyncParsableCommand {
 
     func run() async throws {
         try await database.withTable(create: true) { table in
-            let hash = try Password.hash(try PasswordPrompt.read(), cost: cost)
+            let password = try PasswordPrompt.read()
+            if let problem = PasswordRules().problem(with: password, username: username) {
+                throw ValidationError(problem)
+            }
+            let hash = try Password.hash(password, cost: cost)
             try await table.save(username: username, passwordHash: hash, name: name, roles: roles)
             print("Saved user '\(username.lowercased())' in \(table.place).")
         }
