@@ -34,6 +34,28 @@ import Testing
         try await client.post("/signin", form: ["username": username, "password": password])
     }
 
+    @Test func authenticateAndAuthorizeReturnTheSignedInUserInRoutesAndGroups() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try makeApp(.yaml, folder: folder)
+        app.get("/me") { request in
+            let user = try request.authenticate()
+            return "me: \(user.username) \(user.name)"
+        }
+        app.group("/team") { team in
+            team.authenticate()
+            team.get("/card") { request in "card: \(try request.authenticate().name)" }
+        }
+        app.get("/admin-only") { request in "admin: \(try request.authorize(role: "admin").username)" }
+        let client = TestClient(app)
+        #expect(try await client.get("/me").location == "/signin")
+        #expect(try await client.get("/team/card").location == "/signin")
+        _ = try await signIn(client, "ann", "ann-password")
+        #expect(try await client.get("/me").text == "me: ann Ann Smith")
+        #expect(try await client.get("/team/card").text == "card: Ann Smith")
+        #expect(try await client.get("/admin-only").status == .forbidden)
+    }
+
     @Test(arguments: UserStoreKind.allCases)
     func protectedPageRedirectsToSignInAndBackWithTheQuery(_ kind: UserStoreKind) async throws {
         let folder = try TemporaryFolder()

@@ -1,5 +1,5 @@
 import Foundation
-import Micro
+@testable import Micro
 import MicroTesting
 import Testing
 
@@ -47,6 +47,37 @@ import Testing
 
     private func views() throws -> TemporaryFolder {
         try TemporaryFolder(["new.mustache": "<h1>{{heading}}</h1>\n" + Self.template])
+    }
+
+    @Test func aFieldErrorTheRouteFindsItselfShowsTheFormAgainInOneCall() async throws {
+        let views = try views()
+        defer { views.remove() }
+        let app = isolatedApp { $0.views = views.path }
+        let pagesMade = Locked(0)
+        @Sendable func heading() -> [String: Any] {
+            pagesMade.withLock { $0 += 1 }
+            return ["heading": "New note"]
+        }
+        app.post("/notes") { request in
+            let note = try request.decode(Note.self, orRender: "new", heading(), layout: nil)
+            if note.title == "taken" {
+                try request.refuse(field: "title", "A note has <this> title already.", orRender: "new", heading(), layout: nil)
+            }
+            return "saved \(note.title)"
+        }
+        let client = TestClient(app)
+        #expect(try await client.post("/notes", form: ["title": "fresh", "severity": "2"]).text == "saved fresh")
+        #expect(pagesMade.withLock { $0 } == 0)
+        let page = try await client.post("/notes", form: ["title": "taken", "severity": "2", "address[city]": "<Oslo>"])
+        #expect(page.status == .unprocessableEntity)
+        #expect(page.text.contains("<h1>New note</h1>"))
+        #expect(page.text.contains(#"<p id="title-error">A note has &lt;this&gt; title already.</p>"#))
+        #expect(page.text.contains(#"<input name="title" value="taken" aria-invalid="true">"#))
+        #expect(page.text.contains(#"value="&lt;Oslo&gt;""#))
+        #expect(pagesMade.withLock { $0 } == 1)
+        let json = try await client.post("/notes", json: Note(title: "taken", severity: 2, pager: false))
+        #expect(json.status == .unprocessableEntity)
+        #expect(json.text.contains(#""fields":{"title":"A note has <this> title already."}"#))
     }
 
     @Test func theFirstVisitShowsEmptyInputsAndNoMessages() async throws {

@@ -84,3 +84,22 @@ import Testing
         #expect(try await client.get("/recall").text == "1=2 -")
     }
 }
+
+@Suite struct TestClientSignInTests {
+    @Test func signInKeepsTheSessionAndAWrongPasswordThrows() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = isolatedApp()
+        var authentication = Authentication(users: try UserStoreKind.yaml.make(in: folder))
+        authentication.hasher = PasswordHasher(threads: 1)
+        app.use(authentication)
+        app.get("/me") { request in try request.authenticate().username }
+        let client = TestClient(app)
+        await #expect(throws: TestClientError.self) { try await client.signIn("ann", "wrong") }
+        #expect(try await client.get("/me").location == "/signin")
+        try await client.signIn("ann", "ann-password")
+        #expect(try await client.get("/me").text == "ann")
+        try await client.signOut()
+        #expect(try await client.get("/me").location == "/signin")
+    }
+}

@@ -28,18 +28,23 @@ extension Request {
 
     /// Sinatra's `authenticate!`: with nobody signed in, remembers this page (path and query,
     /// for GET and HEAD) and redirects to the sign-in page; after sign-in the user lands back
-    /// here. Does nothing when someone is signed in.
+    /// here. Returns the signed-in user. In a group that authenticates
+    /// (``RouteGroup/authenticate(file:line:)``) it returns the user at once.
     ///
     /// ```swift
-    /// app.before("/tools/*") { request in try request.authenticate() }
+    /// app.get("/loans") { request in
+    ///     let user = try request.authenticate()
+    ///     return try request.render("loans", ["mine": loans.borrowed(by: user.username)])
+    /// }
     /// ```
     ///
     /// A request answered as a script's (``wantsJson``: it asks for JSON, or its route group
     /// answers JSON) gets a `401` with `WWW-Authenticate: Basic` and a JSON error instead; it
     /// may send HTTP Basic credentials, checked against the same users and throttled as the
     /// sign-in form is.
-    public func authenticate() throws {
-        guard !isSignedIn else { return }
+    @discardableResult
+    public func authenticate() throws -> User {
+        if let user = currentUser { return user }
         if wantsJson {
             let realm = authentication?.settings.basicRealm ?? "Micro"
             throw HttpError(.unauthorized, "Sign in first: send the username and password with HTTP Basic authentication.",
@@ -51,7 +56,8 @@ extension Request {
         try redirect(to: authentication?.settings.signInPath ?? "/signin")
     }
 
-    /// ``authenticate()``, then a `403` page (or JSON error) unless the user has `role`.
+    /// ``authenticate()``, then a `403` page (or JSON error) unless the user has `role`;
+    /// returns the user.
     ///
     /// ```swift
     /// app.get("/admin/users") { request in
@@ -59,11 +65,13 @@ extension Request {
     ///     return try request.render("admin/users", [...])
     /// }
     /// ```
-    public func authorize(role: String) throws {
-        try authenticate()
-        guard currentUser?.has(role: role) == true else {
+    @discardableResult
+    public func authorize(role: String) throws -> User {
+        let user = try authenticate()
+        guard user.has(role: role) else {
             throw HttpError(.forbidden, "You do not have access to this page: it needs the role '\(role)'.")
         }
+        return user
     }
 
     /// Checks `username` and `password` (bcrypt, off the event loop, throttled) and, when they

@@ -31,15 +31,58 @@ extension Request {
     ///
     /// On the first visit there is no `form`, so the inputs are empty; to fill them (an edit
     /// page), pass `["form": ["values": ["title": note.title]]]`.
+    ///
+    /// `values` are made only when the form is shown again.
     public func decode<T: Decodable>(
-        _ type: T.Type = T.self, orRender template: String, _ values: [String: Any] = [:], layout: String? = "layout"
+        _ type: T.Type = T.self, orRender template: String, _ values: @autoclosure () throws -> [String: Any] = [:],
+        layout: String? = "layout"
     ) throws -> T {
         do {
             return try decode(type)
         } catch let error as FormError where !(prefersJson || error.sentJson) {
-            let page = try render(template, values, form: error, layout: layout)
-            try halt(page.makeResponse(for: self))
+            try showAgain(error, template, try values(), layout: layout)
         }
+    }
+
+    /// Refuses the form for a reason the route found itself (a serial already lent out, an
+    /// unknown id): the form's page again, as a failed ``decode(_:orRender:_:layout:)`` shows
+    /// it, with `message` next to `field` and what was typed kept; 422. A client that sent or
+    /// asks for JSON gets `{"error": ..., "fields": {field: message}}`. `values` are made only
+    /// here, when the page is shown.
+    ///
+    /// ```swift
+    /// app.post("/loans") { request in
+    ///     let loan = try request.decode(NewLoan.self, orRender: "loans/new", ["title": "New loan"])
+    ///     guard try await loans.find(serial: loan.serial) == nil else {
+    ///         try request.refuse(field: "serial", "This serial is lent out already.", orRender: "loans/new", ["title": "New loan"])
+    ///     }
+    ///     ...
+    /// }
+    /// ```
+    public func refuse(
+        field: String, _ message: String, orRender template: String, _ values: @autoclosure () throws -> [String: Any] = [:],
+        layout: String? = "layout"
+    ) throws -> Never {
+        var errors = FieldErrors()
+        errors.add(field, message)
+        try refuse(errors, orRender: template, try values(), layout: layout)
+    }
+
+    /// ``refuse(field:_:orRender:_:layout:)`` with a message for each of several fields.
+    public func refuse(
+        _ errors: FieldErrors, orRender template: String, _ values: @autoclosure () throws -> [String: Any] = [:],
+        layout: String? = "layout"
+    ) throws -> Never {
+        let json = CsrfProtection.isJson(headers.first(name: "Content-Type"))
+        let error = FormError(errors, values: json ? [] : params.form, status: .unprocessableEntity, source: json ? .json : .form)
+        guard !(prefersJson || json) else { throw error }
+        try showAgain(error, template, try values(), layout: layout)
+    }
+
+    /// The form's page again with `error`'s messages and values, answered at once.
+    private func showAgain(_ error: FormError, _ template: String, _ values: [String: Any], layout: String?) throws -> Never {
+        let page = try render(template, values, form: error, layout: layout)
+        try halt(page.makeResponse(for: self))
     }
 
     /// Renders `name` as ``render(_:_:layout:)`` does, with `form` from `error` (see
