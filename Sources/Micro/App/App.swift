@@ -31,11 +31,15 @@ public final class App: RouteBuilder {
         var reloadables: [any Reloadable] = []
         /// Mistakes found while the app was defined (a bad pattern), reported at start-up.
         var problems: [String] = []
+        /// What the app does once before its first request (``App/addPreparation(_:)``).
+        var preparations: [@Sendable () async throws -> Void] = []
+        /// The preparations under way or done: a failure stays, and is every start's answer.
+        var preparing: Task<Void, any Error>?
         /// The app built for serving, until the definition changes.
         var responder: Responder?
     }
 
-    private let definition: Locked<Definition>
+    let definition: Locked<Definition>
     /// The app's logger (label `micro`).
     public let logger: Logger
 
