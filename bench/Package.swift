@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
     ],
     targets: [
         .executableTarget(
@@ -37,6 +38,15 @@ let package = Package(
             name: "SignInBench",
             dependencies: [.product(name: "Micro", package: micro), .product(name: "NIOCore", package: "swift-nio")]
         ),
+        .executableTarget(
+            name: "RowReadBench",
+            dependencies: [
+                "CSQLiteRaw", .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // libsqlite3, for the hand-written driver RowReadBench compares sql-kit with.
+        .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3"),
         .executableTarget(
             name: "MicroBench",
             dependencies: [

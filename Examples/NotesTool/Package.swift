@@ -7,7 +7,10 @@ let package = Package(
     dependencies: [.package(name: "Micro", path: "../..")],
     targets: [
         .target(name: "NotesToolApp", dependencies: [.product(name: "Micro", package: "Micro")]),
-        .executableTarget(name: "NotesTool", dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro")]),
+        .executableTarget(
+            name: "NotesTool",
+            dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro"), .product(name: "MicroPostgres", package: "Micro")]
+        ),
         .testTarget(
             name: "NotesToolTests",
             dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro"), .product(name: "MicroTesting", package: "Micro")]

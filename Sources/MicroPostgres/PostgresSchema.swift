@@ -63,18 +63,5 @@ enum PostgresSchema {
         CREATE OR REPLACE TRIGGER micro_revocations_changed AFTER INSERT OR UPDATE ON micro_session_revocations
             FOR EACH ROW EXECUTE FUNCTION micro_revocations_changed()
         """,
-        """
-        CREATE TABLE IF NOT EXISTS micro_sign_in_failures (
-            key bytea PRIMARY KEY,
-            window_start bigint NOT NULL,
-            failures integer NOT NULL
-        )
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS micro_keys (
-            name text PRIMARY KEY,
-            key bytea NOT NULL
-        )
-        """,
     ]
 }

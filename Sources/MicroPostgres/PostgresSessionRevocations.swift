@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Micro
 import NIOConcurrencyHelpers
-import PostgresNIO
+import PostgresKit
 
 /// Revocations every instance of an app shares through a ``SharedPostgresDatabase``: a sign-out, a
 /// "sign out everywhere" or everyone's revocation on one instance ends those sessions on all.
@@ -105,14 +105,14 @@ public final class PostgresSessionRevocations: SessionRevocations {
         var logged = false
         while !Task.isCancelled {
             do {
-                try await database.run("record a revocation") { client in
-                    _ = try await client.query("""
+                try await database.database.run("record a revocation") { sql in
+                    try await sql.raw("""
                         INSERT INTO micro_session_revocations (kind, subject, revoked_at, expires_at)
-                        VALUES (\(row.kind), \(row.subject), \(row.time), \(row.expiry))
+                        VALUES (\(bind: row.kind), \(bind: row.subject), \(bind: row.time), \(bind: row.expiry))
                         ON CONFLICT (kind, subject) DO UPDATE SET
                             revoked_at = greatest(micro_session_revocations.revoked_at, excluded.revoked_at),
                             expires_at = greatest(micro_session_revocations.expires_at, excluded.expires_at)
-                        """, logger: SharedPostgresDatabase.quiet)
+                        """).run()
                 }
                 return
             } catch {
@@ -128,13 +128,22 @@ public final class PostgresSessionRevocations: SessionRevocations {
     }
 
     private static func readAll(_ connection: PostgresConnection, into memory: MemorySessionRevocations) async throws {
+        let sql = connection.sql(queryLogLevel: nil)
         let now = Int64(Date().timeIntervalSince1970)
-        try await connection.query("DELETE FROM micro_session_revocations WHERE expires_at <= \(now)", logger: SharedPostgresDatabase.quiet)
-        let rows = try await connection.query(
-            "SELECT kind, subject, revoked_at, expires_at FROM micro_session_revocations", logger: SharedPostgresDatabase.quiet)
-        for try await (kind, subject, time, expiry) in rows.decode((String, String, Int64, Int64).self) {
-            apply(Row(kind: kind, subject: subject, time: time, expiry: expiry), to: memory)
+        try await sql.delete(from: "micro_session_revocations").where("expires_at", .lessThanOrEqual, now).run()
+        let rows = try await sql.select().columns("kind", "subject", "revoked_at", "expires_at").from("micro_session_revocations")
+            .all(decoding: Stored.self, keyDecodingStrategy: .convertFromSnakeCase)
+        for row in rows {
+            apply(Row(kind: row.kind, subject: row.subject, time: row.revokedAt, expiry: row.expiresAt), to: memory)
         }
+    }
+
+    /// A row as the table holds it.
+    private struct Stored: Decodable {
+        let kind: String
+        let subject: String
+        let revokedAt: Int64
+        let expiresAt: Int64
     }
 
     /// `session 1700000000 1700028800 ID`, as the trigger announces a row.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Micro
 import NIOConcurrencyHelpers
+import NIOCore
 import PostgresNIO
 
 /// A PostgreSQL database several instances of an app share: a pool of connections
@@ -33,6 +34,8 @@ public final class SharedPostgresDatabase: Sendable {
     private let subscribers = NIOLockedValueBox<[Subscriber]>([])
     private let outage = NIOLockedValueBox<Outage?>(nil)
     private let reloads = NIOLockedValueBox(0)
+    /// The ``Database`` over this one, made once: its migrations are the app's.
+    private let sqlDatabase = NIOLockedValueBox<WeakDatabase>(WeakDatabase())
     /// The channel of the notifications the schema's triggers send.
     static let channel = "micro_changes"
 
@@ -90,6 +93,20 @@ public final class SharedPostgresDatabase: Sendable {
         let client = client
         tasks.withLockedValue { $0.append(Task { await client.run() }) }
     }
+
+    /// This database as a ``Database``: sql-kit's builder over the pool, with this object's
+    /// outage handling. The same one each time while someone holds it.
+    public var database: Database {
+        sqlDatabase.withLockedValue { cache in
+            if let database = cache.database { return database }
+            let database = Database(PostgresBackend(self))
+            cache.database = database
+            return database
+        }
+    }
+
+    /// An event loop of the pool's group, for sql-kit's futures.
+    var eventLoop: any EventLoop { PostgresConnection.defaultEventLoopGroup.any() }
 
     /// Stops the listening connection and the pool. Statements fail afterwards.
     public func shutdown() {
@@ -285,4 +302,10 @@ public final class SharedPostgresDatabase: Sendable {
         if let error = error as? DeadlineExceeded { return error.description }
         return "\(error)"
     }
+}
+
+/// The ``Database`` a ``SharedPostgresDatabase`` made, held weakly: the database holds the
+/// shared one, not the other way round.
+struct WeakDatabase {
+    weak var database: Database?
 }

@@ -7,7 +7,7 @@ import Testing
 extension MicroPostgresTests {
     /// PostgreSQL stopping while the app runs: sign-in answers 503, signed-in pages go on, and
     /// sign-in works again once it is back, without a restart.
-    @Suite struct Outage {
+    @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct Outage {
         /// `pg_ctl ARGUMENTS` for the test cluster, as `with-postgres.sh` exports it. Spawned
         /// directly and waited for by its PID: the server `pg_ctl start` leaves running must
         /// not hold anything the wait depends on.

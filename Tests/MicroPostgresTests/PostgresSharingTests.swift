@@ -6,7 +6,7 @@ import Testing
 
 extension MicroPostgresTests {
     /// Two instances of an app over one database share the throttle and the revocations.
-    @Suite struct Sharing {
+    @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct Sharing {
         @Test func fiveFailuresSplitOverTwoInstancesLockTheNameOnBoth() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]

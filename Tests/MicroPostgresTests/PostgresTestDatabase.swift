@@ -134,6 +134,8 @@ func signIn(_ client: TestClient, _ username: String = "user", _ password: Strin
     try await client.post("/signin", form: ["username": username, "password": password])
 }
 
-/// Every test against the real PostgreSQL, one at a time: one of them stops the server.
-@Suite(.serialized, .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote))
+/// Every test against the real PostgreSQL, one at a time: one of them stops the server. Each
+/// suite that needs the server is enabled only with one; the stores' tests over both databases
+/// run their SQLite half without.
+@Suite(.serialized)
 struct MicroPostgresTests {}

@@ -7,7 +7,7 @@ import Testing
 extension MicroPostgresTests {
     /// Users in PostgreSQL behave as in SQLite: looked up case-insensitively, changes seen at
     /// once by a sign-in and within moments by every instance's signed-in requests.
-    @Suite struct UserStore {
+    @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct UserStore {
         @Test func usersAreFoundCaseInsensitivelyAndNamesAreUniqueWhateverTheirCase() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 let shared = instances[0]

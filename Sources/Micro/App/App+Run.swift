@@ -15,6 +15,7 @@ extension App {
     /// await server.shutdown()
     /// ```
     public func start() async throws -> RunningServer {
+        try await prepare()
         let responder = try makeResponder()
         return RunningServer(try await HttpServer.start(responder))
     }

@@ -34,11 +34,15 @@ public final class App: RouteBuilder {
         /// Checks run with the final settings when the app is built for serving: a problem
         /// stops start-up, a warning is logged.
         var startupChecks: [@Sendable (Settings) -> (problem: String?, warning: String?)] = []
+        /// What the app does once before its first request (``App/addPreparation(_:)``).
+        var preparations: [@Sendable () async throws -> Void] = []
+        /// The preparations under way or done: a failure stays, and is every start's answer.
+        var preparing: Task<Void, any Error>?
         /// The app built for serving, until the definition changes.
         var responder: Responder?
     }
 
-    private let definition: Locked<Definition>
+    let definition: Locked<Definition>
     /// The app's logger (label `micro`).
     public let logger: Logger
 

@@ -29,6 +29,7 @@ extension App {
         method: HttpMethod, uri: String, headers: HttpHeaders = [:], body: ByteBuffer = ByteBuffer(),
         remoteAddress: String? = nil
     ) async throws -> Response {
+        try await prepare()
         let responder = try makeResponder()
         if let length = headers.first(name: "Content-Length").flatMap(Int.init), length > responder.settings.bodyLimit {
             // The server refuses it from the head alone; the test client answers the same.

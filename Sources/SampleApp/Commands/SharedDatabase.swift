@@ -6,7 +6,7 @@ import MicroPostgres
 struct SharedDatabase {
     let database: SharedPostgresDatabase
     let users: PostgresUserStore
-    let throttle: PostgresSignInThrottleStore
+    let throttle: DatabaseSignInThrottleStore
     let revocations: PostgresSessionRevocations
 
     /// The variable's name, in every message about it.
@@ -30,7 +30,7 @@ struct SharedDatabase {
             return SharedDatabase(
                 database: database,
                 users: try await PostgresUserStore(database),
-                throttle: try await PostgresSignInThrottleStore(database),
+                throttle: try await DatabaseSignInThrottleStore(database.database),
                 revocations: try await PostgresSessionRevocations(database))
         } catch {
             database.shutdown()

@@ -1,10 +1,12 @@
 import Micro
 
 /// The on-call notes tool: notes under `/notes` for people, `/api/notes` for scripts and
-/// `/healthz` for the load balancer. Tests pass an app with their own settings.
-public func makeApp(_ app: App = App(), users: any UserStore) -> App {
+/// `/healthz` for the load balancer; the notes in `database`. Tests pass an app with their own
+/// settings.
+public func makeApp(_ app: App = App(), users: any UserStore, database: Database) -> App {
     app.use(Authentication(users: users))
-    let store = NoteStore()
+    let store = NoteStore(database)
+    app.use(database)                     // runs the notes' migration when the app starts
 
     app.get("/") { request in try request.redirect(to: "/notes") }
     app.get("/healthz") { _ in "ok" }
@@ -12,14 +14,14 @@ public func makeApp(_ app: App = App(), users: any UserStore) -> App {
     app.group("/notes") { notes in
         notes.authenticate()
         notes.get("/") { request in
-            try request.render("notes/index", ["title": "Notes", "notes": await store.all()])
+            try request.render("notes/index", ["title": "Notes", "notes": try await store.all()])
         }
         notes.get("/new") { request in
             try request.render("notes/new", ["title": "New note"])
         }
         notes.post("/") { request in
             let draft = try request.decode(NoteDraft.self, orRender: "notes/new", ["title": "New note"])
-            let note = await store.add(draft, by: request.currentUser?.username ?? "")
+            let note = try await store.add(draft, by: request.currentUser?.username ?? "")
             request.flash["notice"] = "Note saved."
             try request.redirect(to: "/notes/\(note.id)")
         }
@@ -37,9 +39,9 @@ public func makeApp(_ app: App = App(), users: any UserStore) -> App {
 
     app.group("/api", answers: .json) { api in
         api.authenticate()
-        api.get("/notes") { _ in await store.all() }
+        api.get("/notes") { _ in try await store.all() }
         api.post("/notes") { request in
-            let note = await store.add(try request.decode(NoteDraft.self), by: request.currentUser?.username ?? "")
+            let note = try await store.add(try request.decode(NoteDraft.self), by: request.currentUser?.username ?? "")
             request.response.status = .created
             return note
         }

@@ -4,17 +4,26 @@ import MicroTesting
 @testable import NotesToolApp
 import Testing
 
-/// A fresh notes tool (no notes yet) with the example's users.
-func notesApp() throws -> App {
+/// A notes tool with the example's users, its notes in the SQLite file `file` (a new, empty
+/// one in a folder of its own when not given).
+func notesApp(file: String? = nil) async throws -> App {
     var settings = Settings()
     settings.environment = .test
     settings.accessLog = false
-    return makeApp(App(settings: settings), users: try YamlUserStore(file: "credentials.yml"))
+    let database = try await Database.sqlite(path: file ?? temporaryFile())
+    return makeApp(App(settings: settings), users: try YamlUserStore(file: "credentials.yml"), database: database)
+}
+
+/// `notes.db` in a new temporary folder.
+func temporaryFile() throws -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("notes.db").path
 }
 
 /// A client of `app` (a fresh one when not given), signed in as `username` when given.
 func notesClient(_ app: App? = nil, signedInAs username: String? = nil) async throws -> TestClient {
-    let client = TestClient(try app ?? notesApp())
+    let client = if let app { TestClient(app) } else { TestClient(try await notesApp()) }
     if let username { try await client.signIn(username) }
     return client
 }

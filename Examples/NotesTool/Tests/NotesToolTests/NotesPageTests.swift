@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func onlyAnAdminDeletesANote() async throws {
-        let app = try notesApp()
+        let app = try await notesApp()
         let engineer = try await notesClient(app, signedInAs: "oncall")
         _ = try await engineer.post("/notes", form: ["title": "Pager storm", "severity": "1"])
         #expect(!(try await engineer.get("/notes/1").text.contains("Delete")))

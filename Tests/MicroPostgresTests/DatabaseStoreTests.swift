@@ -1,0 +1,126 @@
+import Foundation
+import Micro
+import MicroPostgres
+import MicroTesting
+import Testing
+
+extension MicroPostgresTests {
+    /// The data layer and the stores written once for both databases, each test run against
+    /// SQLite and (when a test server is configured) PostgreSQL.
+    @Suite struct DatabaseStores {
+        private let throttle = SignInThrottle()
+
+        @Test(arguments: TestDatabaseKind.available)
+        func failedSignInsCountOnEveryInstanceAndAWindowThatPassedBeginsAnew(_ kind: TestDatabaseKind) async throws {
+            try await kind.with(instances: 2) { (databases: [Database]) async throws in
+                let one = try await DatabaseSignInThrottleStore(databases[0])
+                let two = try await DatabaseSignInThrottleStore(databases[1])
+                // One key for both: a name digests alike on every instance.
+                #expect(one.digestKey == two.digestKey)
+                let ann = throttle.key(username: "ann"), address = throttle.key(address: "192.0.2.7")
+                var counts = SignInFailures()
+                for index in 0..<4 {
+                    counts = try await (index.isMultiple(of: 2) ? one : two)
+                        .recordFailure(username: ann, address: address, window: 900, now: 1000 + Int64(index))
+                }
+                #expect(counts.username == .init(windowStart: 1000, failures: 4))
+                #expect(counts.address == .init(windowStart: 1000, failures: 4))
+                #expect(try await two.failures(username: ann, address: nil, window: 900, now: 1100).username?.failures == 4)
+                // A success clears the name, not the address.
+                try await two.clear(username: ann)
+                let after = try await one.failures(username: ann, address: address, window: 900, now: 1100)
+                #expect(after.username == nil && after.address?.failures == 4)
+                // Past the window: nothing live, and the next failure begins a new window.
+                #expect(try await one.failures(username: ann, address: address, window: 900, now: 1900) == SignInFailures())
+                let fresh = try await one.recordFailure(username: ann, address: address, window: 900, now: 1950)
+                #expect(fresh.username == .init(windowStart: 1950, failures: 1))
+                #expect(fresh.address == .init(windowStart: 1950, failures: 1))
+            }
+        }
+
+        @Test(arguments: TestDatabaseKind.available)
+        func migrationsRunOnceInOrderAndAFailureNamesTheMigration(_ kind: TestDatabaseKind) async throws {
+            try await kind.with(instances: 2) { (databases: [Database]) async throws in
+                for database in databases {
+                    database.migrations.add("1 create items") { sql in
+                        try await sql.create(table: "items").column("id", type: .bigint, .primaryKey).column("name", type: .text, .notNull).run()
+                    }
+                    database.migrations.add("2 first item") { sql in
+                        try await sql.insert(into: "items").columns("name").values(SQLBind("first")).run()
+                    }
+                }
+                // The second instance finds them recorded: the table is not made, nor the row added, twice.
+                try await databases[0].migrate()
+                try await databases[1].migrate()
+                let names = try await databases[0].sql.select().column("name").from("items").all(decoding: Item.self)
+                #expect(names.map(\.name) == ["first"])
+                let recorded = try await databases[1].sql.select().column("name").from("micro_migrations")
+                    .orderBy("name").all(decoding: Item.self)
+                #expect(recorded.map(\.name) == ["1 create items", "2 first item"])
+
+                databases[0].migrations.add("3 broken") { sql in
+                    try await sql.insert(into: "items").columns("name").values(SQLBind("half")).run()
+                    try await sql.raw("SELECT * FROM no_such_table").run()
+                }
+                let app = App(settings: testSettings())
+                app.use(databases[0])
+                do {
+                    _ = try await TestClient(app).get("/")
+                    Issue.record("the app started")
+                } catch let error as ConfigurationError {
+                    #expect(error.message.contains("the migration '3 broken' failed"), "\(error.message)")
+                }
+                // Its transaction was rolled back: no half of it stays.
+                let after = try await databases[0].sql.select().column("name").from("items").all(decoding: Item.self)
+                #expect(after.map(\.name) == ["first"])
+            }
+        }
+
+        @Test(arguments: TestDatabaseKind.available)
+        func aRouteReadsAndWritesRowsThroughRequestDatabase(_ kind: TestDatabaseKind) async throws {
+            try await kind.with { (databases: [Database]) async throws in
+                let database = databases[0]
+                database.migrations.add("1 create items") { sql in
+                    try await sql.create(table: "items").column("id", type: .bigint, .primaryKey).column("name", type: .text, .notNull).run()
+                }
+                let app = App(settings: testSettings())
+                app.use(database)
+                app.post("/items") { request in
+                    let row = try await request.database.sql.insert(into: "items").columns("name")
+                        .values(SQLBind(request.params["name"] ?? "")).returning("id").first()
+                    return "\(try row?.decode(column: "id", as: Int.self) ?? 0)"
+                }
+                app.get("/items/:id") { request in
+                    guard let id = Int(request.params["id"] ?? ""),
+                        let item = try await request.database.sql.select().column("name").from("items").where("id", .equal, id)
+                            .first(decoding: Item.self)
+                    else { throw HttpError(.notFound, "No such item.") }
+                    return item.name
+                }
+                let client = TestClient(app)
+                let hostile = "'); DROP TABLE items; --"
+                #expect(try await client.post("/items", form: ["name": hostile]).text == "1")
+                #expect(try await client.get("/items/1").text == hostile)
+                #expect(try await client.get("/items/2").status == .notFound)
+            }
+        }
+
+        @Test func aNewSqliteFileIsItsOwnersOnly() async throws {
+            try await TestDatabaseKind.sqlite.with { (databases: [Database]) async throws in
+                let path = databases[0].description
+                let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+                #expect(mode == 0o600)
+            }
+        }
+
+        private struct Item: Decodable { let name: String }
+
+        private func testSettings() -> Settings {
+            var settings = Settings()
+            settings.environment = .test
+            settings.accessLog = false
+            settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views").path
+            return settings
+        }
+    }
+}
