@@ -47,7 +47,9 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            // The ICU inside Foundation on Linux: UTS #39 confusables and bidi classes for usernames.
+            linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
         .target(
             name: "MicroTesting",
