@@ -34,9 +34,6 @@ public struct UsernameError: Error, Sendable, Equatable, CustomStringConvertible
     static func notIdentifier(_ name: String, _ scalar: Unicode.Scalar) -> UsernameError { UsernameError(.notIdentifier, name, scalar) }
     static func direction(_ name: String) -> UsernameError { UsernameError(.direction, name) }
 
-    /// Whether the name was refused for being empty.
-    public var isEmpty: Bool { reason == .empty }
-
     public var description: String {
         let code = scalar.map(Username.codePoint) ?? ""
         let what: String
