@@ -16,6 +16,11 @@ public enum Username {
     /// The enforced form of `text`: the name a store keeps and a sign-in looks up.
     public static func enforce(_ text: String) throws(UsernameError) -> String {
         guard !text.isEmpty else { throw .empty }
+        // Most names are printable ASCII, whose enforced form is their ASCII lowercase: stamps
+        // are made for every user at each reading of a table.
+        if text.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != 0x3A }) {
+            return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        }
         let prepared = widthMapped(text)
         for scalar in prepared.unicodeScalars { try check(scalar, of: text) }
         let enforced = lowercased(prepared).precomposedStringWithCanonicalMapping
