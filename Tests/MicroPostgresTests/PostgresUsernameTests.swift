@@ -24,6 +24,20 @@ extension MicroPostgresTests {
             }
         }
 
+        @Test func aRowAddedBySqlInAnotherSpellingDoesNotSignTheUserOut() async throws {
+            try await PostgresTestDatabase.withInstances(1) { test, instances in
+                let users = instances[0].users
+                try await users.save(username: "kate", passwordHash: TestHashes.user, name: nil)
+                let kate = try #require(try await users.find(username: "kate", using: PasswordHasher(threads: 1)))
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('ｋａｔｅ', '\(TestHashes.ann)')")
+                // What a reconnection or a TRUNCATE sends: every instance reads the whole table
+                // again, and kate's stamp is still hers.
+                try await test.sql("SELECT pg_notify('micro_changes', 'u*')")
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(users.isCurrent(CredentialStamp(kate), username: "kate"))
+            }
+        }
+
         @Test func twoSpellingsOfOneNameStopStartUpNamingBothRows() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 // PostgreSQL's lower() leaves fullwidth letters as they are: both rows go in.
