@@ -58,6 +58,25 @@ import Testing
         }
     }
 
+    @Test func anEnforcedNameIsItsOwnEnforcedFormWhateverTheInput() {
+        // Random text from the ranges names are made of and those they must not hold.
+        var generator = FormDecodingTests.Generator(state: 0x6D69_6372_6F)
+        let ranges: [ClosedRange<UInt32>] = [0x0...0x7F, 0x80...0x24F, 0x300...0x3FF, 0x590...0x6FF, 0x1100...0x11FF,
+                                            0x1E00...0x1FFF, 0x2000...0x2BFF, 0x3000...0x30FF, 0xAC00...0xAC80, 0xFF00...0xFFEF, 0x1D400...0x1D7FF]
+        var accepted = 0
+        for _ in 0..<3000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                let range = ranges.randomElement(using: &generator)!
+                if let scalar = Unicode.Scalar(UInt32.random(in: range, using: &generator)) { text.append(scalar) }
+            }
+            guard let enforced = try? Username.enforce(String(text)) else { continue }
+            accepted += 1
+            #expect(Array((try? Username.enforce(enforced))?.utf8 ?? "".utf8) == Array(enforced.utf8), "\(Username.shown(String(text)))")
+        }
+        #expect(accepted > 300)
+    }
+
     @Test func theKelvinSignIsNotKate() {
         #expect(throws: UsernameError.self) { try Username.enforce("\u{212A}ATE") }
         #expect(Username.key("\u{212A}ate") != "kate")
@@ -101,3 +120,4 @@ import Testing
         }
     }
 }
+
