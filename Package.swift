@@ -53,7 +53,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
-            ]
+            ],
+            // The ICU inside Foundation on Linux: UTS #39 confusables and bidi classes for usernames.
+            linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
         .target(
             name: "MicroTesting",

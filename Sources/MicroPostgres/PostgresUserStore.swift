@@ -10,6 +10,10 @@ import PostgresNIO
 /// CREATE UNIQUE INDEX users_username_key ON users (lower(username));
 /// ```
 ///
+/// Names are kept in their enforced form (``Username``: `émile` for `ÉMILE`): opening the
+/// store rewrites rows in another form, and stops naming the rows when two are one name or
+/// one is outside the rule.
+///
 /// A sign-in reads the user from the table, so a user added or changed takes effect at once.
 /// Signed-in requests are checked against each user's ``CredentialStamp`` kept in memory,
 /// which a trigger's notification updates on every instance when a row changes, whoever
@@ -63,7 +67,10 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
             }))
         do {
             let users = try await database.run("read the users table") { client in
-                try await client.withConnection { try await Self.readAll($0, url: url, strict: true) }
+                try await client.withConnection { connection in
+                    try await Self.enforceUsernames(connection, url: url)
+                    return try await Self.readAll(connection, url: url, strict: true)
+                }
             }
             summary.withLockedValue { $0 = Self.summary(users) }
         } catch {
@@ -91,7 +98,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
     }
 
     private func lookUp(_ username: String) async throws -> StoredUser? {
-        let name = username.lowercased()
+        guard let name = try? Username.enforce(username) else { return nil }
         let url = database.url
         let found = try await database.run("read the users table") { client in
             try await client.withConnection { try await Self.find(name, on: $0, url: url) }
@@ -130,7 +137,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
 
     private func replace(_ username: String, _ old: String, _ new: String) async throws -> Bool {
         guard Password.isValidHash(new) else { throw UserStoreError("\(database.url): not a bcrypt hash for user '\(username)'.") }
-        let key = username.lowercased()
+        let key = Username.key(username)
         let replaced = try await database.run("re-hash a password") { client in
             let rows = try await client.query(
                 "UPDATE users SET password_hash = \(new) WHERE lower(username) = \(key) AND password_hash = \(old) RETURNING roles",
@@ -154,7 +161,12 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         guard Password.isValidHash(passwordHash) else {
             throw UserStoreError("\(database.url): not a bcrypt hash for user '\(username)'.")
         }
-        let key = username.lowercased()
+        let key: String
+        do throws(UsernameError) {
+            key = try Username.enforce(username)
+        } catch {
+            throw UserStoreError("\(database.url): \(error).")
+        }
         try await database.run("save user '\(key)'") { client in
             _ = try await client.query("""
                 INSERT INTO users (username, password_hash, name, roles) VALUES (\(key), \(passwordHash), \(name), \(roleList))
@@ -166,7 +178,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
 
     /// Removes the user; whether there was one. Their sessions end on every instance.
     public func remove(username: String) async throws -> Bool {
-        let key = username.lowercased()
+        let key = Username.key(username)
         let removed = try await database.run("remove user '\(key)'") { client in
             let rows = try await client.query("DELETE FROM users WHERE lower(username) = \(key) RETURNING 1", logger: SharedPostgresDatabase.quiet)
             var count = 0
@@ -218,6 +230,10 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         let rows = try await connection.query("SELECT ctid::text, username, password_hash, name, roles FROM users", logger: SharedPostgresDatabase.quiet)
         var users: [StoredUser] = []
         for try await (row, username, hash, name, roleList) in rows.decode((String, String, String, String?, String?).self) {
+            // A row added by SQL since start-up in a spelling a look-up cannot find (fullwidth
+            // `ｋａｔｅ` beside `kate`; the next start refuses it) gives no user: its stamp would
+            // displace that of the row the look-up finds.
+            guard Array(username.lowercased().utf8) == Array(Username.key(username).utf8) else { continue }
             guard Password.isValidHash(hash), let roles = User.roles(inList: roleList ?? "") else {
                 if strict { throw UserStoreError(malformed(url, row: row, username: username)) }
                 continue
@@ -225,6 +241,30 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
             users.append(StoredUser(user: User(username: username, name: name, roles: roles), passwordHash: hash))
         }
         return users
+    }
+
+    /// Rewrites the rows whose name is not in its enforced form; throws, changing nothing,
+    /// when two rows are one name or a name is outside the rule.
+    private static func enforceUsernames(_ connection: PostgresConnection, url: PostgresUrl) async throws {
+        var rows: [UsernameMigration.Row] = []
+        let found = try await connection.query("SELECT ctid::text, username FROM users", logger: SharedPostgresDatabase.quiet)
+        for try await (row, username) in found.decode((String, String).self) {
+            rows.append(UsernameMigration.Row(id: row, username: username))
+        }
+        let renames: [UsernameMigration.Row]
+        do throws(UsernameMigration.Problem) {
+            renames = try UsernameMigration.renames(of: rows)
+        } catch {
+            throw UserStoreError("\(url): \(error.description).")
+        }
+        // Each rename is kept only if the row still holds the name read: another instance
+        // starting at once may have renamed it first.
+        for rename in renames {
+            let old = rows.first { $0.id == rename.id }?.username ?? ""
+            _ = try await connection.query(
+                "UPDATE users SET username = \(rename.username) WHERE ctid = \(rename.id)::tid AND username = \(old)",
+                logger: SharedPostgresDatabase.quiet)
+        }
     }
 
     private static func malformed(_ url: PostgresUrl, row: String, username: String) -> String {
@@ -235,7 +275,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         let costs = users.compactMap { Password.cost(of: $0.passwordHash) }.sorted()
         var summary = Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last)
         for user in users {
-            let name = user.user.username.lowercased()
+            let name = user.user.username
             summary.stamps[name] = CredentialStamp(user)
             summary.costs[name] = Password.cost(of: user.passwordHash)
         }

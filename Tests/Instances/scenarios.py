@@ -143,7 +143,7 @@ def add_user(args, username, password, name):
     result = subprocess.run(
         [args.binary, "add-user", username, "--database-url", args.database_url, "--name", name],
         input=password + "\n", capture_output=True, text=True, timeout=60)
-    return check(result.returncode == 0 and "Saved user" in result.stdout,
+    return check(result.returncode == 0 and ("Saved new user" in result.stdout or "Replaced user" in result.stdout),
                  f"add-user {username} --database-url (password on stdin)",
                  f"status {result.returncode} in {time.monotonic() - started:.1f} s, {(result.stdout + result.stderr).strip()[:200]}")
 

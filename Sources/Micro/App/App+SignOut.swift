@@ -16,7 +16,7 @@ extension App {
         let settings = settings
         let now = Int64(settings.clock().timeIntervalSince1970)
         settings.sessions.revocations.revokeSessions(
-            of: username.lowercased(), at: now, until: now + settings.sessions.lifetimeSeconds, now: now)
+            of: Username.key(username), at: now, until: now + settings.sessions.lifetimeSeconds, now: now)
     }
 
     /// Ends every session begun until now, everyone's: all are signed out.

@@ -8,13 +8,13 @@ import Foundation
 /// Unkeyed, so that every instance of an app computes the same stamp; it travels only inside
 /// the encrypted session.
 public struct CredentialStamp: Hashable, Sendable {
-    /// 32 hex digits: the first 16 bytes of SHA-256 over the lowercased name and the hash.
+    /// 32 hex digits: the first 16 bytes of SHA-256 over the enforced name and the hash.
     public let text: String
 
     /// The stamp of `username` with `passwordHash` and `roles`: a change of any ends the
     /// sessions signed in before it. (Without roles it is the stamp of name and hash alone.)
     public init(username: String, passwordHash: String, roles: [String] = []) {
-        var input = Data(username.lowercased().utf8)
+        var input = Data(Username.key(username).utf8)
         input.append(0)
         input.append(contentsOf: passwordHash.utf8)
         for role in roles.sorted() {

@@ -112,8 +112,11 @@ extension Request {
             await service.finish(username: nil, address: address, outcome: .failure, now: clock, logger: logger)
             return nil
         }
-        let name = username.trimmingSpaces().lowercased()
-        let key = throttle.key(username: name)
+        // A name outside the rule (a control, the Kelvin sign, `a:b`) names nobody: it fails as a
+        // wrong password does, checked against a dummy hash and counted under the name as typed.
+        let typed = username.trimmingSpaces()
+        let name = try? Username.enforce(typed)
+        let key = throttle.key(username: name ?? typed)
         try await service.adoptSharedFailures(username: key, address: address, now: clock, logger: logger)
         try await admit(username: key, address: address, service)
         var outcome = SignInThrottle.Outcome.failure
@@ -128,17 +131,16 @@ extension Request {
     }
 
     /// The check of an admitted attempt; `outcome` says how it ended for the throttle.
-    private func check(name: String, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome)
+    private func check(name: String?, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome)
         async throws -> StoredUser?
     {
         let hasher = service.settings.hasher
         let stored: StoredUser?
         do {
-            // A username with control characters (a NUL, say) names nobody. The look-up does not
-            // hold an event loop: a store on disk may wait for a lock, one over the network on it.
-            let plausible = !name.isEmpty && !name.utf8.contains { $0 < 0x20 || $0 == 0x7F }
+            // The look-up does not hold an event loop: a store on disk may wait for a lock, one
+            // over the network on it.
             let users = service.settings.users
-            stored = plausible ? try await users.find(username: name, using: hasher) : nil
+            if let name { stored = try await users.find(username: name, using: hasher) } else { stored = nil }
         } catch {
             // Nothing was checked: the attempt does not count. The same answer whoever the
             // username names (the store failed before it could tell), and no detail for the

@@ -102,9 +102,9 @@ final class SqliteConnection {
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
-    func execute(_ sql: String) throws(SqliteFailure) {
+    func execute(_ sql: String, doing action: String = "create the users table") throws(SqliteFailure) {
         let status = sqlite3_exec(db, sql, nil, nil, nil)
-        guard status == SQLITE_OK else { throw failure(status, doing: "create the users table") }
+        guard status == SQLITE_OK else { throw failure(status, doing: action) }
     }
 
     private func prepare(_ sql: String, persistent: Bool = true) throws(SqliteFailure) -> OpaquePointer {
@@ -128,6 +128,10 @@ final class SqliteConnection {
             guard step == SQLITE_ROW else { throw failure(step, doing: "read the users table") }
             let row = sqlite3_column_int64(statement, 0)
             let username = text(statement, 1) ?? ""
+            // A row another process added by SQL since the table was opened, in a spelling a
+            // look-up cannot find (`ÉMILE`; the next opening rewrites it), gives no user: its
+            // stamp would displace that of the row the look-up finds (`émile`).
+            guard Self.isFindable(username) else { continue }
             guard let hash = text(statement, 2), Password.isValidHash(hash) else {
                 if skippingMalformed { continue }
                 throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)")
@@ -137,6 +141,45 @@ final class SqliteConnection {
                 throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): roles holds a name that is not 1 to 64 lowercase letters, digits, '-' or '_'")
             }
             users.append(StoredUser(user: User(username: username, name: text(statement, 3), roles: roles), passwordHash: hash))
+        }
+    }
+
+    /// Whether a look-up of the enforced name finds `username`: the same but for ASCII case.
+    private static func isFindable(_ username: String) -> Bool {
+        let enforced = Username.key(username)
+        return enforced.utf8.elementsEqual(username.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 })
+    }
+
+    /// Every row's rowid and username, as the table holds them.
+    func usernameRows() throws(SqliteFailure) -> [UsernameMigration.Row] {
+        let statement = try prepare("SELECT rowid, username FROM users", persistent: false)
+        defer { sqlite3_finalize(statement) }
+        var rows: [UsernameMigration.Row] = []
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return rows }
+            guard step == SQLITE_ROW else { throw failure(step, doing: "read the users table") }
+            rows.append(UsernameMigration.Row(id: String(sqlite3_column_int64(statement, 0)), username: text(statement, 1) ?? ""))
+        }
+    }
+
+    /// Gives each row (by rowid) its new username, all in one transaction.
+    func rename(_ rows: [UsernameMigration.Row]) throws(SqliteFailure) {
+        try execute("BEGIN IMMEDIATE", doing: "rewrite the usernames")
+        do throws(SqliteFailure) {
+            let statement = try prepare("UPDATE users SET username = ?2 WHERE rowid = ?1", persistent: false)
+            defer { sqlite3_finalize(statement) }
+            for row in rows {
+                sqlite3_bind_int64(statement, 1, Int64(row.id) ?? -1)
+                sqlite3_bind_text(statement, 2, row.username, -1, sqliteTransient)
+                let step = sqlite3_step(statement)
+                sqlite3_reset(statement)
+                guard step == SQLITE_DONE else { throw failure(step, doing: "rewrite the usernames") }
+            }
+            try execute("COMMIT", doing: "rewrite the usernames")
+        } catch {
+            sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            throw error
         }
     }
 

@@ -14,6 +14,10 @@ import Synchronization
 /// );
 /// ```
 ///
+/// Names are kept in their enforced form (``Username``: `émile` for `ÉMILE`), so two spellings
+/// of one name cannot both be rows: opening the table rewrites rows in another form, and stops
+/// with an error naming the rows when two are one name or one is outside the rule.
+///
 /// Safe to use from many requests at once: one connection, its statements used one at a time.
 ///
 /// Faults while the app runs answer the sign-in with a 503 and heal by themselves: a database
@@ -36,7 +40,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
         var cost: Int?
         var slowestCost: Int?
         var users: Int
-        /// Each user's stamp, by lowercased name: what signed-in sessions are checked against.
+        /// Each user's stamp, by enforced name: what signed-in sessions are checked against.
         var stamps: [String: CredentialStamp]
     }
 
@@ -90,7 +94,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     /// The user, or nil. Throws a ``UserStoreError`` saying what is wrong when the database
     /// cannot be read now (missing, locked for longer than `busyTimeout`, corrupt).
     public func find(username: String) throws -> StoredUser? {
-        let name = username.lowercased()
+        guard let name = try? Username.enforce(username) else { return nil }
         return try withConnection { connection throws(SqliteFailure) in
             let found = try connection.findUser(name)
             // What the table says now is what the user's next request is checked against; set
@@ -124,7 +128,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
 
     public func replacePasswordHash(of username: String, _ old: String, with new: String) throws -> Bool {
         guard Password.isValidHash(new) else { throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.") }
-        let key = username.lowercased()
+        let key = Username.key(username)
         return try withConnection { connection throws(SqliteFailure) in
             let replaced = try connection.replaceHash(key, old, new)
             if replaced { note(key, passwordHash: new, roles: try connection.findUser(key)?.user.roles ?? []) }
@@ -169,7 +173,12 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
         if let problem = roles.lazy.compactMap(User.problem(withRole:)).first {
             throw UserStoreError("\(path): user '\(username)': \(problem).")
         }
-        let key = username.lowercased()
+        let key: String
+        do throws(UsernameError) {
+            key = try Username.enforce(username)
+        } catch {
+            throw UserStoreError("\(path): \(error).")
+        }
         try withConnection { connection throws(SqliteFailure) in
             try connection.upsert(key, passwordHash, name, roles: roles)
             note(key, passwordHash: passwordHash, roles: roles)
@@ -178,7 +187,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
 
     /// Removes the user; whether there was one. Their sessions end on their next request.
     public func remove(username: String) throws -> Bool {
-        let key = username.lowercased()
+        let key = Username.key(username)
         return try withConnection { connection throws(SqliteFailure) in
             let removed = try connection.delete(key)
             summary.withLock { $0.stamps[key] = nil }
@@ -252,7 +261,21 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
         let connection = try SqliteConnection(path: path, create: create, lockWaits: lockWaits, busyTimeout: busyTimeout)
         connection.deadline = deadline ?? ContinuousClock.now + busyTimeout
         if create { try connection.execute(schema) }
+        try enforceUsernames(connection)
         return (connection, summary(try connection.checkUsers()))
+    }
+
+    /// Rewrites the rows whose name is not in its enforced form; throws, changing nothing,
+    /// when two rows are one name or a name is outside the rule.
+    private static func enforceUsernames(_ connection: SqliteConnection) throws(SqliteFailure) {
+        let rows = try connection.usernameRows()
+        let renames: [UsernameMigration.Row]
+        do throws(UsernameMigration.Problem) {
+            renames = try UsernameMigration.renames(of: rows)
+        } catch {
+            throw SqliteFailure(connection.path, SQLITE_CONSTRAINT, error.description)
+        }
+        if !renames.isEmpty { try connection.rename(renames) }
     }
 
     private static func summary(_ users: [StoredUser]) -> Summary {

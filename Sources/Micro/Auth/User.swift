@@ -1,15 +1,16 @@
 /// A user who can sign in.
 public struct User: Codable, Sendable, Equatable {
-    /// The name they sign in with, lowercased.
+    /// The name they sign in with, in its enforced form (``Username``: `ÉMILE` is `émile`).
     public var username: String
     /// The name pages show: the stored name, else the username capitalized ("user" -> "User").
     public var name: String
     /// What they may do beyond signing in (`admin`, say), as ``Request/authorize(role:)`` checks.
     public var roles: [String]
 
-    /// A user; `name` defaults to the username capitalized.
+    /// A user; `name` defaults to the username capitalized. The username is kept in its
+    /// enforced form; a store refuses a name outside the rule before it makes a user.
     public init(username: String, name: String? = nil, roles: [String] = []) {
-        self.username = username.lowercased()
+        self.username = Username.key(username)
         if let name, !name.isEmpty {
             self.name = name
         } else {

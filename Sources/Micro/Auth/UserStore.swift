@@ -1,6 +1,6 @@
 /// Where users are looked up: ``YamlUserStore`` (credentials.yml) or ``SqliteUserStore``.
 public protocol UserStore: Sendable {
-    /// The user named `username` (case-insensitively); nil when there is none. Throws when the
+    /// The user named `username` (in any spelling of it: ``Username``); nil when there is none. Throws when the
     /// store cannot be read (the request then gets a 503).
     func find(username: String) throws -> StoredUser?
     /// ``find(username:)`` for a sign-in: by default the synchronous look-up on `hasher`'s

@@ -15,8 +15,9 @@ import Foundation
 ///     name: Ann Smith
 ///     roles: [admin]
 /// ```
-/// A missing file, bad YAML, a missing key, a duplicate user or a malformed hash is an error
-/// naming the file and line.
+/// A missing file, bad YAML, a missing key, a username outside ``Username``'s rule (a space,
+/// a control, the Kelvin sign), two spellings of one name (`Kate`, `kate`), or a malformed
+/// hash is an error naming the file and line.
 ///
 /// The file is read once; edit it while the app runs, then send the process `SIGHUP`
 /// (`kill -HUP <pid>`; ``App/run()`` reloads on it) or call ``reload()`` or ``App/reload()``.
@@ -48,7 +49,7 @@ public final class YamlUserStore: UserListing, Reloadable {
     }
 
     public func find(username: String) throws -> StoredUser? {
-        let key = username.lowercased()
+        guard let key = try? Username.enforce(username) else { return nil }
         return loaded.withLock { $0.users[key] }
     }
 
@@ -136,8 +137,13 @@ public final class YamlUserStore: UserListing, Reloadable {
             guard case .mapping = entry else {
                 throw ConfigurationError("\(file):\(entry.line): a user must be a mapping with `username` and `password_hash`.")
             }
-            guard let username = entry["username"]?.text?.trimmingCharacters(in: .whitespaces), !username.isEmpty else {
+            guard let usernameNode = entry["username"], let username = usernameNode.text, !username.isEmpty else {
                 throw ConfigurationError("\(file):\(entry.line): missing key `username`.")
+            }
+            do throws(UsernameError) {
+                _ = try Username.enforce(username)
+            } catch {
+                throw ConfigurationError("\(file):\(usernameNode.line): \(error).")
             }
             guard let hashNode = entry["password_hash"], let hash = hashNode.text, !hash.isEmpty else {
                 throw ConfigurationError("\(file):\(entry.line): user '\(username)' has no `password_hash`.")
@@ -147,7 +153,7 @@ public final class YamlUserStore: UserListing, Reloadable {
             }
             let user = User(username: username, name: entry["name"]?.text, roles: try roles(of: entry, username, file))
             guard users[user.username] == nil else {
-                throw ConfigurationError("\(file):\(entry.line): user '\(username)' appears twice (usernames are case-insensitive).")
+                throw ConfigurationError("\(file):\(entry.line): user '\(username)' appears twice (usernames are case-insensitive: `ÉMILE` and `émile` are one name).")
             }
             users[user.username] = StoredUser(user: user, passwordHash: hash)
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Micro
 
 /// Adds a user to a users table (SQLite or PostgreSQL), or changes their password.
@@ -7,7 +8,7 @@ struct AddUser: AsyncParsableCommand {
         commandName: "add-user",
         abstract: "Add a user to a users table, SQLite or PostgreSQL (or change their password); the password is read as by hash-password.")
 
-    @Argument(help: "The username (case-insensitive).")
+    @Argument(help: "The username (case-insensitive: ÉMILE is émile; letters, digits and ASCII punctuation, no spaces or ':').")
     var username: String
 
     @OptionGroup var database: UserDatabaseOptions
@@ -21,15 +22,34 @@ struct AddUser: AsyncParsableCommand {
     @Option(help: "The bcrypt cost, 4 to 31.")
     var cost = Password.defaultCost
 
+    func validate() throws {
+        do throws(UsernameError) {
+            _ = try Username.enforce(username)
+        } catch {
+            throw ValidationError("\(error).")
+        }
+    }
+
     func run() async throws {
+        let key = try Username.enforce(username)
         try await database.withTable(create: true) { table in
+            let others = try await table.usernames()
+            if let lookalike = UsernameConfusables.lookalike(of: key, among: others) {
+                FileHandle.standardError.write(Data((
+                    "Warning: '\(key)' looks like the existing user '\(lookalike)' (Unicode's confusables, UTS #39): "
+                    + "make sure this is who you mean, not someone posing as them.\n").utf8))
+            }
             let password = try PasswordPrompt.read()
-            if let problem = PasswordRules().problem(with: password, username: username) {
+            if let problem = PasswordRules().problem(with: password, username: key) {
                 throw ValidationError(problem)
             }
             let hash = try Password.hash(password, cost: cost)
-            try await table.save(username: username, passwordHash: hash, name: name, roles: roles)
-            print("Saved user '\(username.lowercased())' in \(table.place).")
+            try await table.save(username: key, passwordHash: hash, name: name, roles: roles)
+            if others.contains(key) {
+                print("Replaced user '\(key)' in \(table.place): a new password, name and roles; their sessions end.")
+            } else {
+                print("Saved new user '\(key)' in \(table.place).")
+            }
         }
     }
 }

@@ -13,13 +13,22 @@ struct RemoveUser: AsyncParsableCommand {
 
     @OptionGroup var database: UserDatabaseOptions
 
+    func validate() throws {
+        do throws(UsernameError) {
+            _ = try Username.enforce(username)
+        } catch {
+            throw ValidationError("\(error).")
+        }
+    }
+
     func run() async throws {
+        let key = try Username.enforce(username)
         try await database.withTable(create: false) { table in
-            guard try await table.remove(username: username) else {
-                FileHandle.standardError.write(Data("No user '\(username.lowercased())' in \(table.place).\n".utf8))
+            guard try await table.remove(username: key) else {
+                FileHandle.standardError.write(Data("No user '\(key)' in \(table.place).\n".utf8))
                 throw ExitCode.failure
             }
-            print("Removed user '\(username.lowercased())' from \(table.place).")
+            print("Removed user '\(key)' from \(table.place).")
         }
     }
 }

@@ -21,6 +21,14 @@ enum UserTable {
         }
     }
 
+    /// The enforced names of the users the table holds.
+    func usernames() async throws -> [String] {
+        switch self {
+        case .sqlite(let store, _): try await store.allUsers().map(\.username)
+        case .postgres(let shared): try await shared.users.allUsers().map(\.username)
+        }
+    }
+
     /// Removes the user; false when there was none of that name.
     func remove(username: String) async throws -> Bool {
         switch self {
