@@ -13,7 +13,8 @@ let package = Package(
         ),
         .testTarget(
             name: "NotesToolTests",
-            dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro"), .product(name: "MicroTesting", package: "Micro")]
+            // NotesTool too: a test runs the binary as a person would.
+            dependencies: ["NotesToolApp", "NotesTool", .product(name: "Micro", package: "Micro"), .product(name: "MicroTesting", package: "Micro")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -25,6 +25,9 @@ public final class TestClient {
     /// `X-CSRF-Token` header), as a form in one of the app's pages would. Turn it off to test
     /// that a forged request is refused.
     public var sendsCsrfToken = true
+    /// Header fields sent with every request unless the request gives its own
+    /// (`["User-Agent": "..."]` for a browser of your choosing).
+    public var defaultHeaders: HttpHeaders = [:]
 
     /// A cookie in the client's jar.
     public struct StoredCookie: Sendable, Equatable {
@@ -109,6 +112,7 @@ public final class TestClient {
 
     private func send(_ method: HttpMethod, _ uri: String, headers: HttpHeaders, body: [UInt8]) async throws -> TestResponse {
         var headers = headers
+        for (name, value) in defaultHeaders where !headers.contains(name: name) { headers.add(name: name, value: value) }
         if !headers.contains(name: "Host") { headers.add(name: "Host", value: "localhost") }
         let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
         let jar = cookieHeader(for: path)

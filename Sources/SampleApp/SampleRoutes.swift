@@ -11,13 +11,15 @@ enum SampleRoutes {
 
     /// The routes over `users`; failed sign-ins are counted in `throttleStore` when there is
     /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`.
+    /// The account pages keep their sessions and events in `accounts` (a database, or memory).
     static func install(
         in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
-        toolHasher: PasswordHasher = ToolRoutes.toolHasher
+        accounts: Accounts = Accounts(), toolHasher: PasswordHasher = ToolRoutes.toolHasher
     ) {
         var authentication = Authentication(users: users)
         authentication.throttleStore = throttleStore
         app.use(authentication)
+        app.use(accounts)
 
         app.get("/") { request in
             try request.render("index", ["title": "Engineering Utilities", "categories": categories])

@@ -24,6 +24,8 @@ public final class App: RouteBuilder {
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
         var templateValues: [String: TemplateValue] = [:]
+        /// Templates plugins bring, used where the views folder has none of the name.
+        var builtInTemplates: [String: String] = [:]
         var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
         var credentialChecks: [@Sendable (Request) async throws -> Void] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
@@ -127,6 +129,12 @@ public final class App: RouteBuilder {
     /// is reported with the others.
     func addProblem(_ message: String) {
         update { $0.problems.append(message) }
+    }
+
+    /// Adds templates (by name, as Mustache text) that a plugin brings: the app's views
+    /// folder overrides each with a file of the same name (`views/account/sessions.mustache`).
+    func addBuiltInTemplates(_ templates: [String: String]) {
+        update { $0.builtInTemplates.merge(templates) { _, new in new } }
     }
 
     /// Adds a check run with the final settings when the app is built for serving.

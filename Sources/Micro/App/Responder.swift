@@ -39,7 +39,7 @@ final class Responder: HttpResponding {
         services = Services(
             settings: settings,
             sessions: try Sessions(settings: settings, checks: definition.sessionChecks),
-            views: try Views(folder: settings.views ?? "", environment: settings.environment),
+            views: try Views(folder: settings.views ?? "", environment: settings.environment, fallbacks: definition.builtInTemplates),
             csrf: CsrfProtection(
                 exemptions: definition.csrfExemptions,
                 trustedOrigins: settings.trustedOrigins + (settings.parsedPublicUrl.map { [$0.origin] } ?? [])),

@@ -94,6 +94,7 @@ extension Request {
         session[Self.originalPathKey] = originalPath
         try session.set(Session.userKey, stored.user)
         session[Session.credentialKey] = CredentialStamp(stored).text
+        await accounts?.signedIn(self, user: stored.user, detail: "password")
         return stored.user
     }
 
@@ -118,17 +119,28 @@ extension Request {
         let name = try? Username.enforce(typed)
         let key = throttle.key(username: name ?? typed)
         try await service.adoptSharedFailures(username: key, address: address, now: clock, logger: logger)
-        try await admit(username: key, address: address, service)
+        do {
+            try await admit(username: key, address: address, service)
+        } catch let error as HttpError where error.status == .tooManyRequests {
+            await accounts?.refused(self, name: name, event: ActivityEvent.Kind.lockedOut, users: service.settings.users)
+            throw error
+        }
         var outcome = SignInThrottle.Outcome.failure
         do {
             let user = try await check(name: name, password: password, service, outcome: &outcome)
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
+            if user == nil, outcome == .failure {
+                await accounts?.refused(self, name: name, event: ActivityEvent.Kind.signInFailed, users: service.settings.users)
+            }
             return user
         } catch {
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
             throw error
         }
     }
+
+    /// The account pages' service, when the app uses ``Accounts``.
+    var accounts: AccountsService? { services.extension(AccountsService.self) }
 
     /// The check of an admitted attempt; `outcome` says how it ended for the throttle.
     private func check(name: String?, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome)

@@ -13,15 +13,19 @@ final class Views: Sendable {
     }
 
     let folder: String
+    /// Templates that plugins bring (the account pages), by name, used where the folder has
+    /// none of that name: an app restyles a page by writing its own.
+    private let fallbacks: [String: String]
     private let reloads: Bool
     private let loaded: Locked<Loaded>
 
-    init(folder: String, environment: Environment) throws(ConfigurationError) {
+    init(folder: String, environment: Environment, fallbacks: [String: String] = [:]) throws(ConfigurationError) {
         self.folder = folder
+        self.fallbacks = fallbacks
         reloads = environment == .development
         let stamp = Self.stamp(of: folder)
         do {
-            loaded = Locked(Loaded(library: try Self.load(folder), stamp: stamp))
+            loaded = Locked(Loaded(library: try Self.load(folder, fallbacks: fallbacks), stamp: stamp))
         } catch {
             // Development shows a broken template on the page that uses it; elsewhere it
             // stops start-up.
@@ -55,7 +59,7 @@ final class Views: Sendable {
                 if stamp != loaded.stamp {
                     loaded.stamp = stamp
                     do throws(ConfigurationError) {
-                        loaded.library = try Self.load(folder)
+                        loaded.library = try Self.load(folder, fallbacks: fallbacks)
                         loaded.problem = nil
                     } catch {
                         loaded.problem = error
@@ -67,8 +71,15 @@ final class Views: Sendable {
         }
     }
 
-    private static func load(_ folder: String) throws(ConfigurationError) -> MustacheLibrary {
+    private static func load(_ folder: String, fallbacks: [String: String]) throws(ConfigurationError) -> MustacheLibrary {
         var library = MustacheLibrary()
+        for (name, text) in fallbacks.sorted(by: { $0.key < $1.key }) {
+            do {
+                try register(text, named: name, in: &library)
+            } catch {
+                throw ConfigurationError("the built-in template \(name): \(error)")
+            }
+        }
         for path in templatePaths(in: folder) {
             let file = folder + "/" + path
             let name = String(path.dropLast(".mustache".count))

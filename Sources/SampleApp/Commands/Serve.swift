@@ -11,9 +11,16 @@ struct Serve: AsyncParsableCommand {
         let variables = ProcessInfo.processInfo.environment
         let users: any UserStore
         let shared: SharedDatabase?
+        var accounts = Accounts()
         do {
             shared = try await SharedDatabase.fromEnvironment(variables)
             users = try shared?.users ?? UserSource.fromEnvironment(variables)
+            // Sessions and events beside the users where they are in a table; else in memory.
+            if let shared {
+                accounts = Accounts(database: shared.database.database)
+            } else if let file = variables["MICRO_USERS_DB"], !file.isEmpty {
+                accounts = Accounts(database: try await Database.sqlite(path: file))
+            }
         } catch {
             FileHandle.standardError.write(Data("SampleApp cannot start: \(error)\n".utf8))
             throw ExitCode.failure
@@ -21,7 +28,7 @@ struct Serve: AsyncParsableCommand {
         defer { shared?.database.shutdown() }
         let app = App()
         if let shared { app.settings.sessions.revocations = shared.revocations }
-        SampleRoutes.install(in: app, users: users, throttleStore: shared?.throttle)
+        SampleRoutes.install(in: app, users: users, throttleStore: shared?.throttle, accounts: accounts)
         try await app.run()
     }
 }

@@ -21,7 +21,7 @@ public func makeApp(_ app: App = App(), users: any UserStore, database: Database
         }
         notes.post("/") { request in
             let draft = try request.decode(NoteDraft.self, orRender: "notes/new", ["title": "New note"])
-            let note = try await store.add(draft, by: request.currentUser?.username ?? "")
+            let note = try await store.add(draft, by: try request.authenticate().username)
             request.flash["notice"] = "Note saved."
             try request.redirect(to: "/notes/\(note.id)")
         }

@@ -1,0 +1,40 @@
+/// A session as the sessions page answers it in JSON.
+struct SessionJson: Encodable {
+    var id: String
+    var browser: String
+    var address: String
+    var signedInAt: String
+    var lastSeenAt: String
+    var current: Bool
+}
+
+/// An event as the activity and audit pages answer it in JSON (the audit names the user).
+struct EventJson: Encodable {
+    var user: String?
+    var event: String
+    var at: String
+    var address: String
+    var browser: String
+    var detail: String
+
+    init(_ event: ActivityEvent, withUser: Bool) {
+        user = withUser ? event.username : nil
+        self.event = event.event
+        at = AccountTime.iso(event.at)
+        address = event.address
+        browser = event.browser
+        detail = event.detail
+    }
+
+    private enum CodingKeys: String, CodingKey { case user, event, at, address, browser, detail }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if let user { try container.encode(user, forKey: .user) }
+        try container.encode(event, forKey: .event)
+        try container.encode(at, forKey: .at)
+        try container.encode(address, forKey: .address)
+        try container.encode(browser, forKey: .browser)
+        try container.encode(detail, forKey: .detail)
+    }
+}

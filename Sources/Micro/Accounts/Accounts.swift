@@ -1,0 +1,72 @@
+import Foundation
+
+/// The account pages a signed-in user reaches, turned on with one call: their password, where
+/// they are signed in (ending any of those sessions), what happened to their account, and for
+/// admins every account's activity. After ``Authentication``:
+///
+/// ```swift
+/// app.use(Authentication(users: users))
+/// app.use(Accounts(database: database))     // or Accounts() to keep sessions and events in memory
+/// ```
+///
+/// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
+/// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
+/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``). Each answers JSON to a
+/// client that asks for it. Each page is a template an app restyles by writing its own of the
+/// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
+/// ``AccountTemplates``); the texts of flashes and refusals are settings here.
+public struct Accounts: AppPlugin, Sendable {
+    /// Where the pages are.
+    public var prefix = "/account"
+    /// Where the admin's audit page is (`/admin/audit`).
+    public var auditPath = "/admin/audit"
+    /// The role that sees the audit.
+    public var adminRole = "admin"
+    /// Where each user's signed-in sessions are listed.
+    public var sessions: any SessionRegistry
+    /// Where account events are kept.
+    public var activity: any ActivityLog
+    /// What a new password must be.
+    public var passwordRules = PasswordRules()
+    /// The flash after a password change.
+    public var passwordChangedMessage = "Your password has been changed."
+    /// The refusal of a wrong current password.
+    public var wrongPasswordMessage = "That is not your current password."
+    /// The refusal of a confirmation that differs.
+    public var confirmationMessage = "The two new passwords differ."
+    /// What the password page says when the users' file cannot be written (credentials.yml).
+    public var readOnlyUsersMessage = "These users are managed in credentials.yml: ask its keeper to put in a new hash (`SampleApp hash-password` makes one)."
+    /// The flash after ending one session.
+    public var sessionEndedMessage = "That session has been signed out."
+    /// The flash after ending every other session.
+    public var othersEndedMessage = "Your other sessions have been signed out."
+
+    /// The pages with sessions and events kept in this process (lost at restart): for a
+    /// users file or one instance.
+    public init() {
+        sessions = MemorySessionRegistry()
+        activity = MemoryActivityLog { Int64(Date().timeIntervalSince1970) }
+    }
+
+    /// The pages with sessions and events kept in `database`, shared by every instance that
+    /// uses it.
+    public init(database: Database) {
+        sessions = DatabaseSessionRegistry(database)
+        activity = DatabaseActivityLog(database)
+    }
+
+    public func install(in app: App) {
+        let service = AccountsService(self, logger: app.logger)
+        app.register(service)
+        if let database = (sessions as? DatabaseSessionRegistry)?.database {
+            app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
+        }
+        app.addBuiltInTemplates(AccountTemplates.all)
+        app.addTemplateValue("accountPath") { request in request.url(prefix) }
+        // "Last seen", at most once a minute per session; only for requests with a cookie.
+        app.before { request in
+            if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
+        }
+        AccountRoutes(service: service).install(in: app)
+    }
+}

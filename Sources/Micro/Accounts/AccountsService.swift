@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import Logging
+
+/// The account pages' state while the app runs: the session registry, the activity log, and
+/// what the sign-in flow tells them.
+final class AccountsService: Sendable {
+    let settings: Accounts
+    private let logger: Logger
+
+    init(_ settings: Accounts, logger: Logger) {
+        self.settings = settings
+        var logger = logger
+        logger[metadataKey: "component"] = "accounts"
+        self.logger = logger
+    }
+
+    /// The key under which a session keeps when it last told the registry it was seen.
+    static let seenKey = "_seen"
+
+    /// The registry's id of the session `id`: a digest, which opens nothing.
+    static func entryId(of sessionId: String) -> String {
+        Base64Url.encode(Array(SHA256.hash(data: Data(("micro session entry " + sessionId).utf8)).prefix(16)))
+    }
+
+    // MARK: What the sign-in flow tells
+
+    /// `user` has just signed in to `request`'s session (its identity new): lists the session,
+    /// ends the oldest when there are too many, and records the event.
+    func signedIn(_ request: Request, user: User, detail: String) async {
+        let now = request.session.now
+        let session = registered(request, user: user)
+        request.session[Self.seenKey] = String(now)
+        do {
+            for dropped in try await settings.sessions.add(session) { end(dropped, request) }
+        } catch {
+            logger.error("Cannot list the new session of \(user.username): \(error)")
+        }
+        await record(request, username: user.username, event: ActivityEvent.Kind.signedIn, detail: detail)
+    }
+
+    /// The registry's entry for `request`'s session of `user`, signed in now.
+    private func registered(_ request: Request, user: User) -> RegisteredSession {
+        let now = request.session.now
+        return RegisteredSession(
+            entry: SessionEntry(
+                id: Self.entryId(of: request.session.id), username: user.username, browser: UserAgentSummary.describe(request.userAgent),
+                userAgent: String(decoding: (request.userAgent ?? "").utf8.prefix(512), as: UTF8.self), address: request.clientAddress ?? "",
+                signedInAt: now, lastSeenAt: now),
+            sessionId: request.session.id, expiresAt: now + request.services.sessions.settings.lifetimeSeconds)
+    }
+
+    /// A sign-in under `name` was refused (`event`: a wrong password, or the throttle): the
+    /// event is the user's when `name` is one, else the unknown user's (never the text typed).
+    func refused(_ request: Request, name: String?, event: String, users: any UserStore) async {
+        var username = ActivityEvent.unknownUser
+        if let name, let stored = try? await users.find(username: name, using: PasswordHasher.shared) { username = stored.user.username }
+        await record(request, username: username, event: event, detail: "")
+    }
+
+    /// The request's session is signing out.
+    func signingOut(_ request: Request) async {
+        guard let user = request.currentUser, request.credentialsUser == nil else { return }
+        _ = try? await settings.sessions.remove(id: Self.entryId(of: request.session.id), of: user.username)
+        await record(request, username: user.username, event: ActivityEvent.Kind.signedOut, detail: "")
+    }
+
+    /// A signed-in request: tells the registry the session was seen, at most once a minute.
+    func seen(_ request: Request) {
+        guard request.credentialsUser == nil, request.currentUser != nil else { return }
+        let now = request.session.now
+        if let last = request.session[Self.seenKey].flatMap(Int64.init), now - last < SessionRegistryLimits.touchInterval { return }
+        request.session[Self.seenKey] = String(now)
+        let id = Self.entryId(of: request.session.id)
+        let registry = settings.sessions
+        let logger = logger
+        // Bookkeeping: the page does not wait for it.
+        Task {
+            do { try await registry.touch(id: id, now: now) } catch { logger.warning("Cannot note that a session was seen: \(error)") }
+        }
+    }
+
+    // MARK: What the pages do
+
+    /// The sessions of `username` still alive: neither expired nor revoked.
+    func liveSessions(of username: String, _ request: Request) async throws -> [RegisteredSession] {
+        let sessions = request.services.sessions.settings
+        let listed = try await settings.sessions.sessions(
+            of: username, now: request.session.now, idle: sessions.idleSeconds, lifetime: sessions.lifetimeSeconds)
+        let revocations = sessions.revocations
+        return listed.filter {
+            !revocations.isRevoked(id: $0.sessionId, created: $0.entry.signedInAt)
+                && !revocations.isRevoked(username: username, created: $0.entry.signedInAt)
+        }
+    }
+
+    /// Ends `session` wherever its cookie is: revoked on every instance that shares the app's
+    /// revocations.
+    func end(_ session: RegisteredSession, _ request: Request) {
+        request.services.sessions.settings.revocations.revoke(id: session.sessionId, until: session.expiresAt, now: request.session.now)
+    }
+
+    /// Lists `request`'s session anew (after its identity changed), keeping its sign-in time.
+    func relist(_ request: Request, user: User) async {
+        request.session[Self.seenKey] = String(request.session.now)
+        do {
+            for dropped in try await settings.sessions.add(registered(request, user: user)) { end(dropped, request) }
+        } catch {
+            logger.error("Cannot list the session of \(user.username): \(error)")
+        }
+    }
+
+    /// Records `event` for `username`, with the request's address and browser; logged too.
+    func record(_ request: Request, username: String, event: String, detail: String) async {
+        let entry = ActivityEvent(
+            username: username, event: event, at: request.session.now, address: request.clientAddress ?? "",
+            browser: UserAgentSummary.describe(request.userAgent), detail: detail)
+        logger.info(
+            "account event", metadata: ["event": "\(event)", "user": "\(username)", "address": "\(entry.address)", "detail": "\(detail)"])
+        do {
+            try await settings.activity.record(entry)
+        } catch {
+            logger.error("Cannot record the account event \(event) of \(username): \(error)")
+        }
+    }
+}
+
+extension Request {
+    /// The `User-Agent` as sent.
+    var userAgent: String? { headers.first(name: "User-Agent") }
+}

@@ -1,0 +1,45 @@
+/// One thing that happened to an account, as the activity pages list it. Never a password,
+/// code, secret or token: only what happened, when, from where, and a word of detail.
+public struct ActivityEvent: Sendable, Equatable, Codable {
+    /// Whose account; `unknown user` for failed sign-ins under a name that is no user (never
+    /// the text typed).
+    public var username: String
+    /// What happened (see ``ActivityEvent/Kind``).
+    public var event: String
+    /// When (seconds since 1970).
+    public var at: Int64
+    /// The client's address as the throttle counts it.
+    public var address: String
+    /// The browser and system, in words.
+    public var browser: String
+    /// A word more: how a sign-in was made (`password`), which admin did it (`by ann`).
+    public var detail: String
+
+    /// An event.
+    public init(username: String, event: String, at: Int64, address: String, browser: String, detail: String = "") {
+        self.username = username
+        self.event = event
+        self.at = at
+        self.address = address
+        self.browser = browser
+        self.detail = detail
+    }
+
+    /// The name under which failed sign-ins for names that are no user are kept.
+    public static let unknownUser = "unknown user"
+
+    /// The kinds of event Micro records.
+    public enum Kind {
+        public static let signedIn = "signed_in"
+        public static let signInFailed = "sign_in_failed"
+        public static let lockedOut = "locked_out"
+        public static let signedOut = "signed_out"
+        public static let passwordChanged = "password_changed"
+        public static let sessionEnded = "session_ended"
+        public static let userAdded = "user_added"
+        public static let userRemoved = "user_removed"
+        public static let userDisabled = "user_disabled"
+        public static let userEnabled = "user_enabled"
+        public static let rolesChanged = "roles_changed"
+    }
+}
