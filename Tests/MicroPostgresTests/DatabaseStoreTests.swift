@@ -119,7 +119,7 @@ extension MicroPostgresTests {
             var settings = Settings()
             settings.environment = .test
             settings.accessLog = false
-            settings.views = FileManager.default.temporaryDirectory.appendingPathComponent("micro-no-views").path
+            settings.views = nil
             return settings
         }
     }

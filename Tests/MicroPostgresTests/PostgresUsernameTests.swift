@@ -5,7 +5,7 @@ import Testing
 
 extension MicroPostgresTests {
     /// The `users` table holds each name in its enforced form (``Username``), as SQLite's does.
-    @Suite struct Usernames {
+    @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct Usernames {
         @Test func openingTheStoreRewritesNamesToTheEnforcedForm() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 try await test.sql("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.user)'), ('ＡＮＮ', '\(TestHashes.ann)')")

@@ -4,7 +4,7 @@ import Testing
 
 /// `add-user` and `remove-user` under ``Username``'s rule, run as a person would.
 @Suite struct UsernameCommandTests {
-    private func run(_ arguments: [String], input: String = "pw-1234\n") throws -> (status: Int32, output: String, errors: String) {
+    private func run(_ arguments: [String], input: String = "a long unusual phrase\n") throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = try SampleAppProcess.binary()
         process.arguments = arguments

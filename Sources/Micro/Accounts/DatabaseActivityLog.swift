@@ -15,7 +15,8 @@ public final class DatabaseActivityLog: ActivityLog {
         self.rowLimit = rowLimit
     }
 
-    static let migrations = [
+    /// Its table, made when the app starts (``Accounts`` adds it to the app's preparations).
+    public static let migrations = [
         Migration("micro 3 activity log") { sql in
             try await sql.create(table: "micro_activity").ifNotExists()
                 .column("id", type: .bigint, .primaryKey(autoIncrement: true))

@@ -12,7 +12,8 @@ public final class DatabaseSessionRegistry: SessionRegistry {
         self.database = database
     }
 
-    static let migrations = [
+    /// Its table, made when the app starts (``Accounts`` adds it to the app's preparations).
+    public static let migrations = [
         Migration("micro 2 session registry") { sql in
             try await sql.create(table: "micro_sessions").ifNotExists()
                 .column("id", type: .text, .primaryKey(autoIncrement: false))
