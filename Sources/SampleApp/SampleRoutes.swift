@@ -1,4 +1,5 @@
 import Micro
+import MicroOpenIdConnect
 
 /// The sample app's routes: what `main.swift` serves and the tests exercise.
 enum SampleRoutes {
@@ -10,14 +11,17 @@ enum SampleRoutes {
     ]
 
     /// The routes over `users`; failed sign-ins are counted in `throttleStore` when there is
-    /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`.
+    /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`;
+    /// `singleSignOn` adds an OpenID Connect provider and may turn passwords off.
     static func install(
         in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
-        toolHasher: PasswordHasher = ToolRoutes.toolHasher
+        toolHasher: PasswordHasher = ToolRoutes.toolHasher, singleSignOn: SingleSignOnSettings = SingleSignOnSettings()
     ) {
         var authentication = Authentication(users: users)
         authentication.throttleStore = throttleStore
+        authentication.acceptsPasswords = singleSignOn.acceptsPasswords
         app.use(authentication)
+        if let provider = singleSignOn.provider { app.use(provider) }
 
         app.get("/") { request in
             try request.render("index", ["title": "Engineering Utilities", "categories": categories])
