@@ -64,15 +64,30 @@ public struct OpenIdConnectUserMapping: Sendable {
 
     /// Anyone the provider vouches for (within the allowed domains): the store's user when
     /// the store has one of that name (linked as ``existing`` links), else a user made from
-    /// the claims, with the roles of the roles claim.
+    /// the claims, with the roles of the roles claim. That name is linked to the identity
+    /// too, so that another subject sending the same `preferred_username` later is refused
+    /// rather than taken for the first.
     public static let any = OpenIdConnectUserMapping(acceptsSession: { user, stamp in
         stamp == outsideStamp(user)
     }) { context in
-        if let stored = try await storeUser(context) {
-            return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
-        }
-        guard let username = candidateName(context.claims) else {
-            throw OpenIdConnectError.notAllowed("the provider sent neither a username nor a verified email address.")
+        let identity = context.claims.identity
+        let username: String
+        if let linked = try await context.links.username(linkedTo: identity) {
+            if let stored = try await context.users.find(username: linked, using: context.hasher) {
+                return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+            }
+            username = linked
+        } else {
+            if let stored = try await storeUser(context) {
+                return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+            }
+            guard let name = candidateName(context.claims) else {
+                throw OpenIdConnectError.notAllowed("the provider sent neither a username nor a verified email address.")
+            }
+            guard try await context.links.link(identity, to: name) else {
+                throw OpenIdConnectError.notAllowed("the name '\(name)' is already used here by another account at the provider.")
+            }
+            username = name
         }
         let roles = (context.claims.strings[context.rolesClaim] ?? []).map { $0.lowercased() }.filter { User.problem(withRole: $0) == nil }
         let user = User(username: username, name: context.claims.name, roles: Array(Set(roles)).sorted().prefix(64).map { $0 })

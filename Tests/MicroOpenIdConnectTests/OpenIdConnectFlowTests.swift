@@ -101,6 +101,24 @@ import Testing
         #expect(try await client.get("/protected").text.hasPrefix("Hello dee [admin,editors]"))
     }
 
+    @Test func anyModeKeepsAnOutsideNameForItsFirstSubject() async throws {
+        let provider = try await HostileProvider.start()
+        defer { Task { await provider.stop() } }
+        provider.state.withLock { $0.claims["preferred_username"] = .string("dee"); $0.claims["sub"] = .string("sub-dee") }
+        let app = ssoApp(provider, configure: { $0.users = .any })
+        #expect(try await signInThroughProvider(TestClient(app), provider).status == .seeOther)
+        // Renamed at the provider: still dee, by the link.
+        provider.state.withLock { $0.claims["preferred_username"] = .string("dee2") }
+        let renamed = TestClient(app)
+        #expect(try await signInThroughProvider(renamed, provider).status == .seeOther)
+        #expect(try await renamed.get("/protected").text.hasPrefix("Hello dee "))
+        // Another subject calling itself dee is not taken for her.
+        provider.state.withLock { $0.claims["preferred_username"] = .string("dee"); $0.claims["sub"] = .string("sub-other") }
+        let other = try await signInThroughProvider(TestClient(app), provider)
+        #expect(other.status == .forbidden)
+        #expect(other.text.contains("already used here by another account"))
+    }
+
     @Test func allowedDomainsRefuseOtherDomainsAndUnverifiedAddresses() async throws {
         let provider = try await HostileProvider.start()
         defer { Task { await provider.stop() } }
