@@ -8,6 +8,9 @@ let package = Package(
         .library(name: "Micro", targets: ["Micro"]),
         .library(name: "MicroTesting", targets: ["MicroTesting"]),
         .library(name: "MicroPostgres", targets: ["MicroPostgres"]),
+        // Single sign-on with OpenID Connect: its own library, so that apps without it link
+        // neither jwt-kit nor async-http-client.
+        .library(name: "MicroOpenIdConnect", targets: ["MicroOpenIdConnect"]),
         .executable(name: "SampleApp", targets: ["SampleApp"]),
     ],
     dependencies: [
@@ -28,6 +31,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // Only the tests use it: they export Micro's metrics as the README shows.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // ID tokens and key sets (single sign-on); 5.8.0 exactly, the version reviewed for
+        // its gaps (no iss or nonce check, a default key for an unknown kid).
+        .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
+        // Discovery, key sets and the token endpoint (single sign-on).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // `swift package generate-documentation --target Micro` (Sources/Micro/Micro.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -77,10 +85,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(
+            name: "MicroOpenIdConnect",
+            dependencies: [
+                "Micro",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "SampleApp",
             dependencies: [
-                "Micro", "MicroPostgres",
+                "Micro", "MicroPostgres", "MicroOpenIdConnect",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -100,6 +120,18 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .testTarget(
+            name: "MicroOpenIdConnectTests",
+            dependencies: [
+                "Micro", "MicroTesting", "MicroOpenIdConnect",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

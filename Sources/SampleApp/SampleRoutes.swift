@@ -1,4 +1,5 @@
 import Micro
+import MicroOpenIdConnect
 
 /// The sample app's routes: what `main.swift` serves and the tests exercise.
 enum SampleRoutes {
@@ -11,15 +12,19 @@ enum SampleRoutes {
 
     /// The routes over `users`; failed sign-ins are counted in `throttleStore` when there is
     /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`.
-    /// The account pages keep their sessions and events in `accounts` (a database, or memory).
+    /// The account pages keep their sessions and events in `accounts` (a database, or memory);
+    /// `singleSignOn` adds an OpenID Connect provider and may turn passwords off.
     static func install(
         in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
-        accounts: Accounts = Accounts(), toolHasher: PasswordHasher = ToolRoutes.toolHasher
+        accounts: Accounts = Accounts(), toolHasher: PasswordHasher = ToolRoutes.toolHasher,
+        singleSignOn: SingleSignOnSettings = SingleSignOnSettings()
     ) {
         var authentication = Authentication(users: users)
         authentication.throttleStore = throttleStore
+        authentication.acceptsPasswords = singleSignOn.acceptsPasswords
         app.use(authentication)
         app.use(accounts)
+        if let provider = singleSignOn.provider { app.use(provider) }
 
         app.get("/") { request in
             try request.render("index", ["title": "Engineering Utilities", "categories": categories])

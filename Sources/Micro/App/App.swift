@@ -127,7 +127,11 @@ public final class App: RouteBuilder {
 
     /// Records a mistake in how a plugin was set up: the app does not start, and the message
     /// is reported with the others.
-    func addProblem(_ message: String) {
+    ///
+    /// ```swift
+    /// if clientId.isEmpty { app.addProblem("OpenIdConnect.clientId is empty.") }
+    /// ```
+    public func addProblem(_ message: String) {
         update { $0.problems.append(message) }
     }
 

@@ -56,6 +56,10 @@ public struct Authentication: AppPlugin, Sendable {
     /// it off when the app's own sign-in asks for more than the password (a second factor):
     /// Basic would let a script in with the password alone.
     public var acceptsBasicCredentials = true
+    /// Whether users may sign in with a password: false when single sign-on is the only way in
+    /// (``ExternalSignIn``). Then the sign-in page shows only the other ways' buttons, `POST`
+    /// to the sign-in path answers `403`, and HTTP Basic credentials are not read.
+    public var acceptsPasswords = true
     /// The realm `WWW-Authenticate` names in a `401`.
     public var basicRealm = "Micro"
     /// How long a script's checked credentials are taken without a new bcrypt check (while the
@@ -87,7 +91,8 @@ public struct Authentication: AppPlugin, Sendable {
         let service = AuthenticationService(self)
         app.register(service)
         if let reloadable = users as? any Reloadable { app.addReloadable(reloadable) }
-        if acceptsBasicCredentials {
+        let externalSignIns = app.externalSignIns
+        if acceptsBasicCredentials && acceptsPasswords {
             app.addCredentialCheck { request in try await service.acceptBasicCredentials(request) }
         }
         if let yaml = users as? YamlUserStore {
@@ -101,8 +106,15 @@ public struct Authentication: AppPlugin, Sendable {
         app.addSessionCheck { data, revocations in
             guard let user = Session.signedInUser(in: data) else { return true }
             guard let stamp = data.values[Session.credentialKey].flatMap(Session.plainString) else { return false }
-            return service.isCurrent(CredentialStamp(text: stamp), username: user.username)
-                && !revocations.isRevoked(username: user.username, created: data.created)
+            let credential = CredentialStamp(text: stamp)
+            guard !revocations.isRevoked(username: user.username, created: data.created) else { return false }
+            if service.isCurrent(credential, username: user.username) { return true }
+            // A session another way signed in (single sign-on) for a user the store does not
+            // hold as it was: that way decides.
+            guard let source = data.values[Session.sourceKey].flatMap(Session.plainString),
+                let way = externalSignIns.way(source)
+            else { return false }
+            return way.acceptsSession(user, credential)
         }
         app.addTemplateValue("signInPath") { request in request.url(signInPath) }
         app.addTemplateValue("signOutPath") { request in request.url(signOutPath) }
@@ -116,13 +128,24 @@ public struct Authentication: AppPlugin, Sendable {
             }
         }
         app.addTemplateValue("signedIn") { request in request.currentUser != nil ? true : nil }
+        // The sign-in page's other ways in: `{{#signInButtons}}<form action="{{action}}">...`.
+        app.addTemplateValue("signInButtons") { request in
+            externalSignIns.list.map { way -> [String: any Sendable] in ["label": way.label, "action": request.url(way.action)] }
+        }
+        let acceptsPasswords = acceptsPasswords
+        app.addTemplateValue("passwordSignIn") { _ in acceptsPasswords ? true : nil }
         guard installsRoutes else { return }
         let signIn = signInPath + "/?"
         let signOut = signOutPath + "/?"
         app.get(signIn) { request in
-            try service.page(request, template: signInTemplate, title: "Sign In", fallback: BuiltInPages.signIn)
+            try service.page(request, template: signInTemplate, title: "Sign In") { request in
+                BuiltInPages.signIn(request, passwords: acceptsPasswords, buttons: externalSignIns.list)
+            }
         }
         app.post(signIn) { request in
+            guard acceptsPasswords else {
+                throw HttpError(.forbidden, "Signing in with a password is turned off here: use the single sign-on button on the sign-in page.")
+            }
             let username = request.params["username"] ?? ""
             let password = request.params["password"] ?? ""
             if let user = try await request.signIn(username: username, password: password) {

@@ -1,9 +1,19 @@
 /// The sign-in and sign-out pages for apps without their own templates: plain, escaped,
 /// carrying the CSRF field and the flash.
 enum BuiltInPages {
-    static func signIn(_ request: Request) -> String {
+    static func signIn(_ request: Request, passwords: Bool = true, buttons: [ExternalSignIn] = []) -> String {
+        let csrf = Html.escape(request.csrfToken)
+        let external = buttons.map { way in
+            """
+            <form method="post" action="\(Html.escape(request.url(way.action)))">
+              <input type="hidden" name="_csrf" value="\(csrf)">
+              <p><button type="submit">\(Html.escape(way.label))</button></p>
+            </form>
+            """
+        }.joined(separator: "\n")
+        guard passwords else { return page(request, title: "Sign In", body: external) }
         let action = Html.escape(request.url(request.path))
-        return page(request, title: "Sign In", body: """
+        return page(request, title: "Sign In", body: external + """
             <form method="post" action="\(action)">
               <input type="hidden" name="_csrf" value="\(Html.escape(request.csrfToken))">
               <p><label for="username">Username</label><br>

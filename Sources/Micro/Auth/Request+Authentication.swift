@@ -1,6 +1,8 @@
 extension Session {
     /// The key of the signed-in user's ``CredentialStamp``.
     static let credentialKey = "_credential"
+    /// The key of the ``ExternalSignIn/source`` that signed the session in; absent for a password.
+    static let sourceKey = "_signed_in_via"
 
     /// The user signed in to the session `data`, decoded once for all requests.
     static func signedInUser(in data: SessionData) -> User? {
@@ -14,6 +16,32 @@ extension Request {
     /// The flow's settings, or the defaults when the app does not use ``Authentication``.
     private var authentication: AuthenticationService? {
         services.extension(AuthenticationService.self)
+    }
+
+    /// The app's ``Authentication`` (its user store, paths and texts); nil when it uses none.
+    public var authenticationSettings: Authentication? { authentication?.settings }
+
+    /// The ``ExternalSignIn/source`` that signed this session in (`oidc`); nil for a password
+    /// or nobody.
+    public var signInSource: String? {
+        guard isSignedIn, credentialsUser == nil else { return nil }
+        return session[Session.sourceKey]
+    }
+
+    /// Signs `user` in as a way beside the password verified them (``ExternalSignIn``): the
+    /// session gets a new identity (no fixation), restarts its lifetime, and holds the user,
+    /// `credentialStamp` and `source`. The session then stands while the store's stamp for
+    /// the user is `credentialStamp`, or while the way's ``ExternalSignIn/acceptsSession``
+    /// says so, and until it is revoked or expires, as a password session does.
+    public func signIn(_ user: User, credentialStamp: CredentialStamp, via source: String) throws {
+        credentialsUser = nil
+        let originalPath = session[Self.originalPathKey]
+        session.regenerate()
+        session.restart()
+        session[Self.originalPathKey] = originalPath
+        try session.set(Session.userKey, user)
+        session[Session.credentialKey] = credentialStamp.text
+        session[Session.sourceKey] = source
     }
 
     /// The signed-in user, if any: the session's, or for a script the one its HTTP Basic
@@ -89,6 +117,7 @@ extension Request {
         else { return nil }
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
+        session.remove(Session.sourceKey)
         // The signed-in session begins now: its absolute lifetime counts from the sign-in.
         session.restart()
         session[Self.originalPathKey] = originalPath
@@ -222,8 +251,8 @@ extension Request {
         signOut()
     }
 
-    /// The page `authenticate()` remembered, made safe, and forgotten.
-    func takeOriginalPath() -> String? {
+    /// The page `authenticate()` remembered, made safe, and forgotten: where a sign-in lands.
+    public func takeOriginalPath() -> String? {
         defer { session.remove(Self.originalPathKey) }
         return session[Self.originalPathKey].flatMap(LocalPath.sanitize)
     }

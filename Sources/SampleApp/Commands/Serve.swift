@@ -5,14 +5,16 @@ import Micro
 /// Serves the app until Ctrl-C.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL).")
+        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_OIDC_*, MICRO_PASSWORD_SIGNIN).")
 
     func run() async throws {
         let variables = ProcessInfo.processInfo.environment
         let users: any UserStore
         let shared: SharedDatabase?
         var accounts = Accounts()
+        let singleSignOn: SingleSignOnSettings
         do {
+            singleSignOn = try SingleSignOnSettings.fromEnvironment(variables)
             shared = try await SharedDatabase.fromEnvironment(variables)
             users = try shared?.users ?? UserSource.fromEnvironment(variables)
             // Sessions and events beside the users where they are in a table; else in memory.
@@ -28,7 +30,7 @@ struct Serve: AsyncParsableCommand {
         defer { shared?.database.shutdown() }
         let app = App()
         if let shared { app.settings.sessions.revocations = shared.revocations }
-        SampleRoutes.install(in: app, users: users, throttleStore: shared?.throttle, accounts: accounts)
+        SampleRoutes.install(in: app, users: users, throttleStore: shared?.throttle, accounts: accounts, singleSignOn: singleSignOn)
         try await app.run()
     }
 }

@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import Micro
+
+/// Single sign-on with an OpenID Connect provider (Google, Entra, Okta, Keycloak...), beside
+/// or instead of passwords: the authorization code flow with PKCE, `state` and `nonce`.
+///
+/// ```swift
+/// app.use(Authentication(users: users))
+/// app.use(OpenIdConnect(issuer: "https://login.example.com", clientId: "tools", clientSecret: secret))
+/// ```
+///
+/// It adds the sign-in page's button (`Sign in with NAME`), `POST /auth/oidc` (sends the
+/// browser to the provider; `GET` only shows the button) and `GET /auth/oidc/callback`
+/// (checks the answer and signs the user in as a password does: a new session identity, the
+/// user and their stamp, back to the page first asked for). Discovery is fetched when first
+/// needed, so the app starts while the provider is down.
+public struct OpenIdConnect: AppPlugin, Sendable {
+    /// The provider's issuer URL (discovery at `ISSUER/.well-known/openid-configuration`):
+    /// `https`, or `http` on a loopback address only.
+    public var issuer: String
+    /// The client id the provider gave this app.
+    public var clientId: String
+    /// The client secret the provider gave this app.
+    public var clientSecret: String
+    /// The provider's name on the button: `Sign in with NAME`.
+    public var name = "single sign-on"
+    /// Who may sign in and as which user: ``OpenIdConnectUserMapping/existing`` (the store's
+    /// users only) or ``OpenIdConnectUserMapping/any``.
+    public var users = OpenIdConnectUserMapping.existing
+    /// When not empty, only verified email addresses in these domains sign in.
+    public var allowedDomains: [String] = []
+    /// The claim the roles of a user from outside the store are read from.
+    public var rolesClaim = "groups"
+    /// Whether signing out also signs out at the provider (its `end_session_endpoint`).
+    public var logout = false
+    /// The sign-out path of the app's ``Authentication`` (for ``logout``).
+    public var signOutPath = "/signout"
+    /// Where identities are linked to the store's users.
+    public var links: any IdentityLinkStore = MemoryIdentityLinkStore()
+    /// The path of the flow: `POST PATH` starts it, `GET PATH/callback` completes it.
+    public var path = "/auth/oidc"
+    /// The scopes asked for; `openid email profile` at least.
+    public var scopes = ["openid", "email", "profile"]
+    /// The longest one call to the provider may take.
+    public var timeout: Duration = .seconds(5)
+    /// The largest answer read from the provider.
+    public var maximumResponseSize = 1 << 20
+    /// The leeway on `exp` and `iat`.
+    public var clockSkew: TimeInterval = 60
+    /// How long a browser may take at the provider.
+    public var flowLifetime: Int64 = 600
+    /// How many sign-ins one session may have at the provider at once (tabs): the oldest goes.
+    public var maximumPendingFlows = 3
+    /// Audiences besides the client id an ID token may also name.
+    public var trustedAudiences: Set<String> = []
+    /// The shortest time between two key-set fetches for an unknown `kid`.
+    public var keyRefetchInterval: TimeInterval = 60
+
+    /// The source sessions signed in this way carry.
+    public static let source = "oidc"
+
+    /// A provider at `issuer` that knows this app as `clientId` with `clientSecret`.
+    public init(issuer: String, clientId: String, clientSecret: String) {
+        self.issuer = issuer
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+    }
+
+    /// What is wrong with the settings; nil when nothing.
+    public var problem: String? {
+        if let problem = ProviderUrl.problem(issuer) { return "OpenIdConnect.issuer \(problem)." }
+        if clientId.isEmpty { return "OpenIdConnect.clientId is empty." }
+        if clientSecret.isEmpty { return "OpenIdConnect.clientSecret is empty." }
+        if !scopes.contains("openid") { return "OpenIdConnect.scopes must hold openid." }
+        if maximumPendingFlows < 1 || flowLifetime < 1 { return "OpenIdConnect.maximumPendingFlows and flowLifetime must be positive." }
+        return nil
+    }
+
+    /// Adds the button, the routes, and (with ``logout``) the provider's sign-out.
+    public func install(in app: App) {
+        let provider = OpenIdProvider(
+            issuer: issuer, http: ProviderHttpClient(timeout: timeout, maximumBodySize: maximumResponseSize),
+            keyRefetchInterval: keyRefetchInterval, clock: app.settings.clock)
+        let flow = OpenIdConnectFlow(settings: self, provider: provider)
+        app.register(flow)
+        let mapping = users
+        app.addExternalSignIn(ExternalSignIn(source: Self.source, label: "Sign in with \(name)", action: path) { user, stamp in
+            mapping.acceptsSession(user, stamp)
+        })
+        // Reported at start-up with the app's other mistakes.
+        if let problem { app.addProblem(problem) }
+        app.get(path) { request in try flow.buttonPage(request) }
+        app.post(path) { request -> String in try await flow.start(request) }
+        app.get(path + "/callback") { request -> String in try await flow.complete(request) }
+        if logout { flow.installLogout(in: app) }
+    }
+}

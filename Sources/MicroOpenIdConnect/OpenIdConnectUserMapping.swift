@@ -1,0 +1,128 @@
+import Micro
+
+/// How verified claims become the signed-in user: ``existing`` (the provider's user must be
+/// one of the store's) or ``any`` (anyone the provider vouches for); an app may write its own.
+///
+/// ```swift
+/// var sso = OpenIdConnect(issuer: "https://login.example.com", clientId: "tools", clientSecret: secret)
+/// sso.users = .any
+/// ```
+public struct OpenIdConnectUserMapping: Sendable {
+    /// What a mapping is given: the verified claims and where users and links are kept.
+    public struct Context: Sendable {
+        /// The ID token's claims, verified.
+        public let claims: IdTokenClaims
+        /// The app's user store.
+        public let users: any UserStore
+        /// Where identities are linked to the store's users.
+        public let links: any IdentityLinkStore
+        /// The claim the roles of a user from outside the store are read from.
+        public let rolesClaim: String
+        /// Reads the store off the event loops.
+        public let hasher: PasswordHasher
+    }
+
+    /// The user to sign in, and the stamp their session stands by.
+    public struct Result: Sendable {
+        /// The user.
+        public var user: User
+        /// The session stands while the store's stamp for the user is this one, or while
+        /// the mapping's `acceptsSession` says so.
+        public var credentialStamp: CredentialStamp
+
+        /// The user and their stamp.
+        public init(user: User, credentialStamp: CredentialStamp) {
+            self.user = user
+            self.credentialStamp = credentialStamp
+        }
+    }
+
+    /// Maps the claims to a user, or throws ``OpenIdConnectError/notAllowed(_:)`` saying why not.
+    public var map: @Sendable (Context) async throws -> Result
+    /// Whether a session this mapping signed in still stands once the store no longer holds
+    /// the user with the same stamp.
+    public var acceptsSession: @Sendable (User, CredentialStamp) -> Bool
+
+    /// A mapping of your own.
+    public init(acceptsSession: @escaping @Sendable (User, CredentialStamp) -> Bool = { _, _ in false },
+                map: @escaping @Sendable (Context) async throws -> Result) {
+        self.map = map
+        self.acceptsSession = acceptsSession
+    }
+
+    /// Only the store's users: the first sign-in links the user the provider's
+    /// `preferred_username` names (else its verified `email`) to the provider's (`iss`,
+    /// `sub`); later sign-ins follow that link only. Roles are the store's; the session ends
+    /// when the store's user is removed or changed, as a password session does.
+    public static let existing = OpenIdConnectUserMapping { context in
+        guard let stored = try await storeUser(context) else {
+            let name = candidateName(context.claims).map { " '\($0)'" } ?? ""
+            throw OpenIdConnectError.notAllowed("there is no user\(name) here. Ask an administrator to add you.")
+        }
+        return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+    }
+
+    /// Anyone the provider vouches for (within the allowed domains): the store's user when
+    /// the store has one of that name (linked as ``existing`` links), else a user made from
+    /// the claims, with the roles of the roles claim. That name is linked to the identity
+    /// too, so that another subject sending the same `preferred_username` later is refused
+    /// rather than taken for the first.
+    public static let any = OpenIdConnectUserMapping(acceptsSession: { user, stamp in
+        stamp == outsideStamp(user)
+    }) { context in
+        let identity = context.claims.identity
+        let username: String
+        if let linked = try await context.links.username(linkedTo: identity) {
+            if let stored = try await context.users.find(username: linked, using: context.hasher) {
+                return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+            }
+            username = linked
+        } else {
+            if let stored = try await storeUser(context) {
+                return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+            }
+            guard let name = candidateName(context.claims) else {
+                throw OpenIdConnectError.notAllowed("the provider sent neither a username nor a verified email address.")
+            }
+            guard try await context.links.link(identity, to: name) else {
+                throw OpenIdConnectError.notAllowed("the name '\(name)' is already used here by another account at the provider.")
+            }
+            username = name
+        }
+        let roles = (context.claims.strings[context.rolesClaim] ?? []).map { $0.lowercased() }.filter { User.problem(withRole: $0) == nil }
+        let user = User(username: username, name: context.claims.name, roles: Array(Set(roles)).sorted().prefix(64).map { $0 })
+        return Result(user: user, credentialStamp: outsideStamp(user))
+    }
+
+    /// The stamp of a user who is not in the store: their name and roles.
+    static func outsideStamp(_ user: User) -> CredentialStamp {
+        CredentialStamp(username: user.username, passwordHash: "\u{0}openid-connect", roles: user.roles)
+    }
+
+    /// `preferred_username`, else a verified `email`, folded as usernames are.
+    static func candidateName(_ claims: IdTokenClaims) -> String? {
+        if let name = claims.preferredUsername.flatMap(ProviderUsername.fold) { return name }
+        guard claims.emailVerified else { return nil }
+        return claims.email.flatMap(ProviderUsername.fold)
+    }
+
+    /// The store's user for the claims: the one linked to the identity, else (first sign-in)
+    /// the one named by ``candidateName(_:)``, linked now. Nil when the store has none; a
+    /// store user linked to another identity is refused.
+    static func storeUser(_ context: Context) async throws -> StoredUser? {
+        let identity = context.claims.identity
+        if let linked = try await context.links.username(linkedTo: identity) {
+            guard let stored = try await context.users.find(username: linked, using: context.hasher) else {
+                throw OpenIdConnectError.notAllowed("your account is linked to the user '\(linked)', who is no longer here. Ask an administrator.")
+            }
+            return stored
+        }
+        guard let name = candidateName(context.claims),
+            let stored = try await context.users.find(username: name, using: context.hasher)
+        else { return nil }
+        guard try await context.links.link(identity, to: stored.user.username) else {
+            throw OpenIdConnectError.notAllowed("the user '\(stored.user.username)' here is linked to another account at the provider.")
+        }
+        return stored
+    }
+}

@@ -1,0 +1,52 @@
+import Synchronization
+import Foundation
+import Logging
+import Micro
+import MicroOpenIdConnect
+import MicroTesting
+import Testing
+
+/// An app with password sign-in and single sign-on at `provider`, and a protected page that
+/// names the user and their roles.
+func ssoApp(
+    _ provider: HostileProvider, users: TestUsers = TestUsers([User(username: "ann"), User(username: "cy", roles: ["admin"])]),
+    clock: (@Sendable () -> Date)? = nil, passwords: Bool = true, configure: (inout OpenIdConnect) -> Void = { _ in }
+) -> App {
+    var settings = Settings()
+    settings.environment = .test
+    settings.accessLog = false
+    settings.publicFolder = nil
+    settings.views = nil
+    settings.port = 0
+    settings.sessions.secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("micro-oidc-test-\(UUID().uuidString)").path
+    if let clock { settings.clock = clock }
+    let app = App(settings: settings, logger: Logger(label: "oidc-test") { _ in SwiftLogNoOpLogHandler() })
+    var authentication = Authentication(users: users)
+    authentication.acceptsPasswords = passwords
+    app.use(authentication)
+    var sso = OpenIdConnect(issuer: provider.issuer, clientId: HostileProvider.clientId, clientSecret: HostileProvider.clientSecret)
+    sso.name = "Test IdP"
+    sso.timeout = .seconds(3)
+    configure(&sso)
+    app.use(sso)
+    app.get("/protected") { request in
+        let user = try request.authenticate()
+        return "Hello \(user.username) [\(user.roles.joined(separator: ","))] \(request.flash["notice"] ?? "")"
+    }
+    return app
+}
+
+/// The browser's way through: POST /auth/oidc, the provider approves, the callback.
+func signInThroughProvider(_ client: TestClient, _ provider: HostileProvider) async throws -> TestResponse {
+    let start = try await client.post("/auth/oidc", form: [:])
+    try #require(start.status == .seeOther, "POST /auth/oidc answered \(start.status): \(start.text)")
+    let callback = try provider.approve(try #require(start.location))
+    return try await client.get(callback)
+}
+
+/// A clock the tests move.
+final class MovableClock: Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+    func advance(_ seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+    var now: @Sendable () -> Date { { [self] in Date().addingTimeInterval(offset.withLock { $0 }) } }
+}

@@ -1,0 +1,54 @@
+import Micro
+import Testing
+
+@testable import SampleApp
+
+/// The `MICRO_OIDC_*` variables: a provider needs all three of issuer, client id and secret,
+/// and a missing one is named.
+struct SingleSignOnSettingsTests {
+    private func problem(_ variables: [String: String]) -> String? {
+        do {
+            _ = try SingleSignOnSettings.fromEnvironment(variables, readFile: { path in
+                guard path == "/run/secrets/oidc" else { throw CocoaLikeError() }
+                return "from-file\n"
+            })
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    private struct CocoaLikeError: Error {}
+
+    @Test func noneSetMeansPasswordsOnly() throws {
+        let settings = try SingleSignOnSettings.fromEnvironment([:])
+        #expect(settings.provider == nil)
+        #expect(settings.acceptsPasswords)
+    }
+
+    @Test func everyMissingPartnerIsNamed() {
+        #expect(problem(["MICRO_OIDC_ISSUER": "https://login.example.com"])?.contains("MICRO_OIDC_CLIENT_ID is not") == true)
+        #expect(problem(["MICRO_OIDC_ISSUER": "https://login.example.com", "MICRO_OIDC_CLIENT_ID": "tools"])?.contains("MICRO_OIDC_CLIENT_SECRET is not") == true)
+        #expect(problem(["MICRO_OIDC_CLIENT_ID": "tools"])?.contains("MICRO_OIDC_CLIENT_ID is set but MICRO_OIDC_ISSUER is not") == true)
+        #expect(problem(["MICRO_OIDC_CLIENT_SECRET": "x"])?.contains("MICRO_OIDC_CLIENT_SECRET is set but MICRO_OIDC_ISSUER") == true)
+        #expect(problem(["MICRO_PASSWORD_SIGNIN": "off"])?.contains("nobody could sign in") == true)
+        #expect(problem(["MICRO_OIDC_ISSUER": "http://login.example.com", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b"])?.contains("not https") == true)
+        #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b", "MICRO_OIDC_USERS": "all"])?.contains("MICRO_OIDC_USERS") == true)
+        #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET_FILE": "/nope"])?.contains("MICRO_OIDC_CLIENT_SECRET_FILE") == true)
+    }
+
+    @Test func aFullSetting() throws {
+        let settings = try SingleSignOnSettings.fromEnvironment([
+            "MICRO_OIDC_ISSUER": "http://127.0.0.1:9000", "MICRO_OIDC_CLIENT_ID": "tools", "MICRO_OIDC_CLIENT_SECRET_FILE": "/run/secrets/oidc",
+            "MICRO_OIDC_NAME": "Okta", "MICRO_OIDC_USERS": "any", "MICRO_OIDC_ALLOWED_DOMAINS": "Example.com, corp.example",
+            "MICRO_OIDC_ROLES_CLAIM": "roles", "MICRO_OIDC_LOGOUT": "on", "MICRO_PASSWORD_SIGNIN": "off",
+        ], readFile: { _ in "from-file\n" })
+        let provider = try #require(settings.provider)
+        #expect(provider.clientSecret == "from-file")
+        #expect(provider.name == "Okta")
+        #expect(provider.allowedDomains == ["example.com", "corp.example"])
+        #expect(provider.rolesClaim == "roles")
+        #expect(provider.logout)
+        #expect(!settings.acceptsPasswords)
+    }
+}
