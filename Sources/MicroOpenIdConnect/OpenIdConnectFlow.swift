@@ -95,12 +95,12 @@ final class OpenIdConnectFlow: Sendable {
                 throw .providerUnavailable("the user store or the identity links: \(error)")
             }
         }
-        try finish(request, signedIn, authentication, flashKey: flashKey)
+        try await finish(request, signedIn, authentication, flashKey: flashKey)
     }
 
     /// Signs the user in as a password does, greets them, and sends them back.
-    private func finish(_ request: Request, _ signedIn: OpenIdConnectUserMapping.Result, _ authentication: Authentication?, flashKey: String) throws -> Never {
-        try request.signIn(signedIn.user, credentialStamp: signedIn.credentialStamp, via: OpenIdConnect.source)
+    private func finish(_ request: Request, _ signedIn: OpenIdConnectUserMapping.Result, _ authentication: Authentication?, flashKey: String) async throws -> Never {
+        try await request.signIn(signedIn.user, credentialStamp: signedIn.credentialStamp, via: OpenIdConnect.source)
         request.logger.info("Signed in by single sign-on: \(signedIn.user.username)")
         if let authentication {
             request.flash[flashKey] = authentication.welcomeMessage(signedIn.user)

@@ -22,6 +22,8 @@ func ssoApp(
     if let clock { settings.clock = clock }
     let app = App(settings: settings, logger: Logger(label: "oidc-test") { _ in SwiftLogNoOpLogHandler() })
     var authentication = Authentication(users: users)
+    // A pool of its own: the suite's floods of the shared one answer look-ups with a 503.
+    authentication.hasher = PasswordHasher(threads: 1)
     authentication.acceptsPasswords = passwords
     app.use(authentication)
     var sso = OpenIdConnect(issuer: provider.issuer, clientId: HostileProvider.clientId, clientSecret: HostileProvider.clientSecret)

@@ -36,7 +36,7 @@ extension MicroPostgresTests {
                 try await one.touch(id: "entry-ann-100", now: 1_200)
                 #expect(try await two.sessions(of: "ann", now: 1_200, idle: 600, lifetime: 28_800).first?.entry.lastSeenAt == 1_200)
                 // Idle past the timeout: not listed.
-                #expect(try await one.sessions(of: "ann", now: 1_900, idle: 600, lifetime: 28_800).map(\.entry.id) == ["entry-ann-100"])
+                #expect(try await one.sessions(of: "ann", now: 1_800, idle: 600, lifetime: 28_800).map(\.entry.id) == ["entry-ann-100"])
                 // Another user's entry cannot be removed under this name; one removal only.
                 #expect(try await one.remove(id: "entry-bob-0", of: "ann") == nil)
                 #expect(try await two.remove(id: "entry-ann-5", of: "ann")?.sessionId == "session-ann-5")

@@ -52,9 +52,11 @@ final class AccountsService: Sendable {
 
     /// A sign-in under `name` was refused (`event`: a wrong password, or the throttle): the
     /// event is the user's when `name` is one, else the unknown user's (never the text typed).
-    func refused(_ request: Request, name: String?, event: String, users: any UserStore) async {
+    func refused(_ request: Request, name: String?, event: String, authentication: Authentication) async {
         var username = ActivityEvent.unknownUser
-        if let name, let stored = try? await users.find(username: name, using: PasswordHasher.shared) { username = stored.user.username }
+        if let name, let stored = try? await authentication.users.find(username: name, using: authentication.hasher) {
+            username = stored.user.username
+        }
         await record(request, username: username, event: event, detail: "")
     }
 

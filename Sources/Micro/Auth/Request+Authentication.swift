@@ -32,8 +32,9 @@ extension Request {
     /// session gets a new identity (no fixation), restarts its lifetime, and holds the user,
     /// `credentialStamp` and `source`. The session then stands while the store's stamp for
     /// the user is `credentialStamp`, or while the way's ``ExternalSignIn/acceptsSession``
-    /// says so, and until it is revoked or expires, as a password session does.
-    public func signIn(_ user: User, credentialStamp: CredentialStamp, via source: String) throws {
+    /// says so, and until it is revoked or expires, as a password session does. With
+    /// ``Accounts``, the session is listed and the sign-in recorded with `detail` (`sso`).
+    public func signIn(_ user: User, credentialStamp: CredentialStamp, via source: String, detail: String = "sso") async throws {
         credentialsUser = nil
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
@@ -42,6 +43,7 @@ extension Request {
         try session.set(Session.userKey, user)
         session[Session.credentialKey] = credentialStamp.text
         session[Session.sourceKey] = source
+        await accounts?.signedIn(self, user: user, detail: detail)
     }
 
     /// The signed-in user, if any: the session's, or for a script the one its HTTP Basic
@@ -151,7 +153,7 @@ extension Request {
         do {
             try await admit(username: key, address: address, service)
         } catch let error as HttpError where error.status == .tooManyRequests {
-            await accounts?.refused(self, name: name, event: ActivityEvent.Kind.lockedOut, users: service.settings.users)
+            await accounts?.refused(self, name: name, event: ActivityEvent.Kind.lockedOut, authentication: service.settings)
             throw error
         }
         var outcome = SignInThrottle.Outcome.failure
@@ -159,7 +161,7 @@ extension Request {
             let user = try await check(name: name, password: password, service, outcome: &outcome)
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
             if user == nil, outcome == .failure {
-                await accounts?.refused(self, name: name, event: ActivityEvent.Kind.signInFailed, users: service.settings.users)
+                await accounts?.refused(self, name: name, event: ActivityEvent.Kind.signInFailed, authentication: service.settings)
             }
             return user
         } catch {

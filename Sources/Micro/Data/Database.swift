@@ -51,8 +51,9 @@ public final class Database: Sendable, CustomStringConvertible {
         try await migrate(migrations.all)
     }
 
-    /// Runs those of `list` not yet recorded; Micro's stores bring theirs this way.
-    func migrate(_ list: [Migration]) async throws(ConfigurationError) {
+    /// Runs those of `list` not yet recorded: a store's own tables (Micro's stores bring theirs
+    /// this way), apart from the app's ``migrations``.
+    public func migrate(_ list: [Migration]) async throws(ConfigurationError) {
         let names = list.map(\.name)
         if let repeated = names.enumerated().first(where: { names[..<$0.offset].contains($0.element) })?.element {
             throw ConfigurationError("\(self): the migration '\(repeated)' is declared twice.")
