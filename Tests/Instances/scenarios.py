@@ -26,6 +26,7 @@ Only the standard library. Prints a line per check and a summary; exits 1 when a
 import argparse
 import base64
 import http.client
+import json
 import os
 import re
 import secrets
@@ -230,6 +231,55 @@ def scenario_forwarded(args, alice):
     check(signed_in(other.get("/protected"), name), "signed in through nginx")
 
 
+def eventually(what, probe, seconds=5):
+    """Polls `probe` until it is true or `seconds` pass; checks it; returns the wait."""
+    started = time.monotonic()
+    while not probe() and time.monotonic() - started < seconds:
+        time.sleep(0.05)
+    waited = time.monotonic() - started
+    check(probe(), what, f"after {waited:.2f} s")
+
+
+def json_get(browser, path):
+    answer = browser.request("GET", path, extra={"Accept": "application/json"})
+    return answer.status, json.loads(answer.body or b"null")
+
+
+def scenario_account(args):
+    """The account pages on two instances: a session ended on one is refused on the other, and
+    a password changed on one ends the user's sessions on the other."""
+    username, password, name = f"carol-{secrets.token_hex(3)}", "carol-" + secrets.token_hex(8), "Carol Example"
+    if not add_user(args, username, password, name):
+        raise AssertionError("carol could not be added")
+    laptop, phone = Browser(args.one), Browser(args.two)
+    check(laptop.sign_in(username, password).status == 303 and phone.sign_in(username, password).status == 303,
+          "signed in on instance one (laptop) and instance two (phone)")
+    status, listed = json_get(laptop, "/account/sessions")
+    check(status == 200 and len(listed) == 2 and sum(entry["current"] for entry in listed) == 1,
+          "instance one lists both sessions, one of them this device", f"{status} {listed}")
+    other = next(entry["id"] for entry in listed if not entry["current"])
+    answer = laptop.form_post("/account/sessions", f"/account/sessions/{other}/sign-out", {})
+    check(answer.status == 303, "the phone's session ended from the laptop on instance one", str(answer))
+    eventually("the phone's cookie on instance two: sent to /signin within 5 s", lambda: to_sign_in(phone.get("/protected")))
+    check(signed_in(laptop.get("/protected"), name), "the laptop stays signed in")
+    tablet = Browser(args.one)
+    check(tablet.sign_in(username, password).status == 303, "signed in on instance one again (tablet)")
+    new = "carol-new-" + secrets.token_hex(8)
+    desk = Browser(args.two)
+    check(desk.sign_in(username, password).status == 303, "signed in on instance two (desk)")
+    answer = desk.form_post("/account/password", "/account/password",
+                            {"current_password": password, "new_password": new, "new_password_confirmation": new})
+    check(answer.status == 303 and answer.location == "/account", "the password changed on instance two", str(answer))
+    check(signed_in(desk.get("/protected"), name), "the desk stays signed in, under a new cookie")
+    eventually("the tablet's session on instance one ends within 5 s", lambda: to_sign_in(tablet.get("/protected")))
+    check(to_sign_in(Browser(args.one).sign_in(username, password)), "the old password fails on instance one")
+    check(Browser(args.one).sign_in(username, new).status == 303, "the new one works there")
+    status, events = json_get(desk, "/account/activity")
+    kinds = [event["event"] for event in events]
+    check(status == 200 and "password_changed" in kinds and "session_ended" in kinds and new not in json.dumps(events),
+          "the activity, shared, has password_changed and session_ended (and no password)", ", ".join(kinds[:8]))
+
+
 def scenario_edges(args, alice):
     """What a client sends past nginx on its own: a mount point (nginx here passes a client's
     X-Forwarded-Prefix on, as it does unless told otherwise), and a host the app does not serve
@@ -315,6 +365,7 @@ def main():
         ("throttle", lambda: scenario_throttle(args, bob)),
         ("forwarded", lambda: scenario_forwarded(args, alice)),
         ("edges", lambda: scenario_edges(args, alice)),
+        ("account", lambda: scenario_account(args)),
         ("failover", lambda: scenario_failover(args, alice)),
     ]
     for name, run in scenarios:
