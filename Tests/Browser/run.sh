@@ -53,13 +53,17 @@ base_url="http://127.0.0.1:$port"
 trap sample_app_stop_all EXIT
 trap 'sample_app_stop_all; exit 130' INT TERM
 
-say "serving $base_url (development mode, credentials.yml)"
-sample_app_start "$artifacts/server.log" PORT="$port" MICRO_ENV=development
+# The demo user in a users table, where the account pages can change its password.
+users_db="$(mktemp -d)/users.db"
+walk_password="a walk $RANDOM in the park"
+printf '%s\n' "$walk_password" | "$SAMPLE_APP" add-user user --db "$users_db" --name User --role admin --cost 4 >/dev/null
+say "serving $base_url (development mode, users in $users_db)"
+sample_app_start "$artifacts/server.log" PORT="$port" MICRO_ENV=development MICRO_USERS_DB="$users_db"
 sample_app_wait "$base_url/" "$SAMPLE_APP_PID" "$artifacts/server.log" || exit 1
 
 # 4. The walkthrough.
 status=0
-BASE_URL="$base_url" ARTIFACTS="$artifacts" CHROMIUM_BINARY="$chromium_binary" \
+BASE_URL="$base_url" ARTIFACTS="$artifacts" CHROMIUM_BINARY="$chromium_binary" WALK_PASSWORD="$walk_password" \
     timeout 300 "$python" "$repo/Tests/Browser/walkthrough.py" || status=$?
 sample_app_stop_all
 

@@ -35,7 +35,9 @@ EXIT_CANNOT_START = 3
 BASE_URL = os.environ.get("BASE_URL", "").rstrip("/")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ARTIFACTS = os.environ.get("ARTIFACTS") or os.path.join(REPO, "browser-artifacts")
-USERNAME, PASSWORD = "user", "secret123"
+# run.sh puts the user in a users table (the account pages can change a password there).
+USERNAME, PASSWORD = "user", os.environ.get("WALK_PASSWORD", "secret123")
+NEW_PASSWORD = PASSWORD + " renewed"
 SHA256_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 PHONE = {"width": 375, "height": 812, "deviceScaleFactor": 2, "mobile": True}
 WAIT = 10  # seconds for any one page to answer
@@ -177,9 +179,9 @@ def emulate(driver, phone, dark):
 
 # MARK: The walkthrough
 
-def sign_in(driver, username=USERNAME, password=PASSWORD):
+def sign_in(driver, username=USERNAME, password=None):
     type_into(driver, "username", username)
-    type_into(driver, "password", password)
+    type_into(driver, "password", password or PASSWORD)
     submit_with(driver, driver.find_element(By.CSS_SELECTOR, 'main form[action="/signin"] button[type="submit"]'))
 
 
@@ -268,6 +270,8 @@ def walkthrough(driver):
 
     escaping(driver)
 
+    account(driver)
+
     step("7. sign out with the header's 'Sign out' button")
     submit_with(driver, driver.find_element(By.XPATH, '//header//form//button[normalize-space()="Sign out"]'))
     wait_for_path(driver, "/", "after signing out")
@@ -283,6 +287,60 @@ def walkthrough(driver):
     assert driver.find_element(By.ID, "username").is_displayed()
     ok(f"on {path_of(driver)} again")
     drain_console(driver, "desktop walkthrough")
+
+
+# MARK: Account
+
+def account(driver):
+    """A second browser signs in; the first ends its session from the sessions page, then
+    changes the password."""
+    global PASSWORD
+    step("6b. the account pages: end a second browser's session, then change the password")
+    other = start_browser()
+    try:
+        other.get(url("/protected"))
+        wait_for_path(other, "/signin", "the second browser opening /protected")
+        sign_in(other)
+        wait_for_path(other, "/protected", "the second browser signing in")
+        driver.get(url("/account/sessions"))
+        wait_for_path(driver, "/account/sessions", "opening the sessions page")
+        entries = driver.find_elements(By.CSS_SELECTOR, "li[data-session-id]")
+        assert len(entries) == 2, f"{len(entries)} sessions listed"
+        current = [entry for entry in entries if entry.get_attribute("data-current") is not None]
+        assert len(current) == 1 and "This device" in current[0].text, "this browser's entry says 'This device'"
+        assert all(entry.find_elements(By.CSS_SELECTOR, "time[datetime]") for entry in entries), "each entry has its times"
+        screenshot(driver, "desktop-07a-sessions")
+        stranger = next(entry for entry in entries if entry.get_attribute("data-current") is None)
+        submit_with(driver, stranger.find_element(By.XPATH, './/button[normalize-space()="Sign out"]'))
+        wait_for_path(driver, "/account/sessions", "after ending the other session")
+        expect_flash(driver, "That session has been signed out.")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "li[data-session-id]")) == 1, "the ended session is still listed"
+        other.get(url("/protected"))
+        wait_for_path(other, "/signin", "the second browser after its session was ended")
+        ok("the sessions page listed two sessions; the other one, ended from here, is sent to sign-in")
+    finally:
+        other.quit()
+
+    driver.get(url("/account/password"))
+    wait_for_path(driver, "/account/password", "opening the password page")
+    type_into(driver, "current_password", PASSWORD)
+    type_into(driver, "new_password", "password1")
+    type_into(driver, "new_password_confirmation", "password1")
+    submit_with(driver, driver.find_element(By.XPATH, '//main//form//button[normalize-space()="Change password"]'))
+    error = driver.find_element(By.ID, "new_password-error")
+    assert "most commonly used" in error.text, f"the refusal says {error.text!r}"
+    type_into(driver, "current_password", PASSWORD)
+    type_into(driver, "new_password", NEW_PASSWORD)
+    type_into(driver, "new_password_confirmation", NEW_PASSWORD)
+    submit_with(driver, driver.find_element(By.XPATH, '//main//form//button[normalize-space()="Change password"]'))
+    wait_for_path(driver, "/account", "after changing the password")
+    expect_flash(driver, "Your password has been changed.")
+    PASSWORD = NEW_PASSWORD
+    driver.get(url("/account/activity"))
+    events = [item.get_attribute("data-event") for item in driver.find_elements(By.CSS_SELECTOR, "[data-event]")]
+    assert events[:1] == ["password_changed"] and "session_ended" in events, f"the activity lists {events}"
+    screenshot(driver, "desktop-07b-activity")
+    ok("'password1' refused as common; the new password taken; the activity lists password_changed and session_ended")
 
 
 # MARK: Escaping
