@@ -99,18 +99,24 @@ import Testing
         #expect(try await app.waitForLog("Stopped."))
     }
 
-    @Test func productionRefusesTheDemoPasswordUnlessTheDemoIsDeliberate() async throws {
-        let secret = "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61"
+    /// SampleApp started with `environment` added, expected to stop: its status and what it said.
+    private func failedStart(_ environment: [String: String]) throws -> (status: Int32, message: String) {
         let process = Process()
         process.executableURL = try SampleAppProcess.binary()
-        process.environment = ProcessInfo.processInfo.environment.merging(["PORT": "0", "MICRO_ENV": "production", "MICRO_SESSION_SECRET": secret]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        return (process.terminationStatus, message)
+    }
+
+    @Test func productionRefusesTheDemoPasswordUnlessTheDemoIsDeliberate() async throws {
+        let secret = "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61"
+        let (status, message) = try failedStart(["PORT": "0", "MICRO_ENV": "production", "MICRO_SESSION_SECRET": secret])
+        #expect(status == 1)
         #expect(message.contains("Micro cannot start: credentials.yml: the user 'user' has a published demo password"), "\(message)")
         #expect(message.contains("SampleApp hash-password") && message.contains("MICRO_ALLOW_DEMO_USERS=1"))
         #expect(!message.contains("Fatal error"))
@@ -122,16 +128,8 @@ import Testing
     }
 
     @Test func aBadSettingStopsStartUpWithAMessage() throws {
-        let process = Process()
-        process.executableURL = try SampleAppProcess.binary()
-        process.environment = ProcessInfo.processInfo.environment.merging(["PORT": "0", "MICRO_ENV": "prod"]) { $1 }
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        let (status, message) = try failedStart(["PORT": "0", "MICRO_ENV": "prod"])
+        #expect(status == 1)
         #expect(message.contains("Micro cannot start: MICRO_ENV is 'prod'"))
         #expect(!message.contains("Fatal error"))
     }
