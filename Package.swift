@@ -42,13 +42,12 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // glibc's malloc_trim, which Swift's Glibc module does not declare.
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "Micro",
             dependencies: [
-                "CCrypt", "CYaml", "CSQLite", "CMalloc",
+                "CCrypt", "CYaml", "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

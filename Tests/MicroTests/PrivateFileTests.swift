@@ -1,4 +1,4 @@
-import CSQLite
+import VaporCSQLite
 import Foundation
 import Testing
 @testable import Micro
@@ -112,14 +112,14 @@ private final class RawSqlite {
     private var db: OpaquePointer?
 
     init(_ path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw SqliteWriterError("cannot open \(path)") }
+        guard sqlite_nio_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw SqliteWriterError("cannot open \(path)") }
     }
 
     func execute(_ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw SqliteWriterError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+        guard sqlite_nio_sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw SqliteWriterError("\(sql): \(String(cString: sqlite_nio_sqlite3_errmsg(db)))")
         }
     }
 
-    deinit { sqlite3_close_v2(db) }
+    deinit { sqlite_nio_sqlite3_close_v2(db) }
 }

@@ -1,4 +1,4 @@
-import CSQLite
+import VaporCSQLite
 import Foundation
 import Logging
 import Synchronization

@@ -1,4 +1,4 @@
-import CSQLite
+import VaporCSQLite
 import Foundation
 import Logging
 import Synchronization
@@ -37,23 +37,23 @@ final class SqliteConnection {
         // the look-ups only read.
         let flags = (create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
         db = handle
         guard status == SQLITE_OK else {
-            throw SqliteFailure(path, status, "cannot open the users database", detail: handle.map { String(cString: sqlite3_errmsg($0)) })
+            throw SqliteFailure(path, status, "cannot open the users database", detail: handle.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) })
         }
-        sqlite3_extended_result_codes(handle, 1)
+        sqlite_nio_sqlite3_extended_result_codes(handle, 1)
         // Our own busy handler rather than sqlite3_busy_timeout: it stops at the operation's
         // deadline (which includes the time spent queueing for this connection) and counts waits.
-        sqlite3_busy_handler(handle, { context, attempts in
+        sqlite_nio_sqlite3_busy_handler(handle, { context, attempts in
             guard let context else { return 0 }
             return Unmanaged<SqliteConnection>.fromOpaque(context).takeUnretainedValue().waitForLock(attempts: attempts) ? 1 : 0
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
-        sqlite3_finalize(findStatement)
-        sqlite3_close_v2(db)
+        sqlite_nio_sqlite3_finalize(findStatement)
+        sqlite_nio_sqlite3_close_v2(db)
     }
 
     /// Called by SQLite while another connection holds a lock: sleeps a little and says whether
@@ -65,13 +65,13 @@ final class SqliteConnection {
         // 1, 2, 4, 8, then 10 ms at a time: a brief lock costs little, a long one few wake-ups.
         let step = Duration.milliseconds(min(10, 1 << min(Int(attempts), 4)))
         let milliseconds = min(step, left).components
-        sqlite3_sleep(Int32(max(1, milliseconds.seconds * 1000 + milliseconds.attoseconds / 1_000_000_000_000_000)))
+        sqlite_nio_sqlite3_sleep(Int32(max(1, milliseconds.seconds * 1000 + milliseconds.attoseconds / 1_000_000_000_000_000)))
         return true
     }
 
     /// The failure SQLite reported for `status`, in words: what is wrong with the file.
     private func failure(_ status: Int32, doing action: String) -> SqliteFailure {
-        let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection"
+        let message = db.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "no connection"
         let what: String
         switch status & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED:
@@ -103,13 +103,13 @@ final class SqliteConnection {
     }
 
     func execute(_ sql: String, doing action: String = "create the users table") throws(SqliteFailure) {
-        let status = sqlite3_exec(db, sql, nil, nil, nil)
+        let status = sqlite_nio_sqlite3_exec(db, sql, nil, nil, nil)
         guard status == SQLITE_OK else { throw failure(status, doing: action) }
     }
 
     private func prepare(_ sql: String, persistent: Bool = true) throws(SqliteFailure) -> OpaquePointer {
         var statement: OpaquePointer?
-        let status = sqlite3_prepare_v3(db, sql, -1, persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, nil)
+        let status = sqlite_nio_sqlite3_prepare_v3(db, sql, -1, persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0, &statement, nil)
         guard status == SQLITE_OK, let statement else {
             throw failure(status == SQLITE_OK ? SQLITE_ERROR : status, doing: "read the users table")
         }
@@ -120,13 +120,13 @@ final class SqliteConnection {
     /// `skippingMalformed`, a row whose hash is malformed is left out instead.
     func checkUsers(skippingMalformed: Bool = false) throws(SqliteFailure) -> [StoredUser] {
         let statement = try prepare("SELECT rowid, username, password_hash, name, \(rolesColumn) FROM users", persistent: false)
-        defer { sqlite3_finalize(statement) }
+        defer { sqlite_nio_sqlite3_finalize(statement) }
         var users: [StoredUser] = []
         while true {
-            let step = sqlite3_step(statement)
+            let step = sqlite_nio_sqlite3_step(statement)
             if step == SQLITE_DONE { return users }
             guard step == SQLITE_ROW else { throw failure(step, doing: "read the users table") }
-            let row = sqlite3_column_int64(statement, 0)
+            let row = sqlite_nio_sqlite3_column_int64(statement, 0)
             let username = text(statement, 1) ?? ""
             // A row another process added by SQL since the table was opened, in a spelling a
             // look-up cannot find (`ÉMILE`; the next opening rewrites it), gives no user: its
@@ -153,13 +153,13 @@ final class SqliteConnection {
     /// Every row's rowid and username, as the table holds them.
     func usernameRows() throws(SqliteFailure) -> [UsernameMigration.Row] {
         let statement = try prepare("SELECT rowid, username FROM users", persistent: false)
-        defer { sqlite3_finalize(statement) }
+        defer { sqlite_nio_sqlite3_finalize(statement) }
         var rows: [UsernameMigration.Row] = []
         while true {
-            let step = sqlite3_step(statement)
+            let step = sqlite_nio_sqlite3_step(statement)
             if step == SQLITE_DONE { return rows }
             guard step == SQLITE_ROW else { throw failure(step, doing: "read the users table") }
-            rows.append(UsernameMigration.Row(id: String(sqlite3_column_int64(statement, 0)), username: text(statement, 1) ?? ""))
+            rows.append(UsernameMigration.Row(id: String(sqlite_nio_sqlite3_column_int64(statement, 0)), username: text(statement, 1) ?? ""))
         }
     }
 
@@ -168,17 +168,17 @@ final class SqliteConnection {
         try execute("BEGIN IMMEDIATE", doing: "rewrite the usernames")
         do throws(SqliteFailure) {
             let statement = try prepare("UPDATE users SET username = ?2 WHERE rowid = ?1", persistent: false)
-            defer { sqlite3_finalize(statement) }
+            defer { sqlite_nio_sqlite3_finalize(statement) }
             for row in rows {
-                sqlite3_bind_int64(statement, 1, Int64(row.id) ?? -1)
-                sqlite3_bind_text(statement, 2, row.username, -1, sqliteTransient)
-                let step = sqlite3_step(statement)
-                sqlite3_reset(statement)
+                sqlite_nio_sqlite3_bind_int64(statement, 1, Int64(row.id) ?? -1)
+                sqlite_nio_sqlite3_bind_text(statement, 2, row.username, -1, sqliteTransient)
+                let step = sqlite_nio_sqlite3_step(statement)
+                sqlite_nio_sqlite3_reset(statement)
                 guard step == SQLITE_DONE else { throw failure(step, doing: "rewrite the usernames") }
             }
             try execute("COMMIT", doing: "rewrite the usernames")
         } catch {
-            sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+            sqlite_nio_sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
             throw error
         }
     }
@@ -188,18 +188,18 @@ final class SqliteConnection {
         // the stamps made from this look-up must match those of the table's full reading.
         let readsRoles = hasRolesColumn
         if findStatement == nil || findReadsRoles != readsRoles {
-            sqlite3_finalize(findStatement)
+            sqlite_nio_sqlite3_finalize(findStatement)
             findStatement = nil
             findStatement = try prepare("SELECT username, password_hash, name, \(rolesColumn) FROM users WHERE username = ?1 COLLATE NOCASE")
             findReadsRoles = readsRoles
         }
         let statement = findStatement
         defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
+            sqlite_nio_sqlite3_reset(statement)
+            sqlite_nio_sqlite3_clear_bindings(statement)
         }
-        sqlite3_bind_text(statement, 1, username, Int32(username.utf8.count), sqliteTransient)
-        let step = sqlite3_step(statement)
+        sqlite_nio_sqlite3_bind_text(statement, 1, username, Int32(username.utf8.count), sqliteTransient)
+        let step = sqlite_nio_sqlite3_step(statement)
         switch step {
         case SQLITE_ROW:
             guard let name = text(statement, 0), let hash = text(statement, 1) else { return nil }
@@ -224,20 +224,20 @@ final class SqliteConnection {
             INSERT INTO users (username, password_hash, name) VALUES (?1, ?2, ?3)
             ON CONFLICT(username) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name
             """, persistent: false)
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
-        sqlite3_bind_text(statement, 2, hash, -1, sqliteTransient)
-        if let name { sqlite3_bind_text(statement, 3, name, -1, sqliteTransient) } else { sqlite3_bind_null(statement, 3) }
+        defer { sqlite_nio_sqlite3_finalize(statement) }
+        sqlite_nio_sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
+        sqlite_nio_sqlite3_bind_text(statement, 2, hash, -1, sqliteTransient)
+        if let name { sqlite_nio_sqlite3_bind_text(statement, 3, name, -1, sqliteTransient) } else { sqlite_nio_sqlite3_bind_null(statement, 3) }
         if withRoles {
-            if roles.isEmpty { sqlite3_bind_null(statement, 4) } else { sqlite3_bind_text(statement, 4, roles.joined(separator: " "), -1, sqliteTransient) }
+            if roles.isEmpty { sqlite_nio_sqlite3_bind_null(statement, 4) } else { sqlite_nio_sqlite3_bind_text(statement, 4, roles.joined(separator: " "), -1, sqliteTransient) }
         }
-        let step = sqlite3_step(statement)
+        let step = sqlite_nio_sqlite3_step(statement)
         guard step == SQLITE_DONE else { throw failure(step, doing: "save user '\(username)'") }
     }
 
     /// Whether the table has the optional `roles` column.
     private var hasRolesColumn: Bool {
-        sqlite3_table_column_metadata(db, nil, "users", "roles", nil, nil, nil, nil, nil) == SQLITE_OK
+        sqlite_nio_sqlite3_table_column_metadata(db, nil, "users", "roles", nil, nil, nil, nil, nil) == SQLITE_OK
     }
 
     /// The `roles` column, or nothing where the table has none.
@@ -247,34 +247,34 @@ final class SqliteConnection {
     func replaceHash(_ username: String, _ old: String, _ new: String) throws(SqliteFailure) -> Bool {
         let statement = try prepare(
             "UPDATE users SET password_hash = ?3 WHERE username = ?1 COLLATE NOCASE AND password_hash = ?2", persistent: false)
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
-        sqlite3_bind_text(statement, 2, old, -1, sqliteTransient)
-        sqlite3_bind_text(statement, 3, new, -1, sqliteTransient)
-        let step = sqlite3_step(statement)
+        defer { sqlite_nio_sqlite3_finalize(statement) }
+        sqlite_nio_sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
+        sqlite_nio_sqlite3_bind_text(statement, 2, old, -1, sqliteTransient)
+        sqlite_nio_sqlite3_bind_text(statement, 3, new, -1, sqliteTransient)
+        let step = sqlite_nio_sqlite3_step(statement)
         guard step == SQLITE_DONE else { throw failure(step, doing: "re-hash the password of user '\(username)'") }
-        return sqlite3_changes(db) > 0
+        return sqlite_nio_sqlite3_changes(db) > 0
     }
 
     func delete(_ username: String) throws(SqliteFailure) -> Bool {
         let statement = try prepare("DELETE FROM users WHERE username = ?1 COLLATE NOCASE", persistent: false)
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
-        let step = sqlite3_step(statement)
+        defer { sqlite_nio_sqlite3_finalize(statement) }
+        sqlite_nio_sqlite3_bind_text(statement, 1, username, -1, sqliteTransient)
+        let step = sqlite_nio_sqlite3_step(statement)
         guard step == SQLITE_DONE else { throw failure(step, doing: "remove user '\(username)'") }
-        return sqlite3_changes(db) > 0
+        return sqlite_nio_sqlite3_changes(db) > 0
     }
 
     func count() throws(SqliteFailure) -> Int {
         let statement = try prepare("SELECT count(*) FROM users", persistent: false)
-        defer { sqlite3_finalize(statement) }
-        let step = sqlite3_step(statement)
+        defer { sqlite_nio_sqlite3_finalize(statement) }
+        let step = sqlite_nio_sqlite3_step(statement)
         guard step == SQLITE_ROW else { throw failure(step, doing: "count the users") }
-        return Int(sqlite3_column_int64(statement, 0))
+        return Int(sqlite_nio_sqlite3_column_int64(statement, 0))
     }
 
     private func text(_ statement: OpaquePointer?, _ column: Int32) -> String? {
-        guard let pointer = sqlite3_column_text(statement, column) else { return nil }
+        guard let pointer = sqlite_nio_sqlite3_column_text(statement, column) else { return nil }
         return String(cString: pointer)
     }
 }

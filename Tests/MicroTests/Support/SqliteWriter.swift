@@ -1,4 +1,4 @@
-import CSQLite
+import VaporCSQLite
 
 /// Another program's connection to a SQLite file: plain SQL, or its write lock held while the
 /// app looks users up (`BEGIN EXCLUSIVE` keeps every reader out until ``release()``).
@@ -7,7 +7,7 @@ final class SqliteWriter {
 
     /// Opens `path` (creating it when missing).
     init(_ path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+        guard sqlite_nio_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
             throw SqliteWriterError("cannot open \(path)")
         }
     }
@@ -24,13 +24,13 @@ final class SqliteWriter {
     }
 
     func execute(_ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw SqliteWriterError("\(sql): \(String(cString: sqlite3_errmsg(db)))")
+        guard sqlite_nio_sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw SqliteWriterError("\(sql): \(String(cString: sqlite_nio_sqlite3_errmsg(db)))")
         }
     }
 
     deinit {
-        sqlite3_close_v2(db)
+        sqlite_nio_sqlite3_close_v2(db)
     }
 }
 

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Single sign-on against a real OpenID Provider (django-oidc-provider), through SampleApp, as
+a browser's requests would go: run by Tests/Oidc/run.sh, which starts both.
+
+    flow.py --issuer URL --existing URL --twin URL --any URL
+
+--existing and --twin are two instances (one secret, MICRO_OIDC_USERS=existing, the public URL
+of the first); --any has MICRO_OIDC_USERS=any, allowed domain example.com and
+MICRO_PASSWORD_SIGNIN=off. Exit status 0 when every check passed.
+"""
+
+import argparse
+import re
+import sys
+from urllib.parse import parse_qs, urlsplit, urlencode
+
+import requests
+
+failures = []
+
+
+def check(ok, what, detail=""):
+    print(f"  {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail else ""), flush=True)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def csrf(session, base, path="/signin"):
+    page = session.get(base + path, allow_redirects=False)
+    match = re.search(r'name="_csrf" value="([^"]+)"', page.text)
+    if not match:
+        raise AssertionError(f"no CSRF token on {base}{path}: {page.status_code}")
+    return page, match.group(1)
+
+
+def start(app, base):
+    """POST /auth/oidc from /signin; the provider's authorize URL."""
+    _, token = csrf(app, base)
+    answer = app.post(base + "/auth/oidc", data={"_csrf": token}, allow_redirects=False)
+    if answer.status_code not in (302, 303):
+        raise AssertionError(f"POST /auth/oidc answered {answer.status_code}: {answer.text[:200]}")
+    return answer.headers["Location"]
+
+
+def approve(authorize, username, password, callback_prefix):
+    """The person at the provider: signs in there; the URL the provider sends back to."""
+    idp = requests.Session()
+    location = authorize
+    for _ in range(10):
+        answer = idp.get(location, allow_redirects=False)
+        if answer.status_code in (301, 302, 303):
+            location = requests.compat.urljoin(location, answer.headers["Location"])
+            if location.startswith(callback_prefix):
+                return location
+            continue
+        match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', answer.text)
+        if answer.status_code == 200 and match:
+            form = {"csrfmiddlewaretoken": match.group(1), "username": username, "password": password,
+                    "next": parse_qs(urlsplit(location).query).get("next", [""])[0]}
+            answer = idp.post(location, data=form, headers={"Referer": location}, allow_redirects=False)
+            if answer.status_code not in (302, 303):
+                raise AssertionError(f"the provider's sign-in answered {answer.status_code}")
+            location = requests.compat.urljoin(location, answer.headers["Location"])
+            if location.startswith(callback_prefix):
+                return location
+            continue
+        raise AssertionError(f"the provider answered {answer.status_code} at {location}: {answer.text[:200]}")
+    raise AssertionError("the provider never sent the browser back")
+
+
+def existing(args):
+    print("existing users, two instances", flush=True)
+    base, twin = args.existing, args.twin
+    app = requests.Session()
+    first = app.get(base + "/protected", allow_redirects=False)
+    check(first.status_code == 302 and first.headers.get("Location") == "/signin", "a protected page sends to /signin", str(first.status_code))
+    page, _ = csrf(app, base)
+    check("Sign in with Test IdP" in page.text and 'action="/auth/oidc"' in page.text, "/signin shows the provider's button, a form")
+    check(app.get(base + "/auth/oidc", allow_redirects=False).status_code not in (302, 303), "GET /auth/oidc starts no flow")
+    authorize = start(app, base)
+    query = parse_qs(urlsplit(authorize).query)
+    check(authorize.startswith(args.issuer + "/authorize"), "POST /auth/oidc sends to the authorization endpoint", authorize.split("?")[0])
+    check(query.get("response_type") == ["code"] and query.get("client_id") == ["micro-sample"]
+          and query.get("redirect_uri") == [base + "/auth/oidc/callback"], "with code, the client id and the redirect URI")
+    check({"openid", "email", "profile"} <= set(query.get("scope", [""])[0].split()), "scope holds openid email profile")
+    check(query.get("code_challenge_method") == ["S256"] and len(query.get("code_challenge", [""])[0]) == 43
+          and query.get("state") and query.get("nonce"), "PKCE S256, a state and a nonce")
+    callback = approve(authorize, "user", "idp-user-pw", base + "/auth/oidc/callback")
+    # Completed on the other instance: the flow's state travels in the encrypted cookie.
+    on_twin = twin + callback[len(base):]
+    done = app.get(on_twin, allow_redirects=False)
+    check(done.status_code == 303 and done.headers.get("Location") == "/protected",
+          "the callback, on the other instance, signs in and returns to the remembered page", f"{done.status_code} {done.headers.get('Location')}")
+    page = app.get(base + "/protected", allow_redirects=False)
+    check(page.status_code == 200 and "Welcome back" in page.text, "signed in on the first instance too, welcomed")
+    # A users file keeps the activity in each instance's memory: the one that signed in has it.
+    events = app.get(twin + "/account/activity", headers={"Accept": "application/json"}).json()
+    check(any(e["event"] == "signed_in" and e["detail"] == "sso" for e in events), "activity: signed_in, detail sso")
+    check(app.get(on_twin, allow_redirects=False).status_code == 400, "the same callback again: 400 (state used)")
+    # A used code with a fresh state: the provider refuses it (invalid_grant).
+    other = requests.Session()
+    fresh = parse_qs(urlsplit(start(other, base)).query)["state"][0]
+    code = parse_qs(urlsplit(callback).query)["code"][0]
+    reused = other.get(base + "/auth/oidc/callback?" + urlencode({"code": code, "state": fresh}), allow_redirects=False)
+    check(reused.status_code in (401, 403) and "Single sign-on failed" in reused.text, "a used code: refused by the provider, 401", str(reused.status_code))
+    check(other.get(base + "/protected", allow_redirects=False).status_code == 302, "and nobody signed in")
+    forged = requests.Session()
+    start(forged, base)
+    check(forged.get(base + "/auth/oidc/callback?code=x&state=forged", allow_redirects=False).status_code == 400, "a state of nobody's: 400")
+    stranger = requests.Session()
+    callback = approve(start(stranger, base), "stranger", "idp-stranger-pw", base + "/auth/oidc/callback")
+    answer = stranger.get(callback, allow_redirects=False)
+    check(answer.status_code == 403, "someone the provider vouches for but not in the store: 403", str(answer.status_code))
+
+
+def anyone(args):
+    print("anyone within example.com, passwords off", flush=True)
+    base = args.any
+    app = requests.Session()
+    page, token = csrf(app, base)
+    check('name="password"' not in page.text and "Sign in with Test IdP" in page.text, "/signin shows only the provider's button")
+    refused = app.post(base + "/signin", data={"_csrf": token, "username": "user", "password": "secret123"}, allow_redirects=False)
+    check(refused.status_code in (403, 404), "POST /signin: refused", str(refused.status_code))
+    basic = requests.get(base + "/admin/users", auth=("user", "secret123"), headers={"Accept": "application/json"})
+    check(basic.status_code == 401, "HTTP Basic: refused", str(basic.status_code))
+    outsider = requests.Session()
+    answer = outsider.get(approve(start(outsider, base), "stranger", "idp-stranger-pw", base + "/auth/oidc/callback"), allow_redirects=False)
+    check(answer.status_code == 403, "an email outside example.com: 403", str(answer.status_code))
+    inside = requests.Session()
+    answer = inside.get(approve(start(inside, base), "user", "idp-user-pw", base + "/auth/oidc/callback"), allow_redirects=False)
+    check(answer.status_code == 303, "an example.com user signs in", str(answer.status_code))
+    check("Welcome back" in inside.get(base + "/", allow_redirects=False).text, "welcomed")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("--issuer", "--existing", "--twin", "--any"):
+        parser.add_argument(name, required=True)
+    args = parser.parse_args()
+    for scenario in (existing, anyone):
+        try:
+            scenario(args)
+        except Exception as error:  # noqa: BLE001 - any failure is the scenario's
+            check(False, f"{scenario.__name__}: {type(error).__name__}", str(error))
+    print(f"{'all checks passed' if not failures else f'{len(failures)} checks failed'}", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+"""Makes the provider's database: an RSA key, the client Micro is, and its users."""
+
+import os
+import sys
+
+import django
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings")
+django.setup()
+
+from django.contrib.auth.models import User  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from oidc_provider.models import Client, ResponseType  # noqa: E402
+
+call_command("migrate", verbosity=0)
+call_command("creatersakey")
+client = Client.objects.create(
+    name="Micro SampleApp", client_type="confidential", client_id=os.environ["OIDC_CLIENT_ID"],
+    client_secret=os.environ["OIDC_CLIENT_SECRET"], jwt_alg="RS256", require_consent=False, reuse_consent=True,
+    _redirect_uris="\n".join(os.environ["OIDC_REDIRECT_URIS"].split()))
+client.response_types.add(ResponseType.objects.get(value="code"))
+for username, password, email, first in (("user", "idp-user-pw", "user@example.com", "Ursula"),
+                                         ("stranger", "idp-stranger-pw", "stranger@elsewhere.example", "Sam")):
+    User.objects.create_user(username=username, password=password, email=email, first_name=first)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Single sign-on against a real OpenID Provider: django-oidc-provider (PyPI) on a free port of
+# 127.0.0.1, and three SampleApps (two `existing` instances sharing a secret, one `any` with
+# an allowed domain and passwords off); Tests/Oidc/flow.py walks the flow through them.
+#
+#   bash Tests/Oidc/run.sh
+#
+# Installs Django and django-oidc-provider into a virtual environment of its own (under
+# ${OIDC_VENV:-.build-oidc-venv}) when missing. Everything it starts is stopped by its PID at
+# the end, whatever happened; its files are in a temporary folder (KEEP_LOGS=1 keeps it).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+say() { printf '[oidc] %s\n' "$*"; }
+source "$repo/Tests/Support/sample-app.sh"
+started=$SECONDS
+
+# 1. The provider's Python packages.
+venv="${OIDC_VENV:-$repo/.build-oidc-venv}"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import oidc_provider, django, requests' 2>/dev/null; then
+    say "installing django-oidc-provider into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "django>=4.2,<5.3" "django-oidc-provider==0.9.0" "requests>=2.31"
+fi
+python="$venv/bin/python"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/micro-oidc.XXXXXX")"
+provider_pid=""
+cleanup() {
+    local status=$?
+    [ -z "$provider_pid" ] || stop_by_pid "$provider_pid" TERM
+    sample_app_stop_all
+    if [ "$status" -ne 0 ]; then
+        for log in "$work"/*.log; do
+            [ -f "$log" ] || continue
+            say "last lines of $(basename "$log"):"
+            tail -n 8 "$log" | sed 's/^/    /' || true
+        done
+    fi
+    if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# 2. Ports, then the provider (its database made first: a key, the client, two users).
+sample_app_build
+port_idp="$(sample_app_free_port 4700)"
+port_one="$(sample_app_free_port $((port_idp + 1)))"
+port_two="$(sample_app_free_port $((port_one + 1)))"
+port_any="$(sample_app_free_port $((port_two + 1)))"
+issuer="http://127.0.0.1:$port_idp/openid"
+client_secret="$("$python" -c 'import secrets; print(secrets.token_hex(24))')"
+export OIDC_WORK="$work" OIDC_PORT="$port_idp" OIDC_CLIENT_ID=micro-sample OIDC_CLIENT_SECRET="$client_secret"
+export OIDC_REDIRECT_URIS="http://127.0.0.1:$port_one/auth/oidc/callback http://127.0.0.1:$port_any/auth/oidc/callback"
+(cd "$repo/Tests/Oidc/provider" && "$python" setup.py)
+(cd "$repo/Tests/Oidc/provider" && DJANGO_SETTINGS_MODULE=settings exec "$python" -m django runserver "127.0.0.1:$port_idp" --noreload) \
+    >"$work/provider.log" 2>&1 &
+provider_pid=$!
+sample_app_wait "$issuer/.well-known/openid-configuration" "$provider_pid" "$work/provider.log" provider
+say "django-oidc-provider at $issuer (PID $provider_pid)"
+
+# 3. The apps.
+secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
+printf '%s' "$client_secret" >"$work/client-secret"
+for port in "$port_one" "$port_two"; do
+    sample_app_start "$work/app-$port.log" PORT="$port" MICRO_ENV=development MICRO_SESSION_SECRET="$secret" \
+        MICRO_PUBLIC_URL="http://127.0.0.1:$port_one" MICRO_OIDC_ISSUER="$issuer" MICRO_OIDC_CLIENT_ID=micro-sample \
+        MICRO_OIDC_CLIENT_SECRET_FILE="$work/client-secret" MICRO_OIDC_NAME="Test IdP"
+    sample_app_wait "http://127.0.0.1:$port/css/app.css" "$SAMPLE_APP_PID" "$work/app-$port.log"
+done
+sample_app_start "$work/app-$port_any.log" PORT="$port_any" MICRO_ENV=development MICRO_OIDC_ISSUER="$issuer" \
+    MICRO_OIDC_CLIENT_ID=micro-sample MICRO_OIDC_CLIENT_SECRET="$client_secret" MICRO_OIDC_NAME="Test IdP" \
+    MICRO_OIDC_USERS=any MICRO_OIDC_ALLOWED_DOMAINS=example.com MICRO_PASSWORD_SIGNIN=off
+sample_app_wait "http://127.0.0.1:$port_any/css/app.css" "$SAMPLE_APP_PID" "$work/app-$port_any.log"
+say "SampleApp on $port_one and $port_two (existing, one secret) and $port_any (any, example.com, passwords off)"
+
+# 4. The flow.
+status=0
+timeout 300 "$python" "$repo/Tests/Oidc/flow.py" --issuer "$issuer" --existing "http://127.0.0.1:$port_one" \
+    --twin "http://127.0.0.1:$port_two" --any "http://127.0.0.1:$port_any" || status=$?
+if [ "$status" -ne 0 ]; then say "FAILED after $((SECONDS - started)) s"; exit "$status"; fi
+say "passed in $((SECONDS - started)) s"
