@@ -1,16 +1,14 @@
 import Foundation
 import Micro
 
-/// How a provider's `preferred_username` or email becomes a store username: folded as
-/// Micro folds usernames today (trimmed, lowercased). Kept in this one function so that a
-/// shared username normalisation can replace it in one place.
+/// How a provider's `preferred_username` or email becomes a store username: enforced as every
+/// username is (RFC 8265, ``Username``), so that two spellings of one name (fullwidth `ｋａｔｅ`
+/// and `kate`) are one user here as in the store, never two provider subjects sharing one.
 enum ProviderUsername {
-    /// The folded name; nil for one no user can have (empty, too long, control characters).
+    /// The enforced name; nil for one no user can have (outside the rule, too long).
     static func fold(_ text: String) -> String? {
-        let folded = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !folded.isEmpty, folded.utf8.count <= Authentication.maximumUsernameLength,
-            !folded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else { return nil }
-        return folded
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.utf8.count <= Authentication.maximumUsernameLength else { return nil }
+        return try? Username.enforce(trimmed)
     }
 }

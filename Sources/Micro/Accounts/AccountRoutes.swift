@@ -60,7 +60,10 @@ struct AccountRoutes {
         let hasher = authentication.settings.hasher
         let cost = authentication.settings.passwordCost
         let hash = try await hasher.run { try Password.hash(new, cost: cost) }
-        guard try await store.replacePasswordHash(of: user.username, stored.passwordHash, with: hash, using: hasher) else {
+        // The check may have re-hashed the old password at the configured cost: swap against
+        // what the store holds now.
+        let now = try await store.find(username: user.username, using: hasher)?.passwordHash ?? stored.passwordHash
+        guard try await store.replacePasswordHash(of: user.username, now, with: hash, using: hasher) else {
             throw HttpError(.conflict, "Your password was changed elsewhere meanwhile: sign in again.")
         }
         // This browser goes on under a new identity and the new stamp; every other session
@@ -100,7 +103,9 @@ struct AccountRoutes {
             return entry
         }
         return try page(request, "account/sessions", [
-            "title": "Your sessions", "sessions": entries, "others": entries.count > 1,
+            "title": "Your sessions", "sessions": entries, // Always offered: sessions the registry does not list (from before a restart of an
+            // in-memory one) are ended too.
+            "others": true,
             "signOutOthersAction": request.url(settings.prefix + "/sessions/sign-out-others"),
         ])
     }
@@ -123,9 +128,14 @@ struct AccountRoutes {
 
     private func endOthers(_ request: Request) async throws -> Response {
         let user = try request.authenticate()
-        let current = AccountsService.entryId(of: request.session.id)
-        let removed = try await settings.sessions.removeAll(of: user.username, keeping: current)
+        // Every session of the user, listed or not (a cookie from before a restart of an
+        // in-memory registry is not): revoked by time, then this one re-keyed to go on.
+        let removed = try await settings.sessions.removeAll(of: user.username, keeping: nil)
         for session in removed { service.end(session, request) }
+        request.services.sessions.revokeSessions(of: user.username, now: request.session.now)
+        request.session.regenerate()
+        request.session.restart(after: request.session.now)
+        await service.relist(request, user: user)
         await service.record(request, username: user.username, event: ActivityEvent.Kind.sessionEnded, detail: "all others")
         request.flash["notice"] = settings.othersEndedMessage
         try request.redirect(to: settings.prefix + "/sessions")

@@ -7,6 +7,13 @@ import Logging
 final class AccountsService: Sendable {
     let settings: Accounts
     private let logger: Logger
+    /// When each entry was last noted as seen, here: a replayed cookie, whose own note is old,
+    /// does not write more often than a fresh one. Emptied when it grows past its bound.
+    private let touched = Locked<[String: Int64]>([:])
+    /// When a lockout was last recorded for each user: one event per user and window, however
+    /// many refused attempts follow, so that they cannot push the other events out of the log.
+    private let lockouts = Locked<[String: Int64]>([:])
+    private static let memoryBound = 100_000
 
     init(_ settings: Accounts, logger: Logger) {
         self.settings = settings
@@ -57,6 +64,19 @@ final class AccountsService: Sendable {
         if let name, let stored = try? await authentication.users.find(username: name, using: authentication.hasher) {
             username = stored.user.username
         }
+        if event == ActivityEvent.Kind.lockedOut {
+            // A lockout is news once per user and window; the unknown user's are no account's.
+            guard username != ActivityEvent.unknownUser else { return }
+            let now = request.session.now
+            let window = authentication.throttleLimits.window
+            let fresh = lockouts.withLock { lockouts in
+                if let last = lockouts[username], now - last < window { return false }
+                if lockouts.count >= Self.memoryBound { lockouts.removeAll() }
+                lockouts[username] = now
+                return true
+            }
+            guard fresh else { return }
+        }
         await record(request, username: username, event: event, detail: "")
     }
 
@@ -74,6 +94,13 @@ final class AccountsService: Sendable {
         if let last = request.session[Self.seenKey].flatMap(Int64.init), now - last < SessionRegistryLimits.touchInterval { return }
         request.session[Self.seenKey] = String(now)
         let id = Self.entryId(of: request.session.id)
+        let due = touched.withLock { touched in
+            if let last = touched[id], now - last < SessionRegistryLimits.touchInterval { return false }
+            if touched.count >= Self.memoryBound { touched.removeAll() }
+            touched[id] = now
+            return true
+        }
+        guard due else { return }
         let registry = settings.sessions
         let logger = logger
         // Bookkeeping: the page does not wait for it.

@@ -174,6 +174,13 @@ public final class Session {
         changed = true
     }
 
+    /// ``restart()``, counted as begun a second after `time`: a "sign out everywhere else" made
+    /// at `time` (which ends the sessions begun at or before it) does not end this one.
+    func restart(after time: Int64) {
+        restart()
+        data.created = max(now, time + 1)
+    }
+
     /// Restarts the inactivity window at `now`.
     func renew(at now: Int64) {
         data.lastSeen = now
