@@ -50,7 +50,10 @@ import Testing
         #expect(signIn.status == .misdirectedRequest)
         #expect(signIn.headers.first(name: "Set-Cookie") == nil)
         // Malformed hosts and hostile text are refused too, and the page escapes what it shows.
-        for host in ["", ":80", "evil.example:http", "[::1", "1.2.3", "<script>x</script>", "e\u{0301}vil.example"] {
+        for host in [
+            "", ":80", "evil.example:http", "[::1", "[]", "1.2.3", "1..2.3", "256.1.1.1", "01.2.3.4", "1.2.3.4:123456",
+            "<script>x</script>", "e\u{0301}vil.example", "localhost.evil.example", "xlocalhost",
+        ] {
             let answer = try await client.get("/", headers: ["Host": host])
             #expect(answer.status == .misdirectedRequest, "\(host)")
             #expect(!answer.text.contains("<script>"))
