@@ -85,17 +85,21 @@ struct AllowedHosts: Sendable {
     /// Four dot-separated numbers from 0 to 255, without leading zeros (as `inet_pton` reads
     /// them, and as browsers write them).
     private static func isIpv4(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        var parts = 0
-        var start = text.startIndex
-        for index in text.indices where text[index] == UInt8(ascii: ".") || index == text.endIndex - 1 {
-            let end = text[index] == UInt8(ascii: ".") ? index : index + 1
-            let part = text[start..<end]
-            guard (1...3).contains(part.count), part.count == 1 || part.first != UInt8(ascii: "0") else { return false }
-            guard part.reduce(0, { $0 * 10 + Int($1 - 0x30) }) <= 255 else { return false }
-            parts += 1
-            start = end + 1
+        var parts = 0, value = 0, digits = 0, leadingZero = false
+        for byte in text {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                parts += 1
+                (value, digits, leadingZero) = (0, 0, false)
+                continue
+            }
+            guard !leadingZero, digits < 3 else { return false }
+            if digits == 0, byte == UInt8(ascii: "0") { leadingZero = true }
+            value = value * 10 + Int(byte &- 0x30)
+            digits += 1
+            guard value <= 255 else { return false }
         }
-        return parts == 4 && text.last != UInt8(ascii: ".")
+        return digits > 0 && parts == 3
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
