@@ -1,0 +1,69 @@
+extension Settings {
+    /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
+    /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES`, `MICRO_FORWARDED_PREFIXES`,
+    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_ALLOW_DEMO_USERS`
+    /// and `MICRO_SESSION_SECRET` applied. A bad value throws an error naming its variable.
+    public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
+        var settings = Settings()
+        settings.environment = try Environment.fromProcess(variables)
+        if let host = variables["HOST"], !host.isEmpty { settings.host = host }
+        if let basePath = variables["MICRO_BASE_PATH"], !basePath.isEmpty {
+            if let problem = basePathProblem(basePath) { throw ConfigurationError("MICRO_BASE_PATH: \(problem)") }
+            settings.basePath = basePath
+        }
+        if let raw = variables["PORT"], !raw.isEmpty {
+            guard let port = Int(raw), (0...65535).contains(port) else {
+                throw ConfigurationError("PORT is '\(raw)'; expected a number from 0 to 65535.")
+            }
+            settings.port = port
+        }
+        if let raw = variables["MICRO_MAX_CONNECTIONS"], !raw.isEmpty {
+            guard let limit = Int(raw), limit >= 1 else {
+                throw ConfigurationError("MICRO_MAX_CONNECTIONS is '\(raw)'; expected a whole number of 1 or more.")
+            }
+            settings.maxConnections = limit
+        }
+        if let raw = variables["MICRO_TRUSTED_PROXIES"], !raw.isEmpty {
+            let entries = Self.list(raw)
+            if let bad = entries.first(where: { AddressRange($0) == nil }) {
+                throw ConfigurationError("MICRO_TRUSTED_PROXIES has '\(bad)'; expected IP addresses or ranges separated by commas, such as 127.0.0.1,10.0.0.0/8.")
+            }
+            settings.trustedProxies = entries
+        }
+        if let raw = variables["MICRO_FORWARDED_PREFIXES"], !raw.isEmpty {
+            let entries = Self.list(raw)
+            if let bad = entries.first(where: { PathScope.problem(with: $0) != nil }) {
+                throw ConfigurationError("MICRO_FORWARDED_PREFIXES has '\(bad)'; expected paths separated by commas, such as /tools,/admin-tools.")
+            }
+            settings.forwardedPrefixes = entries
+        }
+        if let raw = variables["MICRO_ALLOWED_HOSTS"], !raw.isEmpty {
+            let entries = Self.list(raw)
+            if let bad = entries.first(where: { hostProblem($0) != nil }) {
+                throw ConfigurationError("MICRO_ALLOWED_HOSTS has '\(bad)'; \(hostProblem(bad)!)")
+            }
+            settings.allowedHosts = entries
+        }
+        if let raw = variables["MICRO_PUBLIC_URL"], !raw.isEmpty {
+            let url: PublicUrl
+            do { url = try PublicUrl(raw) } catch { throw ConfigurationError("MICRO_PUBLIC_URL: \(error.message)") }
+            if !url.path.isEmpty, !settings.basePath.isEmpty, url.path != settings.basePath {
+                throw ConfigurationError("MICRO_PUBLIC_URL's path \(url.path) differs from MICRO_BASE_PATH \(settings.basePath); give one of them.")
+            }
+            settings.publicUrl = raw
+        }
+        if let raw = variables["MICRO_ALLOW_DEMO_USERS"], !raw.isEmpty {
+            guard raw == "1" || raw == "0" else {
+                throw ConfigurationError("MICRO_ALLOW_DEMO_USERS is '\(raw)'; expected 1 (allow a published demo password in production) or 0.")
+            }
+            settings.allowsDemoUsers = raw == "1"
+        }
+        if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
+        return settings
+    }
+
+    /// The entries of a comma-separated variable, trimmed, without empty ones.
+    private static func list(_ raw: String) -> [String] {
+        raw.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
+    }
+}
