@@ -57,27 +57,27 @@ final class AccountsService: Sendable {
             sessionId: request.session.id, expiresAt: now + request.services.sessions.settings.lifetimeSeconds)
     }
 
-    /// A sign-in under `name` was refused (`event`: a wrong password, or the throttle): the
-    /// event is the user's when `name` is one, else the unknown user's (never the text typed).
-    func refused(_ request: Request, name: String?, event: String, authentication: Authentication) async {
-        var username = ActivityEvent.unknownUser
-        if let name, let stored = try? await authentication.users.find(username: name, using: authentication.hasher) {
-            username = stored.user.username
+    /// A wrong password (or code) for `username`; nil when the name typed is no user's: the
+    /// unknown user's event, never the text typed.
+    func signInFailed(_ request: Request, username: String?) async {
+        await record(request, username: username ?? ActivityEvent.unknownUser, event: ActivityEvent.Kind.signInFailed, detail: "")
+    }
+
+    /// The throttle refused a sign-in under `name`: news once per user and window (however many
+    /// refused attempts follow, so they cannot push other events out of the log), and none for
+    /// names that are no user's. Counted before the look-up, so the refusals cost no query.
+    func lockedOut(_ request: Request, name: String?, authentication: Authentication) async {
+        guard let name else { return }
+        let now = request.session.now
+        let window = authentication.throttleLimits.window
+        let fresh = lockouts.withLock { lockouts in
+            if let last = lockouts[name], now - last < window { return false }
+            if lockouts.count >= Self.memoryBound { lockouts.removeAll() }
+            lockouts[name] = now
+            return true
         }
-        if event == ActivityEvent.Kind.lockedOut {
-            // A lockout is news once per user and window; the unknown user's are no account's.
-            guard username != ActivityEvent.unknownUser else { return }
-            let now = request.session.now
-            let window = authentication.throttleLimits.window
-            let fresh = lockouts.withLock { lockouts in
-                if let last = lockouts[username], now - last < window { return false }
-                if lockouts.count >= Self.memoryBound { lockouts.removeAll() }
-                lockouts[username] = now
-                return true
-            }
-            guard fresh else { return }
-        }
-        await record(request, username: username, event: event, detail: "")
+        guard fresh, let stored = try? await authentication.users.find(username: name, using: authentication.hasher) else { return }
+        await record(request, username: stored.user.username, event: ActivityEvent.Kind.lockedOut, detail: "")
     }
 
     /// The request's session is signing out.

@@ -153,16 +153,15 @@ extension Request {
         do {
             try await admit(username: key, address: address, service)
         } catch let error as HttpError where error.status == .tooManyRequests {
-            await accounts?.refused(self, name: name, event: ActivityEvent.Kind.lockedOut, authentication: service.settings)
+            await accounts?.lockedOut(self, name: name, authentication: service.settings)
             throw error
         }
         var outcome = SignInThrottle.Outcome.failure
+        var found: String?
         do {
-            let user = try await check(name: name, password: password, service, outcome: &outcome)
+            let user = try await check(name: name, password: password, service, outcome: &outcome, found: &found)
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
-            if user == nil, outcome == .failure {
-                await accounts?.refused(self, name: name, event: ActivityEvent.Kind.signInFailed, authentication: service.settings)
-            }
+            if user == nil, outcome == .failure { await accounts?.signInFailed(self, username: found) }
             return user
         } catch {
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
@@ -174,9 +173,10 @@ extension Request {
     var accounts: AccountsService? { services.extension(AccountsService.self) }
 
     /// The check of an admitted attempt; `outcome` says how it ended for the throttle.
-    private func check(name: String?, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome)
-        async throws -> StoredUser?
-    {
+    /// `found` is the user the name named, when one did, right password or not.
+    private func check(
+        name: String?, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome, found: inout String?
+    ) async throws -> StoredUser? {
         let hasher = service.settings.hasher
         let stored: StoredUser?
         do {
@@ -194,6 +194,7 @@ extension Request {
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
                 headers: ["Retry-After": "60"])
         }
+        found = stored?.user.username
         // An unknown user costs a check too: a refusal takes as long whoever the name is.
         let matches: Bool
         do {
