@@ -11,7 +11,8 @@ import Foundation
 ///
 /// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
 /// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
-/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``). Each answers JSON to a
+/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``), and with a database the API
+/// tokens (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``). Each answers JSON to a
 /// client that asks for it. Each page is a template an app restyles by writing its own of the
 /// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
 /// ``AccountTemplates``); the texts of flashes and refusals are settings here.
@@ -40,6 +41,8 @@ public struct Accounts: AppPlugin, Sendable {
     public var sessionEndedMessage = "That session has been signed out."
     /// The flash after ending every other session.
     public var othersEndedMessage = "Your other sessions have been signed out."
+    /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:)``.
+    public var apiTokens = ApiTokenSettings()
 
     /// The pages with sessions and events kept in this process (lost at restart): for a
     /// users file or one instance.
@@ -53,6 +56,7 @@ public struct Accounts: AppPlugin, Sendable {
     public init(database: Database) {
         sessions = DatabaseSessionRegistry(database)
         activity = DatabaseActivityLog(database)
+        apiTokens.store = DatabaseApiTokenStore(database)
     }
 
     public func install(in app: App) {
@@ -68,5 +72,6 @@ public struct Accounts: AppPlugin, Sendable {
             if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
         }
         AccountRoutes(service: service).install(in: app)
+        installApiTokens(in: app, accounts: service)
     }
 }

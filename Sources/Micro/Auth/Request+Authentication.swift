@@ -210,7 +210,7 @@ extension Request {
     }
 
     /// Waits while checks in flight hold the budget; throws the 429 when it is spent.
-    private func admit(username: SignInThrottle.Key?, address: SignInThrottle.Key?, _ service: AuthenticationService) async throws {
+    func admit(username: SignInThrottle.Key?, address: SignInThrottle.Key?, _ service: AuthenticationService) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         var delayed = false
         while true {
