@@ -7,6 +7,7 @@
 // more routes before /hello (BenchRoutes.installExtraRoutes); GET /last is defined after all.
 // MICRO_BENCH_METRICS=prometheus records Micro's metrics in a Prometheus registry (GET /metrics
 // shows it), as the README's metrics section does; without it nothing is recorded.
+// MICRO_BENCH_TOKENS=FOLDER keeps the users in SQLite there, with an API token (BenchTokens).
 import BenchRoutes
 import Foundation
 import Metrics
@@ -38,7 +39,7 @@ BenchRoutes.install(in: app)
 let stopped = DispatchSemaphore(value: 0)
 Task.detached {
     do {
-        try await BenchUsers.install(in: app)
+        if let folder = BenchTokens.folder { try await BenchTokens.install(in: app, folder: folder) } else { try await BenchUsers.install(in: app) }
         BenchRoutes.installLastRoute(in: app)
         app.get("/metrics") { _ in registry.emitToString() }
         try await app.run()
