@@ -42,12 +42,13 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CQrEncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // glibc's malloc_trim, which Swift's Glibc module does not declare.
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "Micro",
             dependencies: [
-                "CCrypt", "CYaml", "CMalloc",
+                "CCrypt", "CYaml", "CMalloc", "CQrEncode",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

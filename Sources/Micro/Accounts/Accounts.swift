@@ -40,6 +40,9 @@ public struct Accounts: AppPlugin, Sendable {
     public var sessionEndedMessage = "That session has been signed out."
     /// The flash after ending every other session.
     public var othersEndedMessage = "Your other sessions have been signed out."
+    /// Two-factor sign-in (TOTP and recovery codes), where users are in a table and these
+    /// pages keep their state in a database: its issuer, whether it is required, its texts.
+    public var twoFactor = TwoFactorSettings()
 
     /// The pages with sessions and events kept in this process (lost at restart): for a
     /// users file or one instance.
@@ -68,5 +71,6 @@ public struct Accounts: AppPlugin, Sendable {
             if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
         }
         AccountRoutes(service: service).install(in: app)
+        TwoFactorFeature.install(twoFactor, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
     }
 }
