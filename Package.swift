@@ -120,6 +120,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // Reading what the two-factor tables hold.
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
         .testTarget(

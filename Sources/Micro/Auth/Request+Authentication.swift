@@ -106,7 +106,9 @@ extension Request {
 
     /// Checks `username` and `password` (bcrypt, off the event loop, throttled) and, when they
     /// match, signs the user in: the session gets a new identity (no fixation) and the user.
-    /// Returns nil for a wrong username or password. Throws a 429 ``HttpError`` with
+    /// Returns nil for a wrong username or password. For a user with two-factor sign-in on
+    /// (``Accounts/twoFactor``), nobody is signed in yet: the step waits in the session and
+    /// this throws the redirect to the code's page. Throws a 429 ``HttpError`` with
     /// `Retry-After` while the username or the client is throttled, and a 503 when the user
     /// store cannot be read.
     ///

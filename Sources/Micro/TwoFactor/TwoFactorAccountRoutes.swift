@@ -168,7 +168,7 @@ struct TwoFactorAccountRoutes {
 }
 
 /// `GET /account/two-factor` as JSON.
-struct TwoFactorStatusJson: Encodable {
+struct TwoFactorStatusJson: Encodable, Sendable {
     let on: Bool
     let recoveryCodesLeft: Int?
 }

@@ -9,9 +9,10 @@ enum TwoFactorFeature {
             guard let material = settings.dataKey.material else { return (nil, nil) }
             return (DataKey.problem(with: material, environment: settings.environment), nil)
         }
-        app.addPreparation { [app] in
+        // Weakly: the app keeps its preparations.
+        app.addPreparation { [weak app] in
             if let database { try await database.migrate(TwoFactorStore.migrations) }
-            try await service.prepare(app.settings)
+            if let app { try await service.prepare(app.settings) }
         }
         app.addBuiltInTemplates(TwoFactorTemplates.all)
         app.addTemplateValue("twoFactorPath") { request in request.url(prefix + "/two-factor") }

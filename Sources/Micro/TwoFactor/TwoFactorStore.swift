@@ -70,9 +70,10 @@ final class TwoFactorStore: Sendable {
     /// update, so of two instances given the same code at once only one gets true.
     func use(step: Int64, of username: String) async throws -> Bool {
         try await database.run("note a used two-factor code") { sql in
-            try await !sql.update("micro_two_factor").set("last_step", to: SQLBind(step))
+            let updated = try await sql.update("micro_two_factor").set("last_step", to: SQLBind(step))
                 .where("username", .equal, username).where("last_step", .lessThan, SQLBind(step))
-                .returning("username").all().isEmpty
+                .returning("username").all()
+            return !updated.isEmpty
         }
     }
 
@@ -90,8 +91,9 @@ final class TwoFactorStore: Sendable {
     /// one statement, so that it works once, on every instance.
     func useCode(digest: String, of username: String) async throws -> Bool {
         try await database.run("use a recovery code") { sql in
-            try await !sql.delete(from: "micro_recovery_codes").where("username", .equal, username).where("digest", .equal, digest)
-                .returning("username").all().isEmpty
+            let deleted = try await sql.delete(from: "micro_recovery_codes").where("username", .equal, username).where("digest", .equal, digest)
+                .returning("username").all()
+            return !deleted.isEmpty
         }
     }
 
