@@ -101,17 +101,23 @@ import Testing
     }
 
     @Test func developmentKeepsItsDataKeyInAPrivateFile() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("micro-data-key-\(UUID().uuidString)").path
-        defer { unlink(path) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-data-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Beside the session secret, wherever that is.
+        let path = folder.appendingPathComponent(".micro-data-key").path
         var settings = Settings()
         settings.environment = .development
-        settings.dataKey.file = path
+        settings.sessions.secretFile = folder.appendingPathComponent(".micro-session-secret").path
         let first = try #require(try DataKey.resolve(settings))
         let sealed = try first.seal([9], context: "x")
         let again = try #require(try DataKey.resolve(settings))
         #expect(again.open(sealed, context: "x") == [9])
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        // Another file: another key, which does not open what the first sealed.
+        settings.dataKey.file = folder.appendingPathComponent("other-key").path
+        #expect(try #require(try DataKey.resolve(settings)).open(sealed, context: "x") == nil)
         settings.environment = .production
         #expect(try DataKey.resolve(settings) == nil)
     }

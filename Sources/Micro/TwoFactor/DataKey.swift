@@ -48,7 +48,9 @@ public struct DataKey: Sendable {
         case .production: return nil
         case .test: return testKey
         case .development:
-            return DataKey(material: try SessionSecret.fromFile(settings.dataKey.file, what: "development data key", variable: "MICRO_DATA_KEY"))
+            let file = settings.dataKey.file ?? URL(fileURLWithPath: settings.sessions.secretFile).deletingLastPathComponent()
+                .appendingPathComponent(".micro-data-key").path
+            return DataKey(material: try SessionSecret.fromFile(file, what: "development data key", variable: "MICRO_DATA_KEY"))
         }
     }
 

@@ -4,9 +4,10 @@ public struct DataKeySettings: Sendable {
     /// sets it. Production has no key without it; development keeps a generated one in
     /// ``file``; tests use a random one per process.
     public var material: String?
-    /// Where development keeps its generated key, beside the session secret. Keep it out of
-    /// version control (Micro's `.gitignore` does).
-    public var file = ".micro-data-key"
+    /// Where development keeps its generated key; nil for `.micro-data-key` beside the session
+    /// secret's file (``SessionSettings/secretFile``). Keep it out of version control (Micro's
+    /// `.gitignore` does).
+    public var file: String?
 
     /// The defaults.
     public init() {}
