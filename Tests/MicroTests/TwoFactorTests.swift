@@ -325,6 +325,60 @@ import Testing
         #expect(try await two.get("/me").location == "/signin")
     }
 
+    @Test func oneCodeSentByManyBrowsersAtOnceSignsInOnlyOne() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let (app, _) = try await makeApp(folder, clock: clock)
+        let owner = TestClient(app)
+        try await owner.signIn("user", "secret123")
+        let (totp, _) = try await turnOn(owner, password: "secret123", clock: clock)
+        clock.advance(seconds: 30)
+        let code = totp.code(at: now(clock))
+        // Four browsers past the password step, each its own session cookie.
+        var cookies: [String] = []
+        for _ in 0..<4 {
+            let client = TestClient(app)
+            #expect(try await client.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/signin/two-factor")
+            cookies.append(try #require(client.cookies["micro.session"]?.value))
+        }
+        let statuses = try await withThrowingTaskGroup(of: HttpStatus.self) { group in
+            for cookie in cookies {
+                group.addTask {
+                    let client = TestClient(app)
+                    client.setCookie("micro.session", cookie)
+                    return try await client.post("/signin/two-factor", form: ["code": code]).status
+                }
+            }
+            return try await group.reduce(into: [HttpStatus]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == .seeOther }.count == 1)
+        #expect(statuses.filter { $0 == .unprocessableEntity }.count == 3)
+    }
+
+    @Test func hostileCodesAreRefusedWithA422() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let (app, _) = try await makeApp(folder, clock: clock)
+        let owner = TestClient(app)
+        try await owner.signIn("user", "secret123")
+        _ = try await turnOn(owner, password: "secret123", clock: clock)
+        let client = TestClient(app)
+        #expect(try await client.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/signin/two-factor")
+        // Four wrong codes: the fifth attempt (below) may meet the throttle, a 4xx too.
+        for code in [String(repeating: "7", count: 100_000), "12345\u{0}6", "１２３４５６", "' OR 1=1 --🔑"] {
+            let answer = try await client.post("/signin/two-factor", form: ["code": code])
+            #expect(answer.status == .unprocessableEntity, "\(code.prefix(12))")
+            #expect(!answer.text.contains(String(code.prefix(12))))
+        }
+        // Invalid UTF-8 in the form: refused, never a 500.
+        let raw = try await client.request(
+            .POST, "/signin/two-factor", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("code=%FF%FE".utf8))
+        #expect(raw.status.code >= 400 && raw.status.code < 500)
+        #expect(try await client.get("/me").location == "/signin")
+    }
+
     @Test func productionRefusesToStartWithoutTheDataKeyOnceAUserHasItOn() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
