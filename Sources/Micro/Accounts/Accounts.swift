@@ -11,7 +11,8 @@ import Foundation
 ///
 /// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
 /// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
-/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``). Each answers JSON to a
+/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``), and with a database the
+/// two-factor pages under `/account/two-factor` (``twoFactor``). Each answers JSON to a
 /// client that asks for it. Each page is a template an app restyles by writing its own of the
 /// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
 /// ``AccountTemplates``); the texts of flashes and refusals are settings here.

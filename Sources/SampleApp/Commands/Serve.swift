@@ -5,7 +5,7 @@ import Micro
 /// Serves the app until Ctrl-C.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_OIDC_*, MICRO_PASSWORD_SIGNIN).")
+        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_DATA_KEY, MICRO_OIDC_*, MICRO_PASSWORD_SIGNIN).")
 
     func run() async throws {
         let variables = ProcessInfo.processInfo.environment
