@@ -28,6 +28,10 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     /// Who may sign in and as which user: ``OpenIdConnectUserMapping/existing`` (the store's
     /// users only) or ``OpenIdConnectUserMapping/any``.
     public var users = OpenIdConnectUserMapping.existing
+    /// Which claim names the store's user on a person's first sign-in: `preferred_username`
+    /// (else a verified email), or a verified email alone where people edit their username at
+    /// the provider.
+    public var linkBy = IdentityLinkClaim.username
     /// When not empty, only verified email addresses in these domains sign in.
     public var allowedDomains: [String] = []
     /// The claim the roles of a user from outside the store are read from.
