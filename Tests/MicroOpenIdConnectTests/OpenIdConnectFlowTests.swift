@@ -320,6 +320,9 @@ import Testing
         #expect(page.text.contains("<form method=\"post\" action=\"/auth/oidc\">"))
         #expect(page.text.contains("name=\"_csrf\""))
         #expect(page.text.contains("type=\"password\""))
+        // Browsers check form-action on the button's redirect to the provider.
+        let origin = try #require(provider.issuer.range(of: "^http://[^/]+", options: .regularExpression).map { String(provider.issuer[$0]) })
+        #expect(page.headers.first(name: "Content-Security-Policy")?.contains("form-action 'self' \(origin);") == true)
     }
 
     @Test func logoutGoesOnToTheProvider() async throws {

@@ -20,6 +20,8 @@ cd "$repo"
 say() { printf '[oidc] %s\n' "$*"; }
 source "$repo/Tests/Support/sample-app.sh"
 started=$SECONDS
+# No __pycache__ folders in the work tree.
+export PYTHONDONTWRITEBYTECODE=1
 
 # 1. The provider's Python packages.
 venv="${OIDC_VENV:-$repo/.build-oidc-venv}"
