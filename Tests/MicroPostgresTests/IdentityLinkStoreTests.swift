@@ -96,6 +96,34 @@ extension MicroPostgresTests {
             }
         }
 
+        @Test func removingAUserThroughSqliteUserStoreTakesTheirLinks() async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-links-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("users.db").path
+            // As SampleApp has them: the store's own connection, and the Database beside it.
+            let users = try SqliteUserStore(path: path, create: true)
+            try users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+            let database = try await Database.sqlite(path: path)
+            let links = try await DatabaseIdentityLinkStore(database, usersTable: "users")
+            #expect(try await links.link(identity("sub-ann"), to: "ann"))
+            #expect(try users.remove(username: "ann"))
+            #expect(try await links.username(linkedTo: identity("sub-ann")) == nil)
+            await database.shutdown()
+        }
+
+        @Test(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote))
+        func removingAUserThroughPostgresUserStoreTakesTheirLinks() async throws {
+            try await PostgresTestDatabase.withInstances(2) { _, instances in
+                try await instances[0].users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+                let one = try await DatabaseIdentityLinkStore(instances[0].database.database, usersTable: "users")
+                let two = try await DatabaseIdentityLinkStore(instances[1].database.database, usersTable: "users")
+                #expect(try await one.link(identity("sub-ann"), to: "ann"))
+                #expect(try await instances[1].users.remove(username: "ann"))
+                #expect(try await two.username(linkedTo: identity("sub-ann")) == nil)
+            }
+        }
+
         @Test func aUsersTableThatIsNoPlainNameIsRefused() async throws {
             try await TestDatabaseKind.sqlite.with { (databases: [Database]) async throws in
                 await #expect(throws: ConfigurationError.self) {
