@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "MicroPostgresTests",
             dependencies: [
-                "Micro", "MicroTesting", "MicroPostgres",
+                "Micro", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -49,7 +49,7 @@ public struct Accounts: AppPlugin, Sendable {
     /// users file or one instance.
     public init() {
         sessions = MemorySessionRegistry()
-        activity = MemoryActivityLog { Int64(Date().timeIntervalSince1970) }
+        activity = MemoryActivityLog()
     }
 
     /// The pages with sessions and events kept in `database`, shared by every instance that
@@ -62,6 +62,7 @@ public struct Accounts: AppPlugin, Sendable {
     public func install(in app: App) {
         let service = AccountsService(self, logger: app.logger)
         app.register(service)
+        app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
         if let database = (sessions as? DatabaseSessionRegistry)?.database {
             app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
         }

@@ -12,16 +12,22 @@ struct Serve: AsyncParsableCommand {
         let users: any UserStore
         let shared: SharedDatabase?
         var accounts = Accounts()
-        let singleSignOn: SingleSignOnSettings
+        var singleSignOn: SingleSignOnSettings
         do {
             singleSignOn = try SingleSignOnSettings.fromEnvironment(variables)
             shared = try await SharedDatabase.fromEnvironment(variables)
             users = try shared?.users ?? UserSource.fromEnvironment(variables)
-            // Sessions and events beside the users where they are in a table; else in memory.
+            // Sessions, events and single sign-on's links beside the users where they are in a
+            // table; else in memory.
+            var database: Database?
             if let shared {
-                accounts = Accounts(database: shared.database.database)
+                database = shared.database.database
             } else if let file = variables["MICRO_USERS_DB"], !file.isEmpty {
-                accounts = Accounts(database: try await Database.sqlite(path: file))
+                database = try await Database.sqlite(path: file)
+            }
+            if let database {
+                accounts = Accounts(database: database)
+                try await singleSignOn.keepLinks(in: database)
             }
         } catch {
             FileHandle.standardError.write(Data("SampleApp cannot start: \(error)\n".utf8))
