@@ -30,13 +30,15 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("users.db").path
-        let users = try SqliteUserStore(path: file, create: true)
+        // One file for the users and the account pages' state, as `serve` keeps them; a long
+        // busy timeout, since the two connections take turns on it while the suite runs in parallel.
+        let users = try SqliteUserStore(path: file, create: true, busyTimeout: .seconds(15))
         try users.save(username: "ann", passwordHash: try Password.hash("a long unusual phrase", cost: 4), name: "Ann")
         var settings = Settings()
         settings.environment = .test
         settings.accessLog = false
         let app = App(settings: settings, logger: .quietForTests)
-        let database = try await Database.sqlite(path: file)
+        let database = try await Database.sqlite(path: file, busyTimeout: .seconds(15))
         SampleRoutes.install(in: app, users: users, accounts: Accounts(database: database))
 
         let owner = TestClient(app)
