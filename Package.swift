@@ -42,12 +42,13 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CQrEncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // glibc's malloc_trim, which Swift's Glibc module does not declare.
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "Micro",
             dependencies: [
-                "CCrypt", "CYaml", "CMalloc",
+                "CCrypt", "CYaml", "CMalloc", "CQrEncode",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -119,6 +120,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // Reading what the two-factor tables hold.
+                .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
         .testTarget(
@@ -140,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "MicroPostgresTests",
             dependencies: [
-                "Micro", "MicroTesting", "MicroPostgres",
+                "Micro", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

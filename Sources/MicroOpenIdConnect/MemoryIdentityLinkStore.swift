@@ -38,4 +38,11 @@ public final class MemoryIdentityLinkStore: IdentityLinkStore {
             }
         }
     }
+
+    public func unlink(_ identity: ExternalIdentity) async throws {
+        links.withLock { links in
+            guard let username = links.usernames.removeValue(forKey: identity) else { return }
+            links.identities[UsernameAtIssuer(username: username, issuer: identity.issuer)] = nil
+        }
+    }
 }

@@ -14,7 +14,9 @@ import Micro
 /// browser to the provider; `GET` only shows the button) and `GET /auth/oidc/callback`
 /// (checks the answer and signs the user in as a password does: a new session identity, the
 /// user and their stamp, back to the page first asked for). Discovery is fetched when first
-/// needed, so the app starts while the provider is down.
+/// needed, so the app starts while the provider is down. The issuer's origin joins the
+/// Content-Security-Policy's `form-action` (browsers check it on the button's redirect to the
+/// provider): an app that sets its own policy sets it before `app.use`.
 public struct OpenIdConnect: AppPlugin, Sendable {
     /// The provider's issuer URL (discovery at `ISSUER/.well-known/openid-configuration`):
     /// `https`, or `http` on a loopback address only.
@@ -28,6 +30,10 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     /// Who may sign in and as which user: ``OpenIdConnectUserMapping/existing`` (the store's
     /// users only) or ``OpenIdConnectUserMapping/any``.
     public var users = OpenIdConnectUserMapping.existing
+    /// Which claim names the store's user on a person's first sign-in: `preferred_username`
+    /// (else a verified email), or a verified email alone where people edit their username at
+    /// the provider.
+    public var linkBy = IdentityLinkClaim.username
     /// When not empty, only verified email addresses in these domains sign in.
     public var allowedDomains: [String] = []
     /// The claim the roles of a user from outside the store are read from.
@@ -90,6 +96,9 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         })
         // Reported at start-up with the app's other mistakes.
         if let problem { app.addProblem(problem) }
+        if let policy = app.settings.securityHeaders.contentSecurityPolicy {
+            app.settings.securityHeaders.contentSecurityPolicy = ProviderFormAction.adding(issuer, to: policy)
+        }
         app.get(path) { request in try flow.buttonPage(request) }
         app.post(path) { request -> String in try await flow.start(request) }
         app.get(path + "/callback") { request -> String in try await flow.complete(request) }

@@ -20,6 +20,8 @@ public struct OpenIdConnectUserMapping: Sendable {
         public let rolesClaim: String
         /// Reads the store off the event loops.
         public let hasher: PasswordHasher
+        /// Which claim names the user on a first sign-in.
+        public var linkBy: IdentityLinkClaim = .username
     }
 
     /// The user to sign in, and the stamp their session stands by.
@@ -55,10 +57,7 @@ public struct OpenIdConnectUserMapping: Sendable {
     /// `sub`); later sign-ins follow that link only. Roles are the store's; the session ends
     /// when the store's user is removed or changed, as a password session does.
     public static let existing = OpenIdConnectUserMapping { context in
-        guard let stored = try await storeUser(context) else {
-            let name = candidateName(context.claims).map { " '\($0)'" } ?? ""
-            throw OpenIdConnectError.notAllowed("there is no user\(name) here. Ask an administrator to add you.")
-        }
+        guard let stored = try await storeUser(context) else { throw unmatched }
         return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
     }
 
@@ -81,11 +80,11 @@ public struct OpenIdConnectUserMapping: Sendable {
             if let stored = try await storeUser(context) {
                 return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
             }
-            guard let name = candidateName(context.claims) else {
+            guard let name = candidateName(context.claims, by: context.linkBy) else {
                 throw OpenIdConnectError.notAllowed("the provider sent neither a username nor a verified email address.")
             }
             guard try await context.links.link(identity, to: name) else {
-                throw OpenIdConnectError.notAllowed("the name '\(name)' is already used here by another account at the provider.")
+                throw OpenIdConnectError.notAllowed("the name your provider gives you is already used here by another account at the provider.")
             }
             username = name
         }
@@ -99,30 +98,36 @@ public struct OpenIdConnectUserMapping: Sendable {
         CredentialStamp(username: user.username, passwordHash: "\u{0}openid-connect", roles: user.roles)
     }
 
-    /// `preferred_username`, else a verified `email`, folded as usernames are.
-    static func candidateName(_ claims: IdTokenClaims) -> String? {
-        if let name = claims.preferredUsername.flatMap(ProviderUsername.fold) { return name }
+    /// `preferred_username` (unless linking by `email`), else a verified `email`, folded as
+    /// usernames are.
+    static func candidateName(_ claims: IdTokenClaims, by claim: IdentityLinkClaim) -> String? {
+        if claim == .username, let name = claims.preferredUsername.flatMap(ProviderUsername.fold) { return name }
         guard claims.emailVerified else { return nil }
         return claims.email.flatMap(ProviderUsername.fold)
     }
 
+    /// The refusal of someone the store has no user for, or whose user is linked to another
+    /// account at the provider: one answer for both, naming nobody, so that the page does not
+    /// tell a stranger which usernames the store holds.
+    static let unmatched = OpenIdConnectError.notAllowed(
+        "your account at the identity provider matches no user here. Ask an administrator to add you.")
+
     /// The store's user for the claims: the one linked to the identity, else (first sign-in)
-    /// the one named by ``candidateName(_:)``, linked now. Nil when the store has none; a
+    /// the one named by ``candidateName(_:by:)``, linked now. Nil when the store has none; a
     /// store user linked to another identity is refused.
+    ///
+    /// A link to a user the store no longer holds is dropped, and the sign-in goes on as a
+    /// first one: otherwise a new user given that name later would inherit the link.
     static func storeUser(_ context: Context) async throws -> StoredUser? {
         let identity = context.claims.identity
         if let linked = try await context.links.username(linkedTo: identity) {
-            guard let stored = try await context.users.find(username: linked, using: context.hasher) else {
-                throw OpenIdConnectError.notAllowed("your account is linked to the user '\(linked)', who is no longer here. Ask an administrator.")
-            }
-            return stored
+            if let stored = try await context.users.find(username: linked, using: context.hasher) { return stored }
+            try await context.links.unlink(identity)
         }
-        guard let name = candidateName(context.claims),
+        guard let name = candidateName(context.claims, by: context.linkBy),
             let stored = try await context.users.find(username: name, using: context.hasher)
         else { return nil }
-        guard try await context.links.link(identity, to: stored.user.username) else {
-            throw OpenIdConnectError.notAllowed("the user '\(stored.user.username)' here is linked to another account at the provider.")
-        }
+        guard try await context.links.link(identity, to: stored.user.username) else { throw unmatched }
         return stored
     }
 }

@@ -7,13 +7,19 @@ import NIOHTTP1
 /// time and size, no redirect followed, TLS verified against the system's roots.
 struct ProviderHttpClient: Sendable {
     /// One client for the process: never shut down, so it lives as long as the process.
-    private static let shared = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(3), read: .seconds(5)),
-            connectionPool: .init(idleTimeout: .seconds(60)),
-            decompression: .disabled))
+    private static let shared: HTTPClient = {
+        var pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60))
+        // A refused connection fails the call at once (a 503 the person can retry) instead of
+        // being retried with backoff until the deadline, with the sign-in page waiting.
+        pool.retryConnectionEstablishment = false
+        return HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(3), read: .seconds(5)),
+                connectionPool: pool,
+                decompression: .disabled))
+    }()
 
     /// The whole time one call may take.
     var timeout: Duration

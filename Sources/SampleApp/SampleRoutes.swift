@@ -23,6 +23,8 @@ enum SampleRoutes {
         authentication.throttleStore = throttleStore
         authentication.acceptsPasswords = singleSignOn.acceptsPasswords
         app.use(authentication)
+        var accounts = accounts
+        accounts.twoFactor.issuer = "Micro Tools"
         app.use(accounts)
         if let provider = singleSignOn.provider { app.use(provider) }
 

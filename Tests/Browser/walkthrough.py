@@ -17,8 +17,11 @@ CHROMIUM_BINARY (default: /usr/bin/chromium), CHROMEDRIVER (default: chromedrive
 """
 
 import base64
+import hashlib
+import hmac
 import os
 import shutil
+import struct
 import sys
 import time
 import traceback
@@ -272,6 +275,8 @@ def walkthrough(driver):
 
     account(driver)
 
+    two_factor(driver)
+
     step("7. sign out with the header's 'Sign out' button")
     submit_with(driver, driver.find_element(By.XPATH, '//header//form//button[normalize-space()="Sign out"]'))
     wait_for_path(driver, "/", "after signing out")
@@ -341,6 +346,89 @@ def account(driver):
     assert events[:1] == ["password_changed"] and "session_ended" in events, f"the activity lists {events}"
     screenshot(driver, "desktop-07b-activity")
     ok("'password1' refused as common; the new password taken; the activity lists password_changed and session_ended")
+
+
+# MARK: Two-factor sign-in
+
+def totp(secret, at=None):
+    """RFC 6238's code (HMAC-SHA1, 6 digits, 30 s) of the base32 `secret` now; and its step."""
+    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+    counter = int((time.time() if at is None else at) // 30)
+    mac = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
+    offset = mac[-1] & 0x0F
+    value = struct.unpack(">I", mac[offset:offset + 4])[0] & 0x7FFFFFFF
+    return f"{value % 1_000_000:06d}", counter
+
+
+def sign_out_with_header(driver):
+    submit_with(driver, driver.find_element(By.XPATH, '//header//form//button[normalize-space()="Sign out"]'))
+    wait_for_path(driver, "/", "after signing out")
+
+
+def two_factor(driver):
+    """Turns two-factor sign-in on, signs out and in with a code computed here, then with a
+    recovery code, and turns it off again (the phone pass signs in with the password alone)."""
+    step("6c. two-factor sign-in: on, a code, a recovery code, off")
+    driver.get(url("/account/two-factor"))
+    wait_for_path(driver, "/account/two-factor", "opening the two-factor page")
+    type_into(driver, "current_password", PASSWORD)
+    submit_with(driver, driver.find_element(By.XPATH, '//main//form//button[normalize-space()="Set up two-factor sign-in"]'))
+    secret = driver.find_element(By.CSS_SELECTOR, "[data-totp-secret]").get_attribute("data-totp-secret")
+    uri = driver.find_element(By.CSS_SELECTOR, "[data-otpauth-uri]").get_attribute("data-otpauth-uri")
+    assert uri == f"otpauth://totp/Micro%20Tools:{USERNAME}?secret={secret}&issuer=Micro%20Tools", uri
+    qr = driver.find_element(By.CSS_SELECTOR, "figure.qr-code svg")
+    assert qr.is_displayed() and qr.size["width"] >= 100, f"the QR code is {qr.size}"
+    screenshot(driver, "desktop-07c-two-factor-setup")
+    code, used = totp(secret)
+    type_into(driver, "code", code)
+    submit_with(driver, driver.find_element(By.XPATH, '//main//form//button[normalize-space()="Turn on"]'))
+    codes = [e.get_attribute("data-recovery-code") for e in driver.find_elements(By.CSS_SELECTOR, "[data-recovery-code]")]
+    assert len(codes) == 10 and len(set(codes)) == 10, f"recovery codes shown: {codes}"
+    screenshot(driver, "desktop-07d-recovery-codes")
+    ok(f"two-factor on with the code {code} computed here; 10 recovery codes shown")
+
+    sign_out_with_header(driver)
+    driver.get(url("/protected"))
+    wait_for_path(driver, "/signin", "opening /protected signed out")
+    sign_in(driver)
+    wait_for_path(driver, "/signin/two-factor", "after the password of a user with two-factor on")
+    driver.get(url("/protected"))
+    wait_for_path(driver, "/signin", "a protected page between the password and the code")
+    sign_in(driver)
+    wait_for_path(driver, "/signin/two-factor", "after the password again")
+    # A code is good once: the one that turned it on has its step; wait for the next one.
+    while int(time.time() // 30) <= used:
+        time.sleep(0.5)
+    code, used = totp(secret)
+    type_into(driver, "code", code)
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, 'main form button[type="submit"]'))
+    wait_for_path(driver, "/protected", "after the code")
+    expect_flash(driver, "Welcome back User.")
+    ok("password, then the code: back on /protected, welcomed")
+
+    sign_out_with_header(driver)
+    driver.get(url("/protected"))
+    wait_for_path(driver, "/signin", "opening /protected signed out")
+    sign_in(driver)
+    wait_for_path(driver, "/signin/two-factor", "after the password")
+    type_into(driver, "code", codes[0])
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, 'main form button[type="submit"]'))
+    wait_for_path(driver, "/protected", "after a recovery code")
+    driver.get(url("/account/two-factor"))
+    left = driver.find_element(By.CSS_SELECTOR, "[data-recovery-codes-left]").text
+    assert left == "9", f"recovery codes left: {left}"
+    ok("a recovery code signs in; 9 left")
+
+    type_into(driver, "current_password", PASSWORD)
+    type_into(driver, "disable-code", codes[1])
+    submit_with(driver, driver.find_element(By.XPATH, '//main//form//button[normalize-space()="Turn two-factor sign-in off"]'))
+    wait_for_path(driver, "/account/two-factor", "after turning two-factor off")
+    expect_flash(driver, "Two-factor sign-in is off.")
+    driver.get(url("/account/activity"))
+    events = [item.get_attribute("data-event") for item in driver.find_elements(By.CSS_SELECTOR, "[data-event]")]
+    for event in ("two_factor_enabled", "recovery_code_used", "two_factor_disabled"):
+        assert event in events, f"the activity lists {events}"
+    ok("turned off with the password and another recovery code; the activity lists each step")
 
 
 # MARK: Escaping

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A user store in memory whose users the tests add and remove.
 final class TestUsers: UserStore {
-    private let users = Mutex<[String: StoredUser]>([:])
+    fileprivate let users = Mutex<[String: StoredUser]>([:])
 
     init(_ list: [User]) {
         users.withLock { users in
@@ -18,4 +18,11 @@ final class TestUsers: UserStore {
     }
 
     func remove(_ username: String) { _ = users.withLock { $0.removeValue(forKey: username) } }
+}
+
+extension TestUsers {
+    /// Adds (or replaces) `user`, with a hash of their own.
+    func add(_ user: User) {
+        users.withLock { $0[user.username] = StoredUser(user: user, passwordHash: "$2b$04$another.hash.for.\(user.username)") }
+    }
 }

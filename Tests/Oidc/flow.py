@@ -3,14 +3,19 @@
 a browser's requests would go: run by Tests/Oidc/run.sh, which starts both.
 
     flow.py --issuer URL --existing URL --twin URL --any URL
+    flow.py --issuer URL --database-app URL --database FILE --phase linked|restarted
 
 --existing and --twin are two instances (one secret, MICRO_OIDC_USERS=existing, the public URL
 of the first); --any has MICRO_OIDC_USERS=any, allowed domain example.com and
-MICRO_PASSWORD_SIGNIN=off. Exit status 0 when every check passed.
+MICRO_PASSWORD_SIGNIN=off. --database-app has its users (and so the identity links) in the
+SQLite file --database: `linked` checks the link `user`'s sign-in made is in the table;
+`restarted`, after the app restarted and the provider renamed `user` to `user-renamed`, that
+the link still makes that person `user`. Exit status 0 when every check passed.
 """
 
 import argparse
 import re
+import sqlite3
 import sys
 from urllib.parse import parse_qs, urlsplit, urlencode
 
@@ -131,14 +136,51 @@ def anyone(args):
     answer = inside.get(approve(start(inside, base), "user", "idp-user-pw", base + "/auth/oidc/callback"), allow_redirects=False)
     check(answer.status_code == 303, "an example.com user signs in", str(answer.status_code))
     check("Welcome back" in inside.get(base + "/", allow_redirects=False).text, "welcomed")
+    # Roles of users outside the store: the provider's `groups` claim.
+    for username, group, expected in (("ada", "admin", 200), ("bo", "no", 403)):
+        person = requests.Session()
+        answer = person.get(approve(start(person, base), username, f"idp-{username}-pw", base + "/auth/oidc/callback"), allow_redirects=False)
+        check(answer.status_code == 303, f"{username} ({group} group) signs in", str(answer.status_code))
+        admin = person.get(base + "/admin/users", allow_redirects=False)
+        check(admin.status_code == expected, f"{username} ({group} group): the admin page answers {expected}", str(admin.status_code))
+
+
+def links(path):
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as database:
+        return database.execute("SELECT issuer, subject, username FROM micro_identity_links").fetchall()
+
+
+def linked(args):
+    print("identity links in the users' database", flush=True)
+    base = args.database_app
+    person = requests.Session()
+    answer = person.get(approve(start(person, base), "user", "idp-user-pw", base + "/auth/oidc/callback"), allow_redirects=False)
+    check(answer.status_code == 303, "user signs in", str(answer.status_code))
+    rows = links(args.database)
+    check(len(rows) == 1 and rows[0][0] == args.issuer and rows[0][2] == "user", "one link, (issuer, subject) to user, in the table", str(rows))
+
+
+def restarted(args):
+    print("the link after a restart, the provider's user renamed", flush=True)
+    base = args.database_app
+    person = requests.Session()
+    answer = person.get(approve(start(person, base), "user-renamed", "idp-user-pw", base + "/auth/oidc/callback"), allow_redirects=False)
+    check(answer.status_code == 303, "the renamed user signs in: the link was kept", str(answer.status_code))
+    # users.db holds `user` alone, and `user-renamed` names nobody: only the link signs in.
+    page = person.get(base + "/protected", allow_redirects=False)
+    check(page.status_code == 200, "signed in, as the store's user the link names", str(page.status_code))
+    check(len(links(args.database)) == 1, "still one link")
 
 
 def main():
     parser = argparse.ArgumentParser()
-    for name in ("--issuer", "--existing", "--twin", "--any"):
-        parser.add_argument(name, required=True)
+    parser.add_argument("--issuer", required=True)
+    for name in ("--existing", "--twin", "--any", "--database-app", "--database"):
+        parser.add_argument(name)
+    parser.add_argument("--phase", choices=("linked", "restarted"))
     args = parser.parse_args()
-    for scenario in (existing, anyone):
+    scenarios = (existing, anyone) if args.existing else ((linked,) if args.phase == "linked" else (restarted,))
+    for scenario in scenarios:
         try:
             scenario(args)
         except Exception as error:  # noqa: BLE001 - any failure is the scenario's

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Single sign-on against a real OpenID Provider: django-oidc-provider (PyPI) on a free port of
-# 127.0.0.1, and three SampleApps (two `existing` instances sharing a secret, one `any` with
-# an allowed domain and passwords off); Tests/Oidc/flow.py walks the flow through them.
+# 127.0.0.1, and four SampleApps (two `existing` instances sharing a secret, one `any` with
+# an allowed domain and passwords off, one `existing` with its users and links in a SQLite
+# table); Tests/Oidc/flow.py walks the flow through the first three with an HTTP client, and
+# Tests/Oidc/browser.py through the fourth in a headless Chromium (driven by chromedriver and
+# selenium), whose link must then survive a restart of the app.
 #
 #   bash Tests/Oidc/run.sh
 #
-# Installs Django and django-oidc-provider into a virtual environment of its own (under
-# ${OIDC_VENV:-.build-oidc-venv}) when missing. Everything it starts is stopped by its PID at
+# Installs Django, django-oidc-provider and selenium into a virtual environment of its own
+# (under ${OIDC_VENV:-.build-oidc-venv}) when missing, and Debian's chromium and
+# chromium-driver as Tests/Browser/run.sh does; where Chromium cannot start at all, the browser
+# walk alone is skipped, saying so. Everything it starts is stopped by its PID at
 # the end, whatever happened; its files are in a temporary folder (KEEP_LOGS=1 keeps it).
 set -euo pipefail
 
@@ -15,20 +20,33 @@ cd "$repo"
 say() { printf '[oidc] %s\n' "$*"; }
 source "$repo/Tests/Support/sample-app.sh"
 started=$SECONDS
+# No __pycache__ folders in the work tree.
+export PYTHONDONTWRITEBYTECODE=1
 
 # 1. The provider's Python packages.
 venv="${OIDC_VENV:-$repo/.build-oidc-venv}"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import oidc_provider, django, requests' 2>/dev/null; then
-    say "installing django-oidc-provider into $venv"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import oidc_provider, django, requests, selenium' 2>/dev/null; then
+    say "installing django-oidc-provider and selenium into $venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q "django>=4.2,<5.3" "django-oidc-provider==0.9.0" "requests>=2.31"
+    "$venv/bin/pip" install -q "django>=4.2,<5.3" "django-oidc-provider==0.9.0" "requests>=2.31" "selenium>=4.20"
 fi
 python="$venv/bin/python"
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "installing chromium and chromium-driver (Debian)"
+    as_root apt-get update -q >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null
+fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/micro-oidc.XXXXXX")"
 provider_pid=""
+driver_pid=""
 cleanup() {
     local status=$?
+    if [ -n "$driver_pid" ]; then
+        # The Chromium a failed walk left behind is chromedriver's child: stopped by its PID.
+        for child in $(cat "/proc/$driver_pid/task/$driver_pid/children" 2>/dev/null); do kill -TERM "$child" 2>/dev/null || true; done
+        stop_by_pid "$driver_pid" TERM
+    fi
     [ -z "$provider_pid" ] || stop_by_pid "$provider_pid" TERM
     sample_app_stop_all
     if [ "$status" -ne 0 ]; then
@@ -50,10 +68,11 @@ port_idp="$(sample_app_free_port 4700)"
 port_one="$(sample_app_free_port $((port_idp + 1)))"
 port_two="$(sample_app_free_port $((port_one + 1)))"
 port_any="$(sample_app_free_port $((port_two + 1)))"
+port_db="$(sample_app_free_port $((port_any + 1)))"
 issuer="http://127.0.0.1:$port_idp/openid"
 client_secret="$("$python" -c 'import secrets; print(secrets.token_hex(24))')"
 export OIDC_WORK="$work" OIDC_PORT="$port_idp" OIDC_CLIENT_ID=micro-sample OIDC_CLIENT_SECRET="$client_secret"
-export OIDC_REDIRECT_URIS="http://127.0.0.1:$port_one/auth/oidc/callback http://127.0.0.1:$port_any/auth/oidc/callback"
+export OIDC_REDIRECT_URIS="http://127.0.0.1:$port_one/auth/oidc/callback http://127.0.0.1:$port_any/auth/oidc/callback http://127.0.0.1:$port_db/auth/oidc/callback"
 (cd "$repo/Tests/Oidc/provider" && "$python" setup.py)
 (cd "$repo/Tests/Oidc/provider" && DJANGO_SETTINGS_MODULE=settings exec "$python" -m django runserver "127.0.0.1:$port_idp" --noreload) \
     >"$work/provider.log" 2>&1 &
@@ -74,11 +93,48 @@ sample_app_start "$work/app-$port_any.log" PORT="$port_any" MICRO_ENV=developmen
     MICRO_OIDC_CLIENT_ID=micro-sample MICRO_OIDC_CLIENT_SECRET="$client_secret" MICRO_OIDC_NAME="Test IdP" \
     MICRO_OIDC_USERS=any MICRO_OIDC_ALLOWED_DOMAINS=example.com MICRO_PASSWORD_SIGNIN=off
 sample_app_wait "http://127.0.0.1:$port_any/css/app.css" "$SAMPLE_APP_PID" "$work/app-$port_any.log"
-say "SampleApp on $port_one and $port_two (existing, one secret) and $port_any (any, example.com, passwords off)"
+# Users in a SQLite table: the identity links are kept beside them.
+users_db="$work/users.db"
+printf '%s\n' "a db $RANDOM password here" | "$SAMPLE_APP" add-user user --db "$users_db" --name User --cost 4 >/dev/null
+start_db_app() {
+    sample_app_start "$work/app-$port_db.log" PORT="$port_db" MICRO_ENV=development MICRO_USERS_DB="$users_db" \
+        MICRO_OIDC_ISSUER="$issuer" MICRO_OIDC_CLIENT_ID=micro-sample MICRO_OIDC_CLIENT_SECRET="$client_secret" MICRO_OIDC_NAME="Test IdP"
+    db_app_pid="$SAMPLE_APP_PID"
+    sample_app_wait "http://127.0.0.1:$port_db/css/app.css" "$SAMPLE_APP_PID" "$work/app-$port_db.log"
+}
+start_db_app
+say "SampleApp on $port_one and $port_two (existing, one secret), $port_any (any, example.com, passwords off) and $port_db (existing, users in $users_db)"
 
 # 4. The flow.
 status=0
 timeout 300 "$python" "$repo/Tests/Oidc/flow.py" --issuer "$issuer" --existing "http://127.0.0.1:$port_one" \
     --twin "http://127.0.0.1:$port_two" --any "http://127.0.0.1:$port_any" || status=$?
+if [ "$status" -ne 0 ]; then say "FAILED after $((SECONDS - started)) s"; exit "$status"; fi
+
+# 5. The browser walk, then the link it made, kept across a restart of the app.
+chromium_binary="${CHROMIUM_BINARY:-$(command -v chromium)}"
+if ! probe=$(timeout 60 "$chromium_binary" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --no-first-run --user-data-dir="$work/probe-profile" --dump-dom 'data:text/html,<p>ready</p>' 2>&1) \
+        || ! grep -q '<p>ready</p>' <<<"$probe"; then
+    say "Chromium's output:"; tail -n 5 <<<"$probe" | sed 's/^/    /'
+    say "SKIP: the browser walk: Chromium ($chromium_binary) cannot start headless on this machine"
+else
+    port_driver="$(sample_app_free_port $((port_db + 1)))"
+    chromedriver --port="$port_driver" >"$work/chromedriver.log" 2>&1 &
+    driver_pid=$!
+    sample_app_wait "http://127.0.0.1:$port_driver/status" "$driver_pid" "$work/chromedriver.log" chromedriver
+    say "$("$chromium_binary" --version 2>/dev/null | head -n 1), chromedriver PID $driver_pid"
+    CHROMIUM_BINARY="$chromium_binary" timeout 300 "$python" "$repo/Tests/Oidc/browser.py" \
+        --app "http://127.0.0.1:$port_db" --issuer "$issuer" --driver "http://127.0.0.1:$port_driver" || status=$?
+    if [ "$status" -ne 0 ]; then say "FAILED after $((SECONDS - started)) s"; exit "$status"; fi
+fi
+db_flow() { timeout 120 "$python" "$repo/Tests/Oidc/flow.py" --issuer "$issuer" --database-app "http://127.0.0.1:$port_db" --database "$users_db" "$@"; }
+db_flow --phase linked || status=$?
+if [ "$status" -ne 0 ]; then say "FAILED after $((SECONDS - started)) s"; exit "$status"; fi
+stop_by_pid "$db_app_pid" INT
+# Renamed at the provider: only the link kept in users.db can make the new name `user` here.
+(cd "$repo/Tests/Oidc/provider" && "$python" rename.py user user-renamed)
+start_db_app
+db_flow --phase restarted || status=$?
 if [ "$status" -ne 0 ]; then say "FAILED after $((SECONDS - started)) s"; exit "$status"; fi
 say "passed in $((SECONDS - started)) s"

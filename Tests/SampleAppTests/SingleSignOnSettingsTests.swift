@@ -34,6 +34,7 @@ struct SingleSignOnSettingsTests {
         #expect(problem(["MICRO_PASSWORD_SIGNIN": "off"])?.contains("nobody could sign in") == true)
         #expect(problem(["MICRO_OIDC_ISSUER": "http://login.example.com", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b"])?.contains("not https") == true)
         #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b", "MICRO_OIDC_USERS": "all"])?.contains("MICRO_OIDC_USERS") == true)
+        #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b", "MICRO_OIDC_LINK_BY": "sub"])?.contains("MICRO_OIDC_LINK_BY") == true)
         #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET_FILE": "/nope"])?.contains("MICRO_OIDC_CLIENT_SECRET_FILE") == true)
     }
 
@@ -41,7 +42,7 @@ struct SingleSignOnSettingsTests {
         let settings = try SingleSignOnSettings.fromEnvironment([
             "MICRO_OIDC_ISSUER": "http://127.0.0.1:9000", "MICRO_OIDC_CLIENT_ID": "tools", "MICRO_OIDC_CLIENT_SECRET_FILE": "/run/secrets/oidc",
             "MICRO_OIDC_NAME": "Okta", "MICRO_OIDC_USERS": "any", "MICRO_OIDC_ALLOWED_DOMAINS": "Example.com, corp.example",
-            "MICRO_OIDC_ROLES_CLAIM": "roles", "MICRO_OIDC_LOGOUT": "on", "MICRO_PASSWORD_SIGNIN": "off",
+            "MICRO_OIDC_ROLES_CLAIM": "roles", "MICRO_OIDC_LOGOUT": "on", "MICRO_PASSWORD_SIGNIN": "off", "MICRO_OIDC_LINK_BY": "Email",
         ], readFile: { _ in "from-file\n" })
         let provider = try #require(settings.provider)
         #expect(provider.clientSecret == "from-file")
@@ -49,6 +50,7 @@ struct SingleSignOnSettingsTests {
         #expect(provider.allowedDomains == ["example.com", "corp.example"])
         #expect(provider.rolesClaim == "roles")
         #expect(provider.logout)
+        #expect(provider.linkBy == .email)
         #expect(!settings.acceptsPasswords)
     }
 }

@@ -11,8 +11,9 @@ import Foundation
 ///
 /// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
 /// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
-/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``), and with a database the API
-/// tokens (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``). Each answers JSON to a
+/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``), and with a database the
+/// two-factor pages under `/account/two-factor` (``twoFactor``) and the API tokens
+/// (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``). Each answers JSON to a
 /// client that asks for it. Each page is a template an app restyles by writing its own of the
 /// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
 /// ``AccountTemplates``); the texts of flashes and refusals are settings here.
@@ -41,6 +42,9 @@ public struct Accounts: AppPlugin, Sendable {
     public var sessionEndedMessage = "That session has been signed out."
     /// The flash after ending every other session.
     public var othersEndedMessage = "Your other sessions have been signed out."
+    /// Two-factor sign-in (TOTP and recovery codes), where users are in a table and these
+    /// pages keep their state in a database: its issuer, whether it is required, its texts.
+    public var twoFactor = TwoFactorSettings()
     /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:)``.
     public var apiTokens = ApiTokenSettings()
 
@@ -48,7 +52,7 @@ public struct Accounts: AppPlugin, Sendable {
     /// users file or one instance.
     public init() {
         sessions = MemorySessionRegistry()
-        activity = MemoryActivityLog { Int64(Date().timeIntervalSince1970) }
+        activity = MemoryActivityLog()
     }
 
     /// The pages with sessions and events kept in `database`, shared by every instance that
@@ -62,6 +66,7 @@ public struct Accounts: AppPlugin, Sendable {
     public func install(in app: App) {
         let service = AccountsService(self, logger: app.logger)
         app.register(service)
+        app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
         if let database = (sessions as? DatabaseSessionRegistry)?.database {
             app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
         }
@@ -72,6 +77,7 @@ public struct Accounts: AppPlugin, Sendable {
             if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
         }
         AccountRoutes(service: service).install(in: app)
+        TwoFactorFeature.install(twoFactor, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
         installApiTokens(in: app, accounts: service)
     }
 }

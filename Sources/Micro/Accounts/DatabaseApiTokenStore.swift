@@ -17,7 +17,7 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
 
     /// Its table, made when the app starts (``Accounts`` adds it to the app's preparations).
     public static let migrations = [
-        Migration("micro 4 api tokens") { sql in
+        Migration("micro 5 api tokens") { sql in
             try await sql.create(table: "micro_api_tokens").ifNotExists()
                 .column("id", type: .text, .primaryKey(autoIncrement: false))
                 .column("digest", type: .text, .notNull, .unique)

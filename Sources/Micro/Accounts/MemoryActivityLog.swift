@@ -1,19 +1,17 @@
 /// Account events in this process, newest last: at most `limit` of them, none older than
-/// ``ActivityLogLimits/retention``. Lost at restart.
+/// ``ActivityLogLimits/retention`` before the newest. Lost at restart.
 public final class MemoryActivityLog: ActivityLog {
     private let events = Locked<[ActivityEvent]>([])
     private let limit: Int
-    private let clock: @Sendable () -> Int64
 
-    /// An empty log keeping at most `limit` events; `clock` (seconds since 1970) dates the
-    /// retention.
-    public init(limit: Int = 10_000, clock: @escaping @Sendable () -> Int64) {
+    /// An empty log keeping at most `limit` events.
+    public init(limit: Int = 10_000) {
         self.limit = limit
-        self.clock = clock
     }
 
     public func record(_ event: ActivityEvent) async throws {
-        let oldest = clock() - ActivityLogLimits.retention
+        // Dated by the event, which the app's clock dated: no second clock to disagree with it.
+        let oldest = event.at - ActivityLogLimits.retention
         events.withLock { events in
             events.append(event)
             let expired = events.prefix { $0.at < oldest }.count

@@ -36,6 +36,8 @@ public final class App: RouteBuilder {
         /// Checks run with the final settings when the app is built for serving: a problem
         /// stops start-up, a warning is logged.
         var startupChecks: [@Sendable (Settings) -> (problem: String?, warning: String?)] = []
+        /// Services a plugin cannot work without (by type), with the problem their absence is.
+        var requiredExtensions: [(type: ObjectIdentifier, problem: String)] = []
         /// What the app does once before its first request (``App/addPreparation(_:)``).
         var preparations: [@Sendable () async throws -> Void] = []
         /// The preparations under way or done: a failure stays, and is every start's answer.
@@ -146,6 +148,12 @@ public final class App: RouteBuilder {
         update { $0.startupChecks.append(check) }
     }
 
+    /// Refuses to start, with `problem`, unless a plugin registered a service of type `T`: for
+    /// a plugin that builds on another (the account pages on ``Authentication``).
+    func require<T: Sendable>(_ type: T.Type, problem: String) {
+        update { $0.requiredExtensions.append((ObjectIdentifier(type), problem)) }
+    }
+
     /// Adds a value every template and layout sees under `name`: what `value` makes of the
     /// request (the app's version, a plugin's own; nil for none), made only when a template
     /// first looks the name up. The route's values win over it; a later one of the same name
@@ -182,6 +190,9 @@ public final class App: RouteBuilder {
         try definition.withLock { (definition: inout Definition) throws(ConfigurationError) -> Responder in
             if let responder = definition.responder { return responder }
             var problems = definition.problems + definition.settings.problems()
+            for required in definition.requiredExtensions where definition.extensions[required.type] == nil {
+                problems.append(required.problem)
+            }
             var warnings: [String] = []
             if problems.isEmpty {
                 for check in definition.startupChecks {

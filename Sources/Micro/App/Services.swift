@@ -11,6 +11,8 @@ final class Services: Sendable {
     let proxies: TrustedProxies
     /// The hosts the app answers for.
     let allowedHosts: AllowedHosts
+    /// ``Settings/publicUrl``, read once.
+    let publicUrl: PublicUrl?
     /// Values extensions add to every template, by name (authentication adds the user).
     let templateValues: [String: TemplateValue]
     /// Services plugins registered, by type.
@@ -31,7 +33,8 @@ final class Services: Sendable {
         self.csrf = csrf
         self.securityHeaders = securityHeaders
         proxies = TrustedProxies(settings.trustedProxies, prefixes: settings.forwardedPrefixes)
-        allowedHosts = AllowedHosts(settings.allowedHosts, publicHost: settings.parsedPublicUrl?.host)
+        publicUrl = settings.parsedPublicUrl
+        allowedHosts = AllowedHosts(settings.allowedHosts, publicHost: publicUrl?.host)
         self.templateValues = templateValues
         self.extensions = extensions
         self.groupAnswers = groupAnswers

@@ -1,8 +1,9 @@
 extension Settings {
     /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
     /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES`, `MICRO_FORWARDED_PREFIXES`,
-    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_ALLOW_DEMO_USERS`
-    /// and `MICRO_SESSION_SECRET` applied. A bad value throws an error naming its variable.
+    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_ALLOW_DEMO_USERS`,
+    /// `MICRO_SESSION_SECRET` and `MICRO_DATA_KEY` applied. A bad value throws an error naming
+    /// its variable.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
@@ -59,6 +60,7 @@ extension Settings {
             settings.allowsDemoUsers = raw == "1"
         }
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
+        if let key = variables["MICRO_DATA_KEY"], !key.isEmpty { settings.dataKey.material = key }
         return settings
     }
 

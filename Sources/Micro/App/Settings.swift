@@ -131,6 +131,8 @@ public struct Settings: Sendable {
     public var trustedOrigins: [String] = []
     /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
     public var sessions = SessionSettings()
+    /// The key that seals data at rest (two-factor secrets), from `MICRO_DATA_KEY`: see ``DataKey``.
+    public var dataKey = DataKeySettings()
     /// The headers that protect HTML pages (CSP, frame and sniffing protection).
     public var securityHeaders = SecurityHeaders()
     /// The clock sessions and throttles read; tests replace it to travel in time.

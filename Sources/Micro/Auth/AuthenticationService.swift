@@ -169,6 +169,7 @@ final class AuthenticationService: Sendable {
         if let user = basicCache.user(for: credentials, now: now, stillValid: { entry in
             isCurrent(entry.stamp, username: entry.user.username)
                 && !revocations.isRevoked(username: entry.user.username, created: entry.checked)
+                && !(request.services.extension(TwoFactorService.self)?.turnedOn(entry.user.username, since: entry.checked) ?? false)
         }) {
             request.credentialsUser = user
             return
@@ -176,6 +177,8 @@ final class AuthenticationService: Sendable {
         guard let stored = try await request.services.metrics.signIn(via: .basic, {
             try await request.checkCredentials(username: credentials.username, password: credentials.password)
         }) else { return }
+        // The password alone does not open an account with a second factor: nothing is cached.
+        if request.storage[SecondFactorDue.self] != nil { throw TwoFactorService.basicRefusal }
         basicCache.remember(stored, for: credentials, now: now)
         request.credentialsUser = stored.user
     }

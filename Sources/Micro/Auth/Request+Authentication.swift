@@ -106,7 +106,9 @@ extension Request {
 
     /// Checks `username` and `password` (bcrypt, off the event loop, throttled) and, when they
     /// match, signs the user in: the session gets a new identity (no fixation) and the user.
-    /// Returns nil for a wrong username or password. Throws a 429 ``HttpError`` with
+    /// Returns nil for a wrong username or password. For a user with two-factor sign-in on
+    /// (``Accounts/twoFactor``), nobody is signed in yet: the step waits in the session and
+    /// this throws the redirect to the code's page. Throws a 429 ``HttpError`` with
     /// `Retry-After` while the username or the client is throttled, and a 503 when the user
     /// store cannot be read.
     ///
@@ -117,6 +119,15 @@ extension Request {
     public func signIn(username: String, password: String) async throws -> User? {
         guard let stored = try await services.metrics.signIn(via: .form, { try await checkCredentials(username: username, password: password) })
         else { return nil }
+        // A user with a second factor is not signed in yet: on to the code's page.
+        if storage[SecondFactorDue.self] != nil { try beginSecondFactor(stored) }
+        try await signIn(checked: stored, detail: "password")
+        return stored.user
+    }
+
+    /// Signs in `stored`, whose credentials were checked: the session gets a new identity (no
+    /// fixation), a new lifetime, and the user; the sign-in is recorded with `detail`.
+    func signIn(checked stored: StoredUser, detail: String) async throws {
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
         session.remove(Session.sourceKey)
@@ -125,8 +136,7 @@ extension Request {
         session[Self.originalPathKey] = originalPath
         try session.set(Session.userKey, stored.user)
         session[Session.credentialKey] = CredentialStamp(stored).text
-        await accounts?.signedIn(self, user: stored.user, detail: "password")
-        return stored.user
+        await accounts?.signedIn(self, user: stored.user, detail: detail)
     }
 
     /// The user `username` and `password` name, checked as ``signIn(username:password:)``
@@ -160,6 +170,7 @@ extension Request {
         var found: String?
         do {
             let user = try await check(name: name, password: password, service, outcome: &outcome, found: &found)
+            try await noteSecondFactor(of: user, outcome: &outcome)
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
             if user == nil, outcome == .failure { await accounts?.signInFailed(self, username: found) }
             return user

@@ -14,7 +14,7 @@ extension Request {
     /// let callback = request.absoluteUrl("/auth/oidc/callback")   // https://tools.example.com/auth/oidc/callback
     /// ```
     public func absoluteUrl(_ path: String) -> String {
-        if let publicUrl = services.settings.parsedPublicUrl { return publicUrl.origin + url(path) }
+        if let publicUrl = services.publicUrl { return publicUrl.origin + url(path) }
         return scheme + "://" + (host ?? "localhost") + url(path)
     }
 }

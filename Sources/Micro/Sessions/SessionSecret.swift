@@ -27,8 +27,11 @@ enum SessionSecret {
     }
 
     /// The secret kept in `path`, created (readable by the owner only) when missing.
-    static func fromFile(_ path: String) throws(ConfigurationError) -> String {
-        if FileManager.default.fileExists(atPath: path) { return try read(path) }
+    /// `what` and `variable` name it in errors (another secret kept the same way: the data key).
+    static func fromFile(
+        _ path: String, what: String = "development session secret", variable: String = "MICRO_SESSION_SECRET"
+    ) throws(ConfigurationError) -> String {
+        if FileManager.default.fileExists(atPath: path) { return try read(path, what: what) }
         let secret = randomSecret()
         // Written to a temporary file created 0600 (never readable by anyone else, not even for
         // a moment), then linked into place whole: a reader never sees half a secret, and of
@@ -40,26 +43,26 @@ enum SessionSecret {
             try PrivateFile.writeAll(Array((secret + "\n").utf8), to: descriptor)
         } catch {
             unlink(temporary)
-            throw ConfigurationError("\(path): cannot write the development session secret (\(error.reason)); set MICRO_SESSION_SECRET or make the folder writable.")
+            throw ConfigurationError("\(path): cannot write the \(what) (\(error.reason)); set \(variable) or make the folder writable.")
         }
         defer { unlink(temporary) }
         if link(temporary, path) == 0 { return secret }
-        if errno == EEXIST { return try read(path) }
+        if errno == EEXIST { return try read(path, what: what) }
         // A file system without hard links: renamed instead.
         guard rename(temporary, path) == 0 else {
-            throw ConfigurationError("\(path): cannot write the development session secret (\(String(cString: strerror(errno)))); set MICRO_SESSION_SECRET or make the folder writable.")
+            throw ConfigurationError("\(path): cannot write the \(what) (\(String(cString: strerror(errno)))); set \(variable) or make the folder writable.")
         }
         return secret
     }
 
     /// The secret an existing file holds.
-    private static func read(_ path: String) throws(ConfigurationError) -> String {
+    private static func read(_ path: String, what: String) throws(ConfigurationError) -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ConfigurationError("\(path): cannot read the development session secret; delete the file to have a new one made.")
+            throw ConfigurationError("\(path): cannot read the \(what); delete the file to have a new one made.")
         }
         let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard secret.utf8.count >= minimumBytes else {
-            throw ConfigurationError("\(path):1: the development session secret is shorter than \(minimumBytes) bytes; delete the file to have a new one made.")
+            throw ConfigurationError("\(path):1: the \(what) is shorter than \(minimumBytes) bytes; delete the file to have a new one made.")
         }
         return secret
     }
@@ -76,7 +79,7 @@ enum SessionSecret {
     /// same test run can read it.
     private static let testSecret = randomSecret()
 
-    private static func randomSecret() -> String {
+    static func randomSecret() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }

@@ -5,23 +5,29 @@ import Micro
 /// Serves the app until Ctrl-C.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_OIDC_*, MICRO_PASSWORD_SIGNIN).")
+        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_DATA_KEY, MICRO_OIDC_*, MICRO_PASSWORD_SIGNIN).")
 
     func run() async throws {
         let variables = ProcessInfo.processInfo.environment
         let users: any UserStore
         let shared: SharedDatabase?
         var accounts = Accounts()
-        let singleSignOn: SingleSignOnSettings
+        var singleSignOn: SingleSignOnSettings
         do {
             singleSignOn = try SingleSignOnSettings.fromEnvironment(variables)
             shared = try await SharedDatabase.fromEnvironment(variables)
             users = try shared?.users ?? UserSource.fromEnvironment(variables)
-            // Sessions and events beside the users where they are in a table; else in memory.
+            // Sessions, events and single sign-on's links beside the users where they are in a
+            // table; else in memory.
+            var database: Database?
             if let shared {
-                accounts = Accounts(database: shared.database.database)
+                database = shared.database.database
             } else if let file = variables["MICRO_USERS_DB"], !file.isEmpty {
-                accounts = Accounts(database: try await Database.sqlite(path: file))
+                database = try await Database.sqlite(path: file)
+            }
+            if let database {
+                accounts = Accounts(database: database)
+                try await singleSignOn.keepLinks(in: database)
             }
         } catch {
             FileHandle.standardError.write(Data("SampleApp cannot start: \(error)\n".utf8))

@@ -58,6 +58,12 @@ struct SingleSignOnSettings {
         case "any": provider.users = .any
         case let other?: throw ConfigurationError("MICRO_OIDC_USERS is '\(other)'; it is existing or any.")
         }
+        if let claim = value("MICRO_OIDC_LINK_BY") {
+            guard let linkBy = IdentityLinkClaim(rawValue: claim.lowercased()) else {
+                throw ConfigurationError("MICRO_OIDC_LINK_BY is '\(claim)'; it is username or email.")
+            }
+            provider.linkBy = linkBy
+        }
         if let domains = value("MICRO_OIDC_ALLOWED_DOMAINS") {
             provider.allowedDomains = domains.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         }
@@ -70,5 +76,12 @@ struct SingleSignOnSettings {
         if let problem = provider.problem { throw ConfigurationError("MICRO_OIDC_ISSUER and friends: \(problem)") }
         settings.provider = provider
         return settings
+    }
+
+    /// Keeps the provider's identity links in `database` beside the users table, so that
+    /// they survive restarts, every instance follows them, and a removed user's go with them.
+    mutating func keepLinks(in database: Database) async throws(ConfigurationError) {
+        guard provider != nil else { return }
+        provider?.links = try await DatabaseIdentityLinkStore(database, usersTable: "users")
     }
 }

@@ -36,4 +36,22 @@ enum UserTable {
         case .postgres(let shared): try await shared.users.remove(username: username)
         }
     }
+
+    /// Runs `body` with the table's database as the account pages see it (their state beside
+    /// the users), closed after when opened here.
+    func withDatabase<T>(_ body: (Database) async throws -> T) async throws -> T {
+        switch self {
+        case .sqlite(_, let file):
+            let database = try await Database.sqlite(path: file)
+            do {
+                let result = try await body(database)
+                await database.shutdown()
+                return result
+            } catch {
+                await database.shutdown()
+                throw error
+            }
+        case .postgres(let shared): return try await body(shared.database.database)
+        }
+    }
 }

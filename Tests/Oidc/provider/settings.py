@@ -33,3 +33,5 @@ SITE_URL = f"http://127.0.0.1:{PORT}"
 # The user's name, email and username in the ID token itself, as Micro reads them.
 OIDC_IDTOKEN_INCLUDE_CLAIMS = True
 OIDC_USERINFO = "userinfo.claims"
+# `groups` beside them (userinfo.GroupClaims): the roles MICRO_OIDC_USERS=any gives.
+OIDC_EXTRA_SCOPE_CLAIMS = "userinfo.GroupClaims"

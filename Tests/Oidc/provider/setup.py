@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "settings")
 django.setup()
 
-from django.contrib.auth.models import User  # noqa: E402
+from django.contrib.auth.models import Group, User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from oidc_provider.models import Client, ResponseType  # noqa: E402
 
@@ -20,6 +20,12 @@ client = Client.objects.create(
     client_secret=os.environ["OIDC_CLIENT_SECRET"], jwt_alg="RS256", require_consent=False, reuse_consent=True,
     _redirect_uris="\n".join(os.environ["OIDC_REDIRECT_URIS"].split()))
 client.response_types.add(ResponseType.objects.get(value="code"))
-for username, password, email, first in (("user", "idp-user-pw", "user@example.com", "Ursula"),
-                                         ("stranger", "idp-stranger-pw", "stranger@elsewhere.example", "Sam")):
-    User.objects.create_user(username=username, password=password, email=email, first_name=first)
+admins = Group.objects.create(name="admin")
+# user is in the store (credentials.yml); ada and bo are not: with MICRO_OIDC_USERS=any their
+# roles are their groups here.
+for username, password, email, first, groups in (
+        ("user", "idp-user-pw", "user@example.com", "Ursula", []),
+        ("stranger", "idp-stranger-pw", "stranger@elsewhere.example", "Sam", []),
+        ("ada", "idp-ada-pw", "ada@example.com", "Ada", [admins]),
+        ("bo", "idp-bo-pw", "bo@example.com", "Bo", [])):
+    User.objects.create_user(username=username, password=password, email=email, first_name=first).groups.set(groups)

@@ -1,3 +1,6 @@
+from oidc_provider.lib.claims import ScopeClaims
+
+
 def claims(claims, user):
     """The standard claims of `user`: name, username, and an email the provider vouches for."""
     claims["name"] = user.get_full_name() or user.username
@@ -5,3 +8,11 @@ def claims(claims, user):
     claims["email"] = user.email
     claims["email_verified"] = True
     return claims
+
+
+class GroupClaims(ScopeClaims):
+    """OIDC_EXTRA_SCOPE_CLAIMS: `groups`, the names of the user's Django groups, sent with the
+    `profile` scope (as Keycloak's and Okta's group mappers can be set to), in the ID token too."""
+
+    def scope_profile(self):
+        return {"groups": sorted(group.name for group in self.user.groups.all())}

@@ -1,13 +1,3 @@
-/// A session as the sessions page answers it in JSON.
-struct SessionJson: Encodable {
-    var id: String
-    var browser: String
-    var address: String
-    var signedInAt: String
-    var lastSeenAt: String
-    var current: Bool
-}
-
 /// An event as the activity and audit pages answer it in JSON (the audit names the user).
 struct EventJson: Encodable {
     var user: String?

@@ -1,0 +1,24 @@
+/// Installs the second factor with the account pages (``Accounts``): its tables, the data
+/// key's checks, the sign-in step, the pages, and the requirement when the app sets one.
+enum TwoFactorFeature {
+    static func install(_ settings: TwoFactorSettings, database: Database?, accounts: AccountsService, prefix: String, in app: App) {
+        let store = database.map(TwoFactorStore.init)
+        let service = TwoFactorService(settings: settings, store: store, accountsPrefix: prefix)
+        app.register(service)
+        app.addStartupCheck { settings in
+            guard let material = settings.dataKey.material else { return (nil, nil) }
+            return (DataKey.problem(with: material, environment: settings.environment), nil)
+        }
+        // Weakly: the app keeps its preparations.
+        app.addPreparation { [weak app] in
+            if let database { try await database.migrate(TwoFactorStore.migrations) }
+            if let app { try await service.prepare(app.settings) }
+        }
+        app.addBuiltInTemplates(TwoFactorTemplates.all)
+        app.addTemplateValue("twoFactorPath") { request in request.url(prefix + "/two-factor") }
+        TwoFactorSignInRoutes(service: service).install(in: app)
+        let routes = TwoFactorAccountRoutes(service: service, accounts: accounts)
+        routes.install(in: app)
+        if settings.requiredForRoles != nil { TwoFactorRequirement(service: service, routes: routes).install(in: app) }
+    }
+}

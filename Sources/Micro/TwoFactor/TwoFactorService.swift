@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+
+/// The second factor's state while the app runs: its settings, its store (nil where users
+/// cannot have one), and the data key its secrets are sealed under.
+final class TwoFactorService: Sendable {
+    let settings: TwoFactorSettings
+    /// Nil where the account pages keep nothing in a database, or users are in a file.
+    let store: TwoFactorStore?
+    /// Where the account pages are.
+    let accountsPrefix: String
+    private let dataKey = Locked<DataKey?>(nil)
+    /// When each user turned it on here: HTTP Basic checks cached before then no longer hold.
+    private let turnedOnAt = Locked<[String: Int64]>([:])
+
+    /// How a code was right.
+    enum Method: String {
+        case totp = "two_factor"
+        case recoveryCode = "recovery_code"
+    }
+
+    init(settings: TwoFactorSettings, store: TwoFactorStore?, accountsPrefix: String) {
+        self.settings = settings
+        self.store = store
+        self.accountsPrefix = accountsPrefix
+    }
+
+    /// The answer to HTTP Basic credentials of a user with a second factor.
+    static let basicRefusal = HttpError(
+        .unauthorized, "This account signs in with a second factor: a script uses an API token (Authorization: Bearer), not the password.")
+
+    /// The key, once the app's preparations resolved it; nil in production without one.
+    var key: DataKey? { dataKey.withLock { $0 } }
+
+    /// At start: resolves the key; in production refuses to start without one once a user has a
+    /// second factor on (their secrets could not be opened).
+    func prepare(_ settings: Settings) async throws {
+        let key = try DataKey.resolve(settings)
+        dataKey.withLock { $0 = key }
+        guard key == nil, let store, try await store.anyEnabled() else { return }
+        throw ConfigurationError(
+            "MICRO_DATA_KEY is not set, and users have two-factor sign-in on: their secrets are sealed with it. Set it to the key they were sealed with (or reset their two-factor sign-in with `reset-two-factor` and set a new key).")
+    }
+
+    /// Whether `username` (as stored) has a second factor on.
+    func isOn(_ username: String) async throws -> Bool {
+        guard let store else { return false }
+        return try await store.record(of: Username.key(username)) != nil
+    }
+
+    /// Notes that `username` turned it on at `now`, for the cached HTTP Basic checks.
+    func noteTurnedOn(_ username: String, now: Int64) {
+        turnedOnAt.withLock { map in
+            if map.count >= 100_000 { map.removeAll() }
+            map[Username.key(username)] = now
+        }
+    }
+
+    /// Whether `username` turned it on here at or after `time`.
+    func turnedOn(_ username: String, since time: Int64) -> Bool {
+        guard let at = turnedOnAt.withLock({ $0[Username.key(username)] }) else { return false }
+        return at >= time
+    }
+
+    /// The context a user's secret is sealed under in the table.
+    static func context(of username: String) -> String { "micro totp secret " + Username.key(username) }
+    /// The context a secret being set up is sealed under in the session.
+    static func setupContext(of username: String) -> String { "micro totp setup " + Username.key(username) }
+
+    /// Whether `code` is right for `username` at `now`: a TOTP code of a step not used before
+    /// (that step is then used, on every instance), or one of their recovery codes (then gone).
+    /// Nil when it is neither, or their secret does not open (another data key).
+    func verify(_ code: String, of username: String, now: Int64) async throws -> Method? {
+        guard let store else { return nil }
+        let name = Username.key(username)
+        let digits = code.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }
+        if digits.count == 6, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            guard let record = try await store.record(of: name), let key,
+                let secret = key.open(record.sealedSecret, context: Self.context(of: username)),
+                let step = Totp(secret: secret).matchingStep(of: code, at: now, after: record.lastStep)
+            else { return nil }
+            return try await store.use(step: step, of: name) ? .totp : nil
+        }
+        guard let normalized = RecoveryCodes.normalized(code), try await store.record(of: name) != nil else { return nil }
+        return try await store.useCode(digest: RecoveryCodes.digest(normalized, of: name), of: name) ? .recoveryCode : nil
+    }
+
+    /// New recovery codes for `username`, stored as digests (the old ones void); the codes to
+    /// show once.
+    func newRecoveryCodes(of username: String) async throws -> [String] {
+        guard let store else { return [] }
+        let codes = RecoveryCodes.make()
+        let name = Username.key(username)
+        try await store.replaceCodes(of: name, with: codes.map { RecoveryCodes.digest(RecoveryCodes.normalized($0)!, of: name) })
+        return codes
+    }
+}
+
+/// Set on a request whose password check found a user with a second factor on.
+enum SecondFactorDue: RequestStorageKey {
+    typealias Value = Bool
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import Micro
+
+/// Turns two-factor sign-in off for a user who lost their phone and recovery codes.
+struct ResetTwoFactor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset-two-factor",
+        abstract: "Turn two-factor sign-in off for a user (lost phone and recovery codes, or a lost MICRO_DATA_KEY); their password alone signs them in again.")
+
+    @Argument(help: "The username (case-insensitive).")
+    var username: String
+
+    @OptionGroup var database: UserDatabaseOptions
+
+    func validate() throws {
+        do throws(UsernameError) {
+            _ = try Username.enforce(username)
+        } catch {
+            throw ValidationError("\(error).")
+        }
+    }
+
+    func run() async throws {
+        let key = try Username.enforce(username)
+        try await database.withTable(create: false) { table in
+            guard try await table.usernames().contains(key) else {
+                FileHandle.standardError.write(Data("No user '\(key)' in \(table.place).\n".utf8))
+                throw ExitCode.failure
+            }
+            let turnedOff = try await table.withDatabase { database in try await TwoFactorReset.reset(key, in: database, detail: "reset by command") }
+            print(turnedOff ? "Two-factor sign-in is off for '\(key)'." : "'\(key)' did not have two-factor sign-in on.")
+        }
+    }
+}
