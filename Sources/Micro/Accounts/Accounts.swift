@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
 /// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
-/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``). Each answers JSON to a
+/// `GET /account/activity`, `GET /admin/audit` and the users page `/admin/users` (role ``adminRole``). Each answers JSON to a
 /// client that asks for it. Each page is a template an app restyles by writing its own of the
 /// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
 /// ``AccountTemplates``); the texts of flashes and refusals are settings here.
@@ -22,6 +22,10 @@ public struct Accounts: AppPlugin, Sendable {
     public var auditPath = "/admin/audit"
     /// The role that sees the audit.
     public var adminRole = "admin"
+    /// Where the admin's users page is (role ``adminRole``): ``UsersTemplates``, ``UsersPageTexts``.
+    public var usersPath = "/admin/users"
+    /// The texts of the users page.
+    public var usersTexts = UsersPageTexts()
     /// Where each user's signed-in sessions are listed.
     public var sessions: any SessionRegistry
     /// Where account events are kept.
@@ -68,5 +72,7 @@ public struct Accounts: AppPlugin, Sendable {
             if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
         }
         AccountRoutes(service: service).install(in: app)
+        app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
+        UserAdminRoutes(service: service).install(in: app)
     }
 }
