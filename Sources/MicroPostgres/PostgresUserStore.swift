@@ -14,6 +14,9 @@ import PostgresNIO
 /// store rewrites rows in another form, and stops naming the rows when two are one name or
 /// one is outside the rule.
 ///
+/// An admin manages the users from a page through `ManagedUserStore`; a disabled user's hash
+/// is kept behind a `!` (`ManagedUserSql`), and a table made before that works as it is.
+///
 /// A sign-in reads the user from the table, so a user added or changed takes effect at once.
 /// Signed-in requests are checked against each user's ``CredentialStamp`` kept in memory,
 /// which a trigger's notification updates on every instance when a row changes, whoever

@@ -18,6 +18,9 @@ import Synchronization
 /// of one name cannot both be rows: opening the table rewrites rows in another form, and stops
 /// with an error naming the rows when two are one name or one is outside the rule.
 ///
+/// An admin manages the users from a page through ``ManagedUserStore``; a disabled user's hash
+/// is kept behind a `!` (``ManagedUserSql``), and a table made before that works as it is.
+///
 /// Safe to use from many requests at once: one connection, its statements used one at a time.
 ///
 /// Faults while the app runs answer the sign-in with a 503 and heal by themselves: a database
