@@ -69,6 +69,11 @@ import Testing
         #expect(try await ann.post("/admin/users/disable", form: ["username": "user"]).status == .forbidden)
         ann.sendsCsrfToken = true
         #expect(try await user.get("/me").text == "user")
+        // A name that is no user's, or none at all: a 404, never a 500.
+        #expect(try await ann.post("/admin/users/disable", form: ["username": "\u{1B}[2Jx"]).status == .notFound)
+        #expect(try await ann.post("/admin/users/remove", form: [:]).status == .notFound)
+        #expect(try await ann.post("/admin/users/sign-out", form: ["username": "nobody"]).status == .notFound)
+        #expect(try await ann.post("/admin/users/enable", form: ["username": String(repeating: "x", count: 100_000)]).status == .notFound)
         let page = try await ann.get("/admin/users")
         #expect(page.status == .ok)
         #expect(page.text.contains(#"<tr data-user="user"><td>user</td><td>User</td><td>none</td>"#))
