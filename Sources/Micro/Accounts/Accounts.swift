@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
 /// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
-/// `GET /account/activity`, `GET /admin/audit` and the users page `/admin/users` (role ``adminRole``). Each answers JSON to a
+/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``). Each answers JSON to a
 /// client that asks for it. Each page is a template an app restyles by writing its own of the
 /// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
 /// ``AccountTemplates``); the texts of flashes and refusals are settings here.
@@ -66,13 +66,14 @@ public struct Accounts: AppPlugin, Sendable {
             app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
         }
         app.addBuiltInTemplates(AccountTemplates.all)
+        // The admin's users page (``usersPath``).
+        app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
+        UserAdminRoutes(service: service).install(in: app)
         app.addTemplateValue("accountPath") { request in request.url(prefix) }
         // "Last seen", at most once a minute per session; only for requests with a cookie.
         app.before { request in
             if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
         }
         AccountRoutes(service: service).install(in: app)
-        app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
-        UserAdminRoutes(service: service).install(in: app)
     }
 }
