@@ -41,6 +41,16 @@ if [ "$(nproc)" -lt 2 ]; then
 fi
 ensure_wrk
 
+# A port something already listens on (another engineer's benchmark on this shared machine)
+# would pass wait_ready with that server's answers, and its sessions, made under another
+# secret, would be measured or refused here: stop instead.
+for port in "$A_PORT" "$B_PORT"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "error: port $port is in use (another benchmark?); set A_PORT and B_PORT to free ones" >&2
+        exit 2
+    fi
+done
+
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/micro-compare.XXXXXX")"
 A_PID=""
 B_PID=""

@@ -14,6 +14,9 @@ import PostgresNIO
 /// store rewrites rows in another form, and stops naming the rows when two are one name or
 /// one is outside the rule.
 ///
+/// An admin manages the users from a page through `ManagedUserStore`; a disabled user's hash
+/// is kept behind a `!` (`ManagedUserSql`), and a table made before that works as it is.
+///
 /// A sign-in reads the user from the table, so a user added or changed takes effect at once.
 /// Signed-in requests are checked against each user's ``CredentialStamp`` kept in memory,
 /// which a trigger's notification updates on every instance when a row changes, whoever
@@ -22,9 +25,9 @@ import PostgresNIO
 public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
     /// The database.
     public let database: SharedPostgresDatabase
-    private let summary = NIOLockedValueBox(Summary())
+    let summary = NIOLockedValueBox(Summary())
 
-    private struct Summary {
+    struct Summary {
         var cost: Int?
         var slowestCost: Int?
         var stamps: [String: CredentialStamp] = [:]
@@ -34,7 +37,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         /// are summed up again when the user's changed, so that a refusal keeps costing what
         /// a check at the slowest cost does whoever added or changed a user, and however.
         mutating func set(_ name: String, _ user: StoredUser?) {
-            stamps[name] = user.map(CredentialStamp.init)
+            stamps[name] = CredentialStamp.current(of: user)
             let userCost = user.flatMap { Password.cost(of: $0.passwordHash) }
             guard costs[name] != userCost else { return }
             costs[name] = userCost
@@ -211,11 +214,11 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         }
     }
 
-    private static func find(_ name: String, on connection: PostgresConnection, url: PostgresUrl? = nil) async throws -> StoredUser? {
+    static func find(_ name: String, on connection: PostgresConnection, url: PostgresUrl? = nil) async throws -> StoredUser? {
         let rows = try await connection.query(
             "SELECT ctid::text, username, password_hash, name, roles FROM users WHERE lower(username) = \(name)", logger: SharedPostgresDatabase.quiet)
         for try await (row, username, hash, displayName, roleList) in rows.decode((String, String, String, String?, String?).self) {
-            guard Password.isValidHash(hash), let roles = User.roles(inList: roleList ?? "") else {
+            guard StoredUser.isValidStoredHash(hash), let roles = User.roles(inList: roleList ?? "") else {
                 guard let url else { return nil }
                 throw UserStoreError(malformed(url, row: row, username: username))
             }
@@ -234,7 +237,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
             // `ｋａｔｅ` beside `kate`; the next start refuses it) gives no user: its stamp would
             // displace that of the row the look-up finds.
             guard Array(username.lowercased().utf8) == Array(Username.key(username).utf8) else { continue }
-            guard Password.isValidHash(hash), let roles = User.roles(inList: roleList ?? "") else {
+            guard StoredUser.isValidStoredHash(hash), let roles = User.roles(inList: roleList ?? "") else {
                 if strict { throw UserStoreError(malformed(url, row: row, username: username)) }
                 continue
             }
@@ -276,7 +279,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserListing {
         var summary = Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last)
         for user in users {
             let name = user.user.username
-            summary.stamps[name] = CredentialStamp(user)
+            summary.stamps[name] = CredentialStamp.current(of: user)
             summary.costs[name] = Password.cost(of: user.passwordHash)
         }
         return summary

@@ -38,16 +38,6 @@ enum SampleRoutes {
         }
 
         ToolRoutes.install(in: app, hasher: toolHasher)
-
-        // Admins only: the users (never a hash), as a page or, for scripts, as JSON.
-        app.group("/admin") { admin in
-            admin.authorize(role: "admin")
-            admin.get("/users/?") { request in
-                let listed = try await (users as? any UserListing)?.allUsers() ?? []
-                if request.prefersJson { return try JsonBody(listed.map(AdminUser.init)).makeResponse(for: request) }
-                return try request.render("admin/users", ["title": "Users", "users": listed.map { AdminUser($0).templateValues }])
-                    .makeResponse(for: request)
-            }
-        }
+        // Admins manage the users at /admin/users: a page of the Accounts plugin.
     }
 }

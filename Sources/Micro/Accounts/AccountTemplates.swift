@@ -13,6 +13,7 @@ public enum AccountTemplates {
           <li><a href="{{twoFactorPath}}">Two-factor sign-in</a></li>
           <li><a href="{{accountPath}}/tokens">API tokens</a></li>
           {{#currentUser.role.admin}}<li><a href="{{basePath}}/admin/audit">Every account's activity</a></li>{{/currentUser.role.admin}}
+          {{#currentUser.role.admin}}<li><a href="{{basePath}}/admin/users">Users</a></li>{{/currentUser.role.admin}}
         </ul>
         """
 

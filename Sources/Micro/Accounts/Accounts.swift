@@ -24,6 +24,10 @@ public struct Accounts: AppPlugin, Sendable {
     public var auditPath = "/admin/audit"
     /// The role that sees the audit.
     public var adminRole = "admin"
+    /// Where the admin's users page is (role ``adminRole``): ``UsersTemplates``, ``UsersPageTexts``.
+    public var usersPath = "/admin/users"
+    /// The texts of the users page.
+    public var usersTexts = UsersPageTexts()
     /// Where each user's signed-in sessions are listed.
     public var sessions: any SessionRegistry
     /// Where account events are kept.
@@ -71,6 +75,9 @@ public struct Accounts: AppPlugin, Sendable {
             app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
         }
         app.addBuiltInTemplates(AccountTemplates.all)
+        // The admin's users page (``usersPath``).
+        app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
+        UserAdminRoutes(service: service).install(in: app)
         app.addTemplateValue("accountPath") { request in request.url(prefix) }
         // "Last seen", at most once a minute per session; only for requests with a cookie.
         app.before { request in

@@ -101,7 +101,8 @@ final class ApiTokenService: Sendable {
     private func lookUp(_ token: String, digest: String, now: Int64, _ authentication: AuthenticationService) async throws -> Entry? {
         guard ApiTokenSecret.isWellFormed(token),
             let stored = try await store.token(digest: digest), ApiTokenSecret.same(stored.digest, digest), stored.isLive(at: now),
-            let user = try await authentication.settings.users.find(username: stored.username, using: authentication.settings.hasher)
+            let user = try await authentication.settings.users.find(username: stored.username, using: authentication.settings.hasher),
+            !user.isDisabled
         else { return nil }
         return Entry(token: stored, user: user.user, stamp: CredentialStamp(user), checked: now)
     }

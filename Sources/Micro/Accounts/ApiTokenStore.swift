@@ -18,6 +18,9 @@ public protocol ApiTokenStore: Sendable {
     /// Notes that the token `id` was used at `now`, unless that was noted less than
     /// ``ApiTokenLimits/touchInterval`` before.
     func touch(id: String, now: Int64) async throws
+    /// Deletes every token of `username`: the user was removed, and a later user of the same
+    /// name must not inherit them.
+    func removeAll(of username: String) async throws
 }
 
 /// The bounds every ``ApiTokenStore`` and the token pages keep.

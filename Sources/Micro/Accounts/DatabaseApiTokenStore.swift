@@ -95,6 +95,12 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
         }
     }
 
+    public func removeAll(of username: String) async throws {
+        try await database.run("delete a removed user's API tokens") { sql in
+            try await sql.delete(from: "micro_api_tokens").where("username", .equal, username).run()
+        }
+    }
+
     /// Revoked or expired at `now`.
     private static func deleteDead(_ query: SQLDeleteBuilder, now: Int64) -> SQLDeleteBuilder {
         query.where(group: { group in group.where("revoked_at", .notEqual, 0).orWhere("expires_at", .lessThanOrEqual, now) })

@@ -39,4 +39,8 @@ public final class MemoryApiTokenStore: ApiTokenStore {
             tokens[index].lastUsedAt = now
         }
     }
+
+    public func removeAll(of username: String) async throws {
+        all.withLock { tokens in tokens.removeAll { $0.username == username } }
+    }
 }

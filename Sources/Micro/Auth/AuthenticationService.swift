@@ -57,16 +57,17 @@ final class AuthenticationService: Sendable {
     /// Real work rather than a wait: a busy machine slows both alike. A dummy hash not made yet
     /// (a cost that appeared since start-up) is made on the hasher's threads too.
     func check(_ password: String, for stored: StoredUser?, hasher: PasswordHasher) async throws -> Bool {
-        if let stored, let cost = Password.cost(of: stored.passwordHash) {
+        if let stored, let cost = Password.cost(of: stored.enabledHash) {
             highestSeenCost.max(cost, ordering: .relaxed)
         }
         let slowest = slowestCost
-        let cost = stored.flatMap { Password.cost(of: $0.passwordHash) }.map { min(max(4, $0), slowest) } ?? slowest
+        let cost = stored.flatMap { Password.cost(of: $0.enabledHash) }.map { min(max(4, $0), slowest) } ?? slowest
         let dummies = dummyHashes
         hasher.verifications.add(1, ordering: .relaxed)
         return try await hasher.run {
-            let hash = try stored?.passwordHash ?? dummies.hash(cost: slowest)
-            let matches = Password.verify(password, against: hash) && stored != nil && !password.isEmpty
+            // A disabled user's own hash is checked too, and refused: the time tells nothing.
+            let hash = try stored?.enabledHash ?? dummies.hash(cost: slowest)
+            let matches = Password.verify(password, against: hash) && stored != nil && stored?.isDisabled == false && !password.isEmpty
             if !matches {
                 for padding in cost..<max(cost, slowest) where stored != nil {
                     _ = Password.verify(password, against: try dummies.hash(cost: padding))

@@ -32,6 +32,13 @@ public struct CredentialStamp: Hashable, Sendable {
         self.init(username: user.user.username, passwordHash: user.passwordHash, roles: user.user.roles)
     }
 
+    /// The stamp a store holds for `user`: none when there is no such user or they are
+    /// disabled, so that no session of theirs stands.
+    public static func current(of user: StoredUser?) -> CredentialStamp? {
+        guard let user, !user.isDisabled else { return nil }
+        return CredentialStamp(user)
+    }
+
     /// A stamp read back from a session.
     init(text: String) {
         self.text = text

@@ -132,7 +132,7 @@ final class SqliteConnection {
             // look-up cannot find (`ÉMILE`; the next opening rewrites it), gives no user: its
             // stamp would displace that of the row the look-up finds (`émile`).
             guard Self.isFindable(username) else { continue }
-            guard let hash = text(statement, 2), Password.isValidHash(hash) else {
+            guard let hash = text(statement, 2), StoredUser.isValidStoredHash(hash) else {
                 if skippingMalformed { continue }
                 throw SqliteFailure(path, SQLITE_MISMATCH, "users row \(row) (user '\(username)'): password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)")
             }
@@ -271,6 +271,25 @@ final class SqliteConnection {
         let step = sqlite_nio_sqlite3_step(statement)
         guard step == SQLITE_ROW else { throw failure(step, doing: "count the users") }
         return Int(sqlite_nio_sqlite3_column_int64(statement, 0))
+    }
+
+    /// Runs `statement` (a write); how many rows it changed. Adds the `roles` column first to
+    /// a table made before users had roles, as ``upsert(_:_:_:roles:)`` does: the statements
+    /// read it.
+    func run(_ statement: ManagedUserSql.Statement, doing action: String) throws(SqliteFailure) -> Int {
+        if !hasRolesColumn { try execute("ALTER TABLE users ADD COLUMN roles TEXT", doing: action) }
+        let prepared = try prepare(statement.sql, persistent: false)
+        defer { sqlite_nio_sqlite3_finalize(prepared) }
+        for (index, value) in statement.binds.enumerated() {
+            if let value {
+                sqlite_nio_sqlite3_bind_text(prepared, Int32(index + 1), value, -1, sqliteTransient)
+            } else {
+                sqlite_nio_sqlite3_bind_null(prepared, Int32(index + 1))
+            }
+        }
+        let step = sqlite_nio_sqlite3_step(prepared)
+        guard step == SQLITE_DONE else { throw failure(step, doing: action) }
+        return Int(sqlite_nio_sqlite3_changes(db))
     }
 
     private func text(_ statement: OpaquePointer?, _ column: Int32) -> String? {

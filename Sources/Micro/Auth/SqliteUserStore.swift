@@ -18,6 +18,9 @@ import Synchronization
 /// of one name cannot both be rows: opening the table rewrites rows in another form, and stops
 /// with an error naming the rows when two are one name or one is outside the rule.
 ///
+/// An admin manages the users from a page through ``ManagedUserStore``; a disabled user's hash
+/// is kept behind a `!` (``ManagedUserSql``), and a table made before that works as it is.
+///
 /// Safe to use from many requests at once: one connection, its statements used one at a time.
 ///
 /// Faults while the app runs answer the sign-in with a 503 and heal by themselves: a database
@@ -31,12 +34,12 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     /// How long a look-up waits for another connection's write lock before it gives up.
     public let busyTimeout: Duration
     private let connection: Locked<SqliteConnection?>
-    private let summary: Locked<Summary>
+    let summary: Locked<Summary>
     /// How often a look-up found the database locked and waited: tests watch it.
     let lockWaits: LockWaits
 
     /// What the last full reading of the table found.
-    private struct Summary {
+    struct Summary {
         var cost: Int?
         var slowestCost: Int?
         var users: Int
@@ -99,7 +102,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
             let found = try connection.findUser(name)
             // What the table says now is what the user's next request is checked against; set
             // while the connection is held, so no other change to the table can come between.
-            summary.withLock { $0.stamps[name] = found.map(CredentialStamp.init) }
+            summary.withLock { $0.stamps[name] = CredentialStamp.current(of: found) }
             return found
         }
     }
@@ -137,7 +140,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     }
 
     /// A user's new hash, written by this store: their stamp, and the slowest cost.
-    private func note(_ username: String, passwordHash: String, roles: [String]) {
+    func note(_ username: String, passwordHash: String, roles: [String]) {
         summary.withLock { summary in
             summary.stamps[username] = CredentialStamp(username: username, passwordHash: passwordHash, roles: roles)
             if let cost = Password.cost(of: passwordHash) { summary.slowestCost = max(summary.slowestCost ?? cost, cost) }
@@ -223,7 +226,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     /// Runs `work` on a connection to the file now at `path`, opening one when there is none
     /// (after a failure) or when another file took the path. A failure other than a lock closes
     /// the connection, so that the next call starts afresh.
-    private func withConnection<T: Sendable>(_ work: (SqliteConnection) throws(SqliteFailure) -> T) throws(UserStoreError) -> T {
+    func withConnection<T: Sendable>(_ work: (SqliteConnection) throws(SqliteFailure) -> T) throws(UserStoreError) -> T {
         // Time spent waiting for this mutex, behind a look-up that waits for a lock, counts too.
         let deadline = ContinuousClock.now + busyTimeout
         do throws(SqliteFailure) {
@@ -281,7 +284,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     private static func summary(_ users: [StoredUser]) -> Summary {
         let costs = users.compactMap { Password.cost(of: $0.passwordHash) }.sorted()
         var stamps: [String: CredentialStamp] = [:]
-        for user in users { stamps[user.user.username] = CredentialStamp(user) }
+        for user in users { stamps[user.user.username] = CredentialStamp.current(of: user) }
         return Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last, users: users.count, stamps: stamps)
     }
 }

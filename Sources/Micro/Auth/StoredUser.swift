@@ -2,12 +2,28 @@
 public struct StoredUser: Sendable, Equatable {
     /// The user.
     public var user: User
-    /// The bcrypt hash of their password.
+    /// The bcrypt hash of their password, as the store holds it: behind a `!` while the user
+    /// is disabled (``isDisabled``), which no password verifies.
     public var passwordHash: String
 
     /// A user with their hash.
     public init(user: User, passwordHash: String) {
         self.user = user
         self.passwordHash = passwordHash
+    }
+
+    /// Whether an admin disabled the user: they cannot sign in by any means (a password,
+    /// HTTP Basic, single sign-on, a token), and every session they had is over. Code that
+    /// admits a user some other way than their password checks this.
+    public var isDisabled: Bool { passwordHash.utf8.first == UInt8(ascii: "!") }
+
+    /// The hash without the `!` of a disabled user: what their password is checked against,
+    /// so that a refusal takes as long as another's.
+    public var enabledHash: String { isDisabled ? String(passwordHash.dropFirst()) : passwordHash }
+
+    /// Whether `stored` is what a store may hold as a hash: a bcrypt hash, or one behind the
+    /// `!` of a disabled user.
+    public static func isValidStoredHash(_ stored: String) -> Bool {
+        Password.isValidHash(stored.utf8.first == UInt8(ascii: "!") ? String(stored.dropFirst()) : stored)
     }
 }

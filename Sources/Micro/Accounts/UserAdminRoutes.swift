@@ -1,0 +1,308 @@
+import Foundation
+
+/// The routes of the admin's users page (``Accounts/usersPath``): the users listed, and where
+/// the store can write (``ManagedUserStore``), the forms that add one, set a password, change
+/// roles, disable, enable, remove, and end every session. Each change is an activity event of
+/// the user changed, with the admin's name in its detail (`by ann`), so that the audit shows
+/// who did it.
+struct UserAdminRoutes {
+    let service: AccountsService
+    private var settings: Accounts { service.settings }
+    private var texts: UsersPageTexts { settings.usersTexts }
+
+    /// The most roles a user may be given at once, and the longest display name.
+    static let maximumRoles = 32
+    static let maximumNameLength = 200
+
+    func install(in app: App) {
+        let path = settings.usersPath
+        app.get(path + "/?") { request in try await page(request) }
+        app.post(path + "/add") { request in try await add(request) }
+        app.post(path + "/password") { request in try await setPassword(request) }
+        app.post(path + "/roles") { request in try await setRoles(request) }
+        app.post(path + "/disable") { request in try await setDisabled(request, true) }
+        app.post(path + "/enable") { request in try await setDisabled(request, false) }
+        app.post(path + "/remove") { request in try await remove(request) }
+        app.post(path + "/sign-out") { request in try await endSessions(request) }
+    }
+
+    // MARK: The page
+
+    private func users(_ request: Request) -> (any UserStore)? {
+        request.services.extension(AuthenticationService.self)?.settings.users
+    }
+
+    /// The page, with `problem` (a row's refusal) or `form` (the add form's) on a refusal.
+    private func page(
+        _ request: Request, problem: String? = nil, typedRoles: (user: String, roles: String)? = nil, form: FormError? = nil
+    ) async throws -> Response {
+        try request.authorize(role: settings.adminRole)
+        let store = users(request)
+        let managed = store as? any ManagedUserStore
+        let listed: [ManagedUser]
+        do {
+            if let managed {
+                listed = try await managed.managedUsers()
+            } else {
+                listed = try await (store as? any UserListing)?.allUsers().map { ManagedUser(user: $0, isDisabled: false) } ?? []
+            }
+        } catch {
+            throw unavailable(request, error)
+        }
+        if request.wantsJson, problem == nil, form == nil {
+            return try JsonBody(listed.map(ManagedUserJson.init)).makeResponse(for: request)
+        }
+        var values: [String: Any] = [
+            "title": "Users", "action": request.url(settings.usersPath), "minimumLength": settings.passwordRules.minimumLength,
+            "users": listed.map { listed -> [String: Any] in
+                var roles = listed.user.roles.joined(separator: " ")
+                if let typedRoles, typedRoles.user == listed.user.username { roles = typedRoles.roles }
+                return [
+                    "username": listed.user.username, "name": listed.user.name,
+                    "roles": listed.user.roles.isEmpty ? "none" : listed.user.roles.joined(separator: ", "), "rolesList": roles,
+                    "disabled": listed.isDisabled,
+                ]
+            },
+        ]
+        if managed == nil { values["readOnly"] = texts.readOnly } else { values["canManage"] = true }
+        if let problem { values["problem"] = problem }
+        if let form { return try request.render("admin/users", values, form: form).makeResponse(for: request) }
+        if problem != nil { request.response.status = .unprocessableEntity }
+        return try request.render("admin/users", values).makeResponse(for: request)
+    }
+
+    // MARK: The changes
+
+    /// The admin and the store, or the answer that there is none to change.
+    private func begin(_ request: Request) throws -> (admin: User, store: any ManagedUserStore) {
+        let admin = try request.authorize(role: settings.adminRole)
+        guard let store = users(request) as? any ManagedUserStore else { throw HttpError(.forbidden, texts.readOnly) }
+        return (admin, store)
+    }
+
+    /// The user a row's form names, in its enforced form; a 404 when it is no name.
+    private func target(_ request: Request) throws -> String {
+        let typed = String((request.params["username"] ?? "").prefix(256))
+        guard let name = try? Username.enforce(typed) else { throw HttpError(.notFound, texts.noSuchUser) }
+        return name
+    }
+
+    private func add(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        let typed = (request.params["new_username"] ?? "").trimmingSpaces()
+        let name = (request.params["name"] ?? "").trimmingSpaces()
+        let rolesText = request.params["roles"] ?? ""
+        let password = request.params["password"] ?? ""
+        var errors = FieldErrors()
+        var username = ""
+        if typed.utf8.count > Authentication.maximumUsernameLength {
+            errors.add("new_username", "A username is at most \(Authentication.maximumUsernameLength) bytes long.")
+        } else {
+            do throws(UsernameError) {
+                username = try Username.enforce(typed)
+            } catch {
+                let message = error.description
+                errors.add("new_username", message.prefix(1).uppercased() + message.dropFirst() + ".")
+            }
+        }
+        if errors.isEmpty {
+            do {
+                let others = try await store.managedUsers().map(\.user.username)
+                if others.contains(username) {
+                    errors.add("new_username", texts.nameTaken)
+                } else if let lookalike = UsernameConfusables.lookalike(of: username, among: others) {
+                    errors.add("new_username", "That name looks like the existing user '\(lookalike)': choose one that cannot be mistaken for it.")
+                }
+            } catch {
+                throw unavailable(request, error)
+            }
+        }
+        if !Self.isAcceptable(name: name) { errors.add("name", texts.badName) }
+        let roles = Self.roles(rolesText)
+        if roles == nil { errors.add("roles", texts.badRoles) }
+        if let problem = settings.passwordRules.problem(with: password, username: username.isEmpty ? typed : username) {
+            errors.add("password", problem)
+        }
+        guard errors.isEmpty, let roles else { return try await refuse(request, errors) }
+        let hash = try await hash(password, request)
+        let added: Bool
+        do {
+            added = try await store.addUser(username: username, name: name.isEmpty ? nil : name, roles: roles, passwordHash: hash)
+        } catch {
+            throw unavailable(request, error)
+        }
+        guard added else {
+            errors.add("new_username", texts.nameTaken)
+            return try await refuse(request, errors)
+        }
+        await forgetLeftovers(of: username, request)
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: texts.added)
+    }
+
+    private func setPassword(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        let username = try target(request)
+        let password = request.params["new_password"] ?? ""
+        if let problem = settings.passwordRules.problem(with: password, username: username) {
+            return try await page(request, problem: "\(username): \(problem)")
+        }
+        let hash = try await hash(password, request)
+        let set: Bool
+        do { set = try await store.setPasswordHash(of: username, to: hash) } catch { throw unavailable(request, error) }
+        guard set else { throw HttpError(.notFound, texts.noSuchUser) }
+        await endSessions(of: username, request)
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.passwordReset, flash: texts.passwordSet)
+    }
+
+    private func setRoles(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        let username = try target(request)
+        let typed = String((request.params["roles"] ?? "").prefix(2048))
+        guard let roles = Self.roles(typed) else {
+            return try await page(request, problem: "\(username): \(texts.badRoles)", typedRoles: (username, typed))
+        }
+        let change: UserChange
+        do {
+            change = try await store.setRoles(of: username, to: roles, keepingOne: settings.adminRole)
+        } catch {
+            throw unavailable(request, error)
+        }
+        if let refused = try await refusal(change, request, username: username, typedRoles: (username, typed)) { return refused }
+        // The user's stamp holds their roles: their sessions are over, and the next sign-in
+        // brings the new roles.
+        return try await done(
+            request, admin: admin, user: username, event: ActivityEvent.Kind.rolesChanged, flash: texts.rolesChanged,
+            detail: roles.isEmpty ? "none" : roles.joined(separator: " "))
+    }
+
+    private func setDisabled(_ request: Request, _ disabled: Bool) async throws -> Response {
+        let (admin, store) = try begin(request)
+        let username = try target(request)
+        let change: UserChange
+        do {
+            change = try await store.setDisabled(disabled, username: username, keepingOne: settings.adminRole)
+        } catch {
+            throw unavailable(request, error)
+        }
+        if let refused = try await refusal(change, request, username: username) { return refused }
+        // Enabling ends them too: the stamp the user had before being disabled is theirs
+        // again, and no cookie from before may come back to life with it.
+        await endSessions(of: username, request)
+        return try await done(
+            request, admin: admin, user: username, event: disabled ? ActivityEvent.Kind.userDisabled : ActivityEvent.Kind.userEnabled,
+            flash: disabled ? texts.disabled : texts.enabled)
+    }
+
+    private func remove(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        let username = try target(request)
+        let change: UserChange
+        do {
+            change = try await store.removeUser(username: username, keepingOne: settings.adminRole)
+        } catch {
+            throw unavailable(request, error)
+        }
+        if let refused = try await refusal(change, request, username: username) { return refused }
+        await endSessions(of: username, request)
+        await forgetLeftovers(of: username, request)
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userRemoved, flash: texts.removed)
+    }
+
+    /// Deletes the API tokens and the second factor kept under `username` in the account
+    /// pages' tables: after a removal, and before an add (a user removed some other way, by
+    /// `remove-user` or SQL, left them), so that a new user of the name inherits neither.
+    private func forgetLeftovers(of username: String, _ request: Request) async {
+        do {
+            try await request.services.extension(ApiTokenService.self)?.store.removeAll(of: username)
+            _ = try await request.twoFactor?.store?.disable(Username.key(username))
+        } catch {
+            request.logger.error("Cannot delete the tokens or second factor left by \(username): \(error)")
+        }
+    }
+
+    private func endSessions(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        let username = try target(request)
+        let exists: Bool
+        do { exists = try await store.find(username: username, using: PasswordHasher.shared) != nil } catch { throw unavailable(request, error) }
+        guard exists else { throw HttpError(.notFound, texts.noSuchUser) }
+        await endSessions(of: username, request)
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.sessionsEnded, flash: texts.sessionsEnded)
+    }
+
+    // MARK: Pieces
+
+    /// Ends every session of `username` begun until now, on every instance that shares the
+    /// revocations, and takes them off the sessions page.
+    private func endSessions(of username: String, _ request: Request) async {
+        request.services.sessions.revokeSessions(of: username, now: request.session.now)
+        _ = try? await settings.sessions.removeAll(of: username, keeping: nil)
+    }
+
+    /// The answer to a change the store refused; nil when it was made.
+    private func refusal(
+        _ change: UserChange, _ request: Request, username: String, typedRoles: (user: String, roles: String)? = nil
+    ) async throws -> Response? {
+        switch change {
+        case .done: return nil
+        case .noSuchUser: throw HttpError(.notFound, texts.noSuchUser)
+        case .lastAdmin:
+            if request.wantsJson { throw HttpError(.unprocessableEntity, texts.lastAdmin) }
+            return try await page(request, problem: "\(username): \(texts.lastAdmin)", typedRoles: typedRoles)
+        }
+    }
+
+    /// The add form again, with what was typed but the password.
+    private func refuse(_ request: Request, _ errors: FieldErrors) async throws -> Response {
+        // What a page cannot show (controls, terminal escapes) is not shown back either.
+        let kept = request.params.form.filter { $0.name != "password" && $0.name != "new_password" && $0.name != "_csrf" }.map { field in
+            (name: field.name, value: String(String.UnicodeScalarView(field.value.prefix(1024).unicodeScalars.map {
+                $0.properties.generalCategory == .control ? "\u{FFFD}" : $0
+            })))
+        }
+        let error = FormError(errors, values: kept, status: .unprocessableEntity)
+        if request.wantsJson { throw error }
+        return try await page(request, form: error)
+    }
+
+    /// Records the change for `user`, naming the admin, and goes back to the page.
+    private func done(
+        _ request: Request, admin: User, user: String, event: String, flash: String, detail: String = ""
+    ) async throws -> Response {
+        await service.record(request, username: user, event: event, detail: (detail.isEmpty ? "" : detail + " ") + "by \(admin.username)")
+        request.flash["notice"] = flash.replacingOccurrences(of: "NAME", with: user)
+        try request.redirect(to: settings.usersPath)
+    }
+
+    private func hash(_ password: String, _ request: Request) async throws -> String {
+        guard let authentication = request.services.extension(AuthenticationService.self) else {
+            throw ConfigurationError("The users page needs app.use(Authentication(users: ...)).")
+        }
+        let cost = authentication.settings.passwordCost
+        return try await authentication.settings.hasher.run { try Password.hash(password, cost: cost) }
+    }
+
+    /// A 503 for a store that cannot be read or written now; the log has why.
+    private func unavailable(_ request: Request, _ error: any Error) -> any Error {
+        if error is HttpError { return error }
+        request.logger.error("The users page cannot use the user store: \(error)")
+        return HttpError(.serviceUnavailable, "The users cannot be changed right now. Please try again in a minute.", headers: ["Retry-After": "60"])
+    }
+
+    /// The roles of a typed list, without repeats; nil when a name is not a role name or
+    /// there are too many.
+    static func roles(_ text: String) -> [String]? {
+        guard text.utf8.count <= 2048, let roles = User.roles(inList: text.lowercased()) else { return nil }
+        var seen = Set<String>()
+        let unique = roles.filter { seen.insert($0).inserted }
+        return unique.count <= maximumRoles ? unique : nil
+    }
+
+    /// Whether `name` can be a display name: at most ``maximumNameLength`` characters, no
+    /// controls, invisible formatting (bidirectional overrides) or unassigned code points.
+    static func isAcceptable(name: String) -> Bool {
+        guard name.count <= maximumNameLength, name.utf8.count <= 4 * maximumNameLength else { return false }
+        let refused: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate]
+        return !name.unicodeScalars.contains { refused.contains($0.properties.generalCategory) }
+    }
+}

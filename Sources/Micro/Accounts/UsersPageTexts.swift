@@ -1,0 +1,33 @@
+/// The texts of the admin's users page (``Accounts/usersPath``): flashes and refusals, each
+/// replaceable.
+public struct UsersPageTexts: Sendable {
+    /// What the page says when the users' file cannot be written (credentials.yml).
+    public var readOnly = "These users are managed in credentials.yml: edit the file to add, change or remove one (`SampleApp hash-password` makes a hash)."
+    /// The flash after adding a user (`NAME` is their name).
+    public var added = "NAME has been added."
+    /// The flash after setting a user's password.
+    public var passwordSet = "NAME has a new password; their sessions have ended."
+    /// The flash after changing a user's roles.
+    public var rolesChanged = "The roles of NAME have been changed."
+    /// The flash after disabling a user.
+    public var disabled = "NAME has been disabled; their sessions have ended."
+    /// The flash after enabling a user.
+    public var enabled = "NAME has been enabled."
+    /// The flash after removing a user.
+    public var removed = "NAME has been removed; their sessions have ended."
+    /// The flash after ending a user's sessions.
+    public var sessionsEnded = "Every session of NAME has ended."
+    /// The refusal of a name that is taken.
+    public var nameTaken = "There is already a user of that name."
+    /// The refusal of roles that are not role names.
+    public var badRoles = "Roles are names of lowercase letters, digits, '-' or '_', separated by spaces or commas."
+    /// The refusal of a display name that is too long or holds control characters.
+    public var badName = "The name must be at most 200 characters, with no control characters."
+    /// The refusal of a change that would leave no enabled admin.
+    public var lastAdmin = "That would leave no enabled admin: make another user an admin first."
+    /// The answer for a user who is not there.
+    public var noSuchUser = "There is no such user."
+
+    /// The texts in English.
+    public init() {}
+}

@@ -1,0 +1,56 @@
+/// The admin's users page's built-in template, rendered in the app's layout. An app restyles
+/// it by writing its own `views/admin/users.mustache` from the same values.
+public enum UsersTemplates {
+    /// `admin/users`: `users` (each `username`, `name`, `roles`, `disabled`), `canManage` or
+    /// `readOnly` (the message), `action` (the page's path: forms post to `action/add`,
+    /// `action/password`, `action/roles`, `action/disable`, `action/enable`, `action/remove`,
+    /// `action/sign-out`, each with the field `username`), `minimumLength`, and on a refusal
+    /// `problem` (a row's form: the message; its user's `rolesList` is what was typed) or
+    /// `form` (the add form: `form.errors.FIELD`, `form.values.FIELD`; never a password).
+    public static let users = """
+        <h1>{{title}}</h1>
+        {{#readOnly}}<p class="read-only">{{readOnly}}</p>{{/readOnly}}
+        {{#problem}}<p class="field-error" role="alert">{{problem}}</p>{{/problem}}
+        <table class="users">
+          <thead><tr><th scope="col">Username</th><th scope="col">Name</th><th scope="col">Roles</th>{{#canManage}}<th scope="col">Status</th><th scope="col">Manage</th>{{/canManage}}</tr></thead>
+          <tbody>
+            {{#users}}
+            <tr data-user="{{username}}"{{#disabled}} data-disabled{{/disabled}}><td>{{username}}</td><td>{{name}}</td><td>{{roles}}</td>{{#canManage}}<td>{{#disabled}}Disabled{{/disabled}}{{^disabled}}Enabled{{/disabled}}</td>
+              <td>
+                <form class="inline" method="post" action="{{action}}/password">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
+                  <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="{{minimumLength}}" required></label> <button type="submit">Set password</button></form>
+                <form class="inline" method="post" action="{{action}}/roles">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
+                  <label>Roles <input name="roles" value="{{rolesList}}"></label> <button type="submit">Change roles</button></form>
+                {{#disabled}}<form class="inline" method="post" action="{{action}}/enable">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Enable</button></form>{{/disabled}}
+                {{^disabled}}<form class="inline" method="post" action="{{action}}/disable">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Disable</button></form>{{/disabled}}
+                <form class="inline" method="post" action="{{action}}/sign-out">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">End sessions</button></form>
+                <form class="inline" method="post" action="{{action}}/remove">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Remove</button></form>
+              </td>{{/canManage}}</tr>
+            {{/users}}
+          </tbody>
+        </table>
+        {{#canManage}}
+        <h2>Add a user</h2>
+        <form method="post" action="{{action}}/add">
+          {{{csrfField}}}
+          <p><label for="new-username">Username</label><br>
+          <input id="new-username" name="new_username" value="{{form.values.new_username}}" autocomplete="off" required
+            {{#form.errors.new_username}}aria-invalid="true" aria-describedby="new-username-error"{{/form.errors.new_username}}>
+          {{#form.errors.new_username}}<span class="field-error" id="new-username-error">{{.}}</span>{{/form.errors.new_username}}</p>
+          <p><label for="new-name">Name</label><br>
+          <input id="new-name" name="name" value="{{form.values.name}}"
+            {{#form.errors.name}}aria-invalid="true" aria-describedby="new-name-error"{{/form.errors.name}}>
+          {{#form.errors.name}}<span class="field-error" id="new-name-error">{{.}}</span>{{/form.errors.name}}</p>
+          <p><label for="new-roles">Roles</label><br>
+          <input id="new-roles" name="roles" value="{{form.values.roles}}"
+            {{#form.errors.roles}}aria-invalid="true" aria-describedby="new-roles-error"{{/form.errors.roles}}>
+          {{#form.errors.roles}}<span class="field-error" id="new-roles-error">{{.}}</span>{{/form.errors.roles}}</p>
+          <p><label for="new-password">Password</label><br>
+          <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="{{minimumLength}}" required
+            {{#form.errors.password}}aria-invalid="true" aria-describedby="new-password-error"{{/form.errors.password}}>
+          {{#form.errors.password}}<span class="field-error" id="new-password-error">{{.}}</span>{{/form.errors.password}}</p>
+          <p><button type="submit">Add user</button></p>
+        </form>
+        {{/canManage}}
+        """
+}
