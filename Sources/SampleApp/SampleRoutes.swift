@@ -17,9 +17,10 @@ enum SampleRoutes {
     static func install(
         in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
         accounts: Accounts = Accounts(), toolHasher: PasswordHasher = ToolRoutes.toolHasher,
-        singleSignOn: SingleSignOnSettings = SingleSignOnSettings()
+        signInHasher: PasswordHasher = .shared, singleSignOn: SingleSignOnSettings = SingleSignOnSettings()
     ) {
         var authentication = Authentication(users: users)
+        authentication.hasher = signInHasher
         authentication.throttleStore = throttleStore
         authentication.acceptsPasswords = singleSignOn.acceptsPasswords
         app.use(authentication)

@@ -18,7 +18,7 @@ import Testing
         settings.environment = .test
         settings.accessLog = false
         let app = App(settings: settings, logger: .quietForTests)
-        SampleRoutes.install(in: app, users: users, accounts: Accounts(database: database))
+        SampleRoutes.install(in: app, users: users, accounts: Accounts(database: database), signInHasher: testSignInHasher)
         let browser = TestClient(app)
         _ = try await browser.signIn("user", "secret123")
         #expect(try await browser.get("/account").text.contains("/account/tokens"))

@@ -10,6 +10,11 @@ func sampleClient(followRedirects: Bool = false) throws -> TestClient {
     TestClient(try sampleApp(), followRedirects: followRedirects)
 }
 
+/// The sign-ins of the sample apps in these tests: the process's shared hasher turns a check
+/// away with a 503 beyond its capacity, as an app should under a flood, and the suite's tests
+/// running at once, each signing in, are not one.
+let testSignInHasher = PasswordHasher(threads: 1, capacity: 10_000)
+
 /// The sample app over the users of `credentials` (the repository's file by default), in the
 /// test environment, with `configure`'s settings.
 func sampleApp(
@@ -21,7 +26,7 @@ func sampleApp(
     settings.accessLog = false
     configure(&settings)
     let app = App(settings: settings, logger: .quietForTests)
-    SampleRoutes.install(in: app, users: try YamlUserStore(file: credentials), toolHasher: toolHasher)
+    SampleRoutes.install(in: app, users: try YamlUserStore(file: credentials), toolHasher: toolHasher, signInHasher: testSignInHasher)
     return app
 }
 

@@ -39,7 +39,7 @@ import Testing
         settings.accessLog = false
         let app = App(settings: settings, logger: .quietForTests)
         let database = try await Database.sqlite(path: file, busyTimeout: .seconds(15))
-        SampleRoutes.install(in: app, users: users, accounts: Accounts(database: database))
+        SampleRoutes.install(in: app, users: users, accounts: Accounts(database: database), signInHasher: testSignInHasher)
 
         let owner = TestClient(app)
         try await owner.signIn("ann", "a long unusual phrase")

@@ -224,7 +224,7 @@ struct UserAdminRoutes {
         let (admin, store) = try begin(request)
         let username = try target(request)
         let exists: Bool
-        do { exists = try await store.find(username: username, using: PasswordHasher.shared) != nil } catch { throw unavailable(request, error) }
+        do { exists = try await store.find(username: username, using: request.authenticationSettings?.hasher ?? .shared) != nil } catch { throw unavailable(request, error) }
         guard exists else { throw HttpError(.notFound, texts.noSuchUser) }
         await endSessions(of: username, request)
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.sessionsEnded, flash: texts.sessionsEnded)
