@@ -30,7 +30,7 @@ import Testing
         #expect(try run(["hash-password"], input: "").status != 0)
     }
 
-    @Test func addUserAndRemoveUserChangeTheSqliteUsersTable() throws {
+    @Test func addUserAndRemoveUserChangeTheSqliteUsersTable() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -44,10 +44,21 @@ import Testing
         #expect(try run(["add-user", "Dan", "--db", database, "--role", "Admin!", "--cost", "4"], input: "pw\n").status != 0)
         #expect(Password.verify("pw-carol", against: carol.passwordHash))
 
+        // A token of hers, kept beside the users as `serve` keeps it: removing her takes it.
+        let tables = try await Database.sqlite(path: database)
+        try await tables.migrate(DatabaseApiTokenStore.migrations)
+        let now = Int64(Date().timeIntervalSince1970)
+        let token = ApiToken(id: "t1", digest: "d1", username: "carol", name: "cron", createdAt: now, expiresAt: now + 3600)
+        #expect(try await DatabaseApiTokenStore(tables).add(token, limit: 50, now: now))
+        await tables.shutdown()
+
         let removed = try run(["remove-user", "CAROL", "--db", database], input: "")
         #expect(removed.status == 0)
         #expect(removed.output.contains("Removed user 'carol' from \(database)"))
         #expect(try store.find(username: "carol") == nil)
+        let after = try await Database.sqlite(path: database)
+        #expect(try await DatabaseApiTokenStore(after).token(digest: "d1") == nil)
+        await after.shutdown()
         #expect(try run(["remove-user", "carol", "--db", database], input: "").status != 0)
         // A file that is not there is not created by remove-user.
         let missing = folder.appendingPathComponent("none.db").path

@@ -23,11 +23,7 @@ struct AddUser: AsyncParsableCommand {
     var cost = Password.defaultCost
 
     func validate() throws {
-        do throws(UsernameError) {
-            _ = try Username.enforce(username)
-        } catch {
-            throw ValidationError("\(error).")
-        }
+        try UsernameArgument.validate(username)
     }
 
     func run() async throws {
@@ -48,6 +44,8 @@ struct AddUser: AsyncParsableCommand {
             if others.contains(key) {
                 print("Replaced user '\(key)' in \(table.place): a new password, name and roles; their sessions end.")
             } else {
+                // A user of that name removed by hand may have left tokens or a second factor.
+                try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
                 print("Saved new user '\(key)' in \(table.place).")
             }
         }

@@ -14,11 +14,7 @@ struct RemoveUser: AsyncParsableCommand {
     @OptionGroup var database: UserDatabaseOptions
 
     func validate() throws {
-        do throws(UsernameError) {
-            _ = try Username.enforce(username)
-        } catch {
-            throw ValidationError("\(error).")
-        }
+        try UsernameArgument.validate(username)
     }
 
     func run() async throws {
@@ -28,7 +24,8 @@ struct RemoveUser: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("No user '\(key)' in \(table.place).\n".utf8))
                 throw ExitCode.failure
             }
-            print("Removed user '\(key)' from \(table.place).")
+            try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
+            print("Removed user '\(key)' from \(table.place), with their API tokens and second factor.")
         }
     }
 }

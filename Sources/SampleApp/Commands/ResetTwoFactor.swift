@@ -14,11 +14,7 @@ struct ResetTwoFactor: AsyncParsableCommand {
     @OptionGroup var database: UserDatabaseOptions
 
     func validate() throws {
-        do throws(UsernameError) {
-            _ = try Username.enforce(username)
-        } catch {
-            throw ValidationError("\(error).")
-        }
+        try UsernameArgument.validate(username)
     }
 
     func run() async throws {
