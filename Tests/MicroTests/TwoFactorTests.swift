@@ -448,4 +448,36 @@ import Testing
         _ = try await turnOn(admin, password: "ann-password", clock: clock)
         #expect(try await admin.get("/me").text == "ann")
     }
+
+    @Test func anAdminTurnsItOffFromTheUsersPage() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let (app, database) = try await makeApp(folder, clock: clock)
+        defer { Task { await database.shutdown() } }
+        let owner = TestClient(app)
+        try await owner.signIn("user", "secret123")
+        _ = try await turnOn(owner, password: "secret123", clock: clock)
+        try await owner.signOut()
+
+        let admin = TestClient(app)
+        try await admin.signIn("ann", "ann-password")
+        let listed = try await admin.get("/admin/users")
+        #expect(listed.text.contains("data-user=\"user\""))
+        #expect(listed.text.contains("data-two-factor"))
+        // Nobody but an admin (the page's other forms show the 403 for a user without the role).
+        #expect(try await TestClient(app).post("/admin/users/two-factor-off", form: ["username": "user"]).location == "/signin")
+        #expect(try await admin.post("/admin/users/two-factor-off", form: ["username": "user"]).status == .seeOther)
+        #expect(!(try await admin.get("/admin/users").text.contains("data-two-factor")))
+        // The password alone signs them in again.
+        let back = try await TestClient(app).post("/signin", form: ["username": "user", "password": "secret123"])
+        #expect(back.location == "/")
+        let audit = try await admin.get("/admin/audit?user=user", headers: ["Accept": "application/json"]).text
+        #expect(audit.contains("\"event\":\"two_factor_disabled\""))
+        #expect(audit.contains("by ann"))
+        // Off already: said so, nothing recorded.
+        let again = try await admin.post("/admin/users/two-factor-off", form: ["username": "user"])
+        #expect(again.status == .unprocessableEntity)
+        #expect(again.text.contains("does not have two-factor sign-in on"))
+    }
 }

@@ -24,6 +24,7 @@ struct UserAdminRoutes {
         app.post(path + "/enable") { request in try await setDisabled(request, false) }
         app.post(path + "/remove") { request in try await remove(request) }
         app.post(path + "/sign-out") { request in try await endSessions(request) }
+        app.post(path + "/two-factor-off") { request in try await turnTwoFactorOff(request) }
     }
 
     // MARK: The page
@@ -49,6 +50,8 @@ struct UserAdminRoutes {
         } catch {
             throw unavailable(request, error)
         }
+        let withTwoFactor: Set<String>
+        do { withTwoFactor = try await request.twoFactor?.store?.enabledUsers() ?? [] } catch { throw unavailable(request, error) }
         if request.wantsJson, problem == nil, form == nil {
             return try JsonBody(listed.map(ManagedUserJson.init)).makeResponse(for: request)
         }
@@ -60,7 +63,7 @@ struct UserAdminRoutes {
                 return [
                     "username": listed.user.username, "name": listed.user.name,
                     "roles": listed.user.roles.isEmpty ? "none" : listed.user.roles.joined(separator: ", "), "rolesList": roles,
-                    "disabled": listed.isDisabled,
+                    "disabled": listed.isDisabled, "twoFactor": withTwoFactor.contains(Username.key(listed.user.username)),
                 ]
             },
         ]
@@ -206,6 +209,18 @@ struct UserAdminRoutes {
         await endSessions(of: username, request)
         await forgetLeftovers(of: username, request)
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userRemoved, flash: texts.removed)
+    }
+
+    /// Turns the user's second factor off, for one who lost their device and recovery codes:
+    /// their password alone signs them in again. Their sessions stay.
+    private func turnTwoFactorOff(_ request: Request) async throws -> Response {
+        let (admin, _) = try begin(request)
+        let username = try target(request)
+        guard let store = request.twoFactor?.store else { throw HttpError(.notFound, texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
+        let turnedOff: Bool
+        do { turnedOff = try await store.disable(Username.key(username)) } catch { throw unavailable(request, error) }
+        guard turnedOff else { return try await page(request, problem: texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.twoFactorDisabled, flash: texts.twoFactorReset)
     }
 
     /// Deletes the API tokens and the second factor kept under `username` in the account

@@ -15,6 +15,10 @@ public struct UsersPageTexts: Sendable {
     public var enabled = "NAME has been enabled."
     /// The flash after removing a user.
     public var removed = "NAME has been removed; their sessions have ended."
+    /// The flash after turning a user's two-factor sign-in off.
+    public var twoFactorReset = "Two-factor sign-in is off for NAME: their password alone signs them in."
+    /// The refusal of turning two-factor sign-in off for a user who does not have it on.
+    public var twoFactorNotOn = "NAME does not have two-factor sign-in on."
     /// The flash after ending a user's sessions.
     public var sessionsEnded = "Every session of NAME has ended."
     /// The refusal of a name that is taken.

@@ -1,10 +1,10 @@
 /// The admin's users page's built-in template, rendered in the app's layout. An app restyles
 /// it by writing its own `views/admin/users.mustache` from the same values.
 public enum UsersTemplates {
-    /// `admin/users`: `users` (each `username`, `name`, `roles`, `disabled`), `canManage` or
-    /// `readOnly` (the message), `action` (the page's path: forms post to `action/add`,
-    /// `action/password`, `action/roles`, `action/disable`, `action/enable`, `action/remove`,
-    /// `action/sign-out`, each with the field `username`), `minimumLength`, and on a refusal
+    /// `admin/users`: `users` (each `username`, `name`, `roles`, `disabled`, `twoFactor`),
+    /// `canManage` or `readOnly` (the message), `action` (the page's path: forms post to
+    /// `action/add`, `action/password`, `action/roles`, `action/disable`, `action/enable`,
+    /// `action/remove`, `action/sign-out`, `action/two-factor-off`, each with the field `username`), `minimumLength`, and on a refusal
     /// `problem` (a row's form: the message; its user's `rolesList` is what was typed) or
     /// `form` (the add form: `form.errors.FIELD`, `form.values.FIELD`; never a password).
     public static let users = """
@@ -15,7 +15,7 @@ public enum UsersTemplates {
           <thead><tr><th scope="col">Username</th><th scope="col">Name</th><th scope="col">Roles</th>{{#canManage}}<th scope="col">Status</th><th scope="col">Manage</th>{{/canManage}}</tr></thead>
           <tbody>
             {{#users}}
-            <tr data-user="{{username}}"{{#disabled}} data-disabled{{/disabled}}><td>{{username}}</td><td>{{name}}</td><td>{{roles}}</td>{{#canManage}}<td>{{#disabled}}Disabled{{/disabled}}{{^disabled}}Enabled{{/disabled}}</td>
+            <tr data-user="{{username}}"{{#disabled}} data-disabled{{/disabled}}><td>{{username}}</td><td>{{name}}</td><td>{{roles}}</td>{{#canManage}}<td>{{#disabled}}Disabled{{/disabled}}{{^disabled}}Enabled{{/disabled}}{{#twoFactor}}, <span data-two-factor>two-factor on</span>{{/twoFactor}}</td>
               <td>
                 <form class="inline" method="post" action="{{action}}/password">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
                   <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="{{minimumLength}}" required></label> <button type="submit">Set password</button></form>
@@ -24,6 +24,7 @@ public enum UsersTemplates {
                 {{#disabled}}<form class="inline" method="post" action="{{action}}/enable">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Enable</button></form>{{/disabled}}
                 {{^disabled}}<form class="inline" method="post" action="{{action}}/disable">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Disable</button></form>{{/disabled}}
                 <form class="inline" method="post" action="{{action}}/sign-out">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">End sessions</button></form>
+                {{#twoFactor}}<form class="inline" method="post" action="{{action}}/two-factor-off">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Turn off two-factor</button></form>{{/twoFactor}}
                 <form class="inline" method="post" action="{{action}}/remove">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Remove</button></form>
               </td>{{/canManage}}</tr>
             {{/users}}

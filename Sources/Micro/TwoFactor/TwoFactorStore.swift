@@ -105,6 +105,13 @@ final class TwoFactorStore: Sendable {
         }
     }
 
+    /// The users who have it on (their ``Username/key(_:)``), for the admin's users page.
+    func enabledUsers() async throws -> Set<String> {
+        try await database.run("list users with a second factor") { sql in
+            Set(try await sql.select().column("username").from("micro_two_factor").all(decodingColumn: "username", as: String.self))
+        }
+    }
+
     /// Whether any user has it on.
     func anyEnabled() async throws -> Bool {
         try await database.run("look for users with a second factor") { sql in
