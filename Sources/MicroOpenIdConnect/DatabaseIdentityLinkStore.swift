@@ -19,15 +19,28 @@ import Micro
 /// same database), triggers delete a user's links when their row is deleted or renamed,
 /// whoever does it (the app, `remove-user`, plain SQL); and a link found to name a user the
 /// store no longer holds is dropped then (``unlink(_:)``).
+///
+/// Links expire: a sign-in following one notes it used (`last_used_at`, written at most once
+/// a day, so that most sign-ins only read), and making a link first deletes links unused for
+/// ``retention``, a bounded batch at a time; so the table stays bounded without a background job.
 public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     /// The database.
     public let database: Database
+    /// How long a link unused is kept (``IdentityLinkRetention/default``: a year); past it the
+    /// link is as none, and the next sign-in links afresh.
+    public let retention: TimeInterval
+
+    /// The most expired links one new link deletes besides its own: more than one, so that the
+    /// expired rows are gone faster than new ones come, yet one sign-in's work stays small.
+    static let expiredBatch = 100
 
     /// The store over `database`: creates its table when missing, and with `usersTable` (a
     /// plain name: letters, digits, `_`) the triggers that drop the links of users deleted
     /// from that table.
-    public init(_ database: Database, usersTable: String? = nil) async throws(ConfigurationError) {
+    public init(_ database: Database, usersTable: String? = nil,
+                retention: TimeInterval = IdentityLinkRetention.default) async throws(ConfigurationError) {
         self.database = database
+        self.retention = retention
         var list = Self.migrations
         if let usersTable {
             guard usersTable.range(of: "^[A-Za-z_][A-Za-z0-9_]{0,62}$", options: .regularExpression) != nil else {
@@ -49,7 +62,17 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
                 .primaryKey("issuer", "subject")
                 .unique("issuer", "username")
                 .run()
-        }
+        },
+        Migration("micro 3 identity links last used") { sql in
+            try await sql.alter(table: "micro_identity_links")
+                .column("last_used_at", type: .bigint, .notNull, .default(SQLLiteral.numeric("0"))).run()
+            // The links made before count as used now: each keeps a full retention from the
+            // upgrade, rather than all expiring at once (0 would read as long unused), and none
+            // is kept for ever (as 0 read as "now" would be, while unused).
+            let now = Int64(Date().timeIntervalSince1970)
+            try await sql.update("micro_identity_links").set("last_used_at", to: SQLBind(now))
+                .where("last_used_at", .equal, SQLBind(Int64(0))).run()
+        },
     ]
 
     /// The triggers deleting the links of a user whose row in `table` is deleted or renamed.
@@ -89,34 +112,83 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
         let issuer: String
         let subject: String
         let username: String
+        let lastUsedAt: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case issuer, subject, username
+            case lastUsedAt = "last_used_at"
+        }
     }
 
-    public func username(linkedTo identity: ExternalIdentity) async throws -> String? {
+    /// The last use before which a link has expired at `now`.
+    private func cutoff(_ now: Date) -> Int64 { Int64(now.timeIntervalSince1970 - retention) }
+
+    /// The unexpired link of `identity` at `now`.
+    private func row(_ identity: ExternalIdentity, at now: Date) async throws -> Row? {
         try await database.run("read an identity link") { sql in
-            try await sql.select().columns("issuer", "subject", "username").from("micro_identity_links")
+            try await sql.select().columns("issuer", "subject", "username", "last_used_at").from("micro_identity_links")
                 .where("issuer", .equal, identity.issuer).where("subject", .equal, identity.subject)
-                .first(decoding: Row.self)?.username
+                .where("last_used_at", .greaterThanOrEqual, cutoff(now))
+                .first(decoding: Row.self)
         }
+    }
+
+    /// The username `identity` is linked to, judged at wall time; not noted as a use.
+    public func username(linkedTo identity: ExternalIdentity) async throws -> String? {
+        try await row(identity, at: Date())?.username
+    }
+
+    public func follow(_ identity: ExternalIdentity, at now: Date) async throws -> String? {
+        guard let row = try await row(identity, at: now) else { return nil }
+        let seconds = Int64(now.timeIntervalSince1970)
+        if row.lastUsedAt < seconds - IdentityLinkRetention.useGranularity {
+            // Conditional, so that instances noting the same sign-in at once write it once.
+            try await database.run("note an identity link used") { sql in
+                try await sql.update("micro_identity_links").set("last_used_at", to: SQLBind(seconds))
+                    .where("issuer", .equal, identity.issuer).where("subject", .equal, identity.subject)
+                    .where("last_used_at", .lessThan, seconds - IdentityLinkRetention.useGranularity)
+                    .run()
+            }
+        }
+        return row.username
     }
 
     public func identity(linkedTo username: String, issuer: String) async throws -> ExternalIdentity? {
         try await database.run("read an identity link") { sql in
-            try await sql.select().columns("issuer", "subject", "username").from("micro_identity_links")
+            try await sql.select().columns("issuer", "subject", "username", "last_used_at").from("micro_identity_links")
                 .where("issuer", .equal, issuer).where("username", .equal, username)
+                .where("last_used_at", .greaterThanOrEqual, cutoff(Date()))
                 .first(decoding: Row.self).map { ExternalIdentity(issuer: $0.issuer, subject: $0.subject) }
         }
     }
 
     public func link(_ identity: ExternalIdentity, to username: String) async throws -> Bool {
-        let now = Int64(Date().timeIntervalSince1970)
+        try await link(identity, to: username, at: Date())
+    }
+
+    public func link(_ identity: ExternalIdentity, to username: String, at now: Date) async throws -> Bool {
+        let seconds = Int64(now.timeIntervalSince1970)
+        let cutoff = cutoff(now)
         return try await database.run("link an identity") { sql in
+            // An expired link of either side is as none: gone first, so that it blocks nothing.
+            try await sql.raw("""
+                DELETE FROM micro_identity_links
+                WHERE issuer = \(bind: identity.issuer) AND (subject = \(bind: identity.subject) OR username = \(bind: username))
+                AND last_used_at < \(bind: cutoff)
+                """).run()
+            // Then a bounded batch of the others, so that the table stays bounded.
+            try await sql.raw("""
+                DELETE FROM micro_identity_links WHERE (issuer, subject) IN (
+                    SELECT issuer, subject FROM micro_identity_links WHERE last_used_at < \(bind: cutoff)
+                    LIMIT \(unsafeRaw: String(Self.expiredBatch)))
+                """).run()
             // Either constraint stops a second link; what is in the table afterwards decides.
             try await sql.raw("""
-                INSERT INTO micro_identity_links (issuer, subject, username, linked_at)
-                VALUES (\(bind: identity.issuer), \(bind: identity.subject), \(bind: username), \(bind: now))
+                INSERT INTO micro_identity_links (issuer, subject, username, linked_at, last_used_at)
+                VALUES (\(bind: identity.issuer), \(bind: identity.subject), \(bind: username), \(bind: seconds), \(bind: seconds))
                 ON CONFLICT DO NOTHING
                 """).run()
-            let linked = try await sql.select().columns("issuer", "subject", "username").from("micro_identity_links")
+            let linked = try await sql.select().columns("issuer", "subject", "username", "last_used_at").from("micro_identity_links")
                 .where("issuer", .equal, identity.issuer).where("subject", .equal, identity.subject)
                 .first(decoding: Row.self)
             return linked?.username == username

@@ -1,10 +1,36 @@
+import Foundation
 import Synchronization
 
 /// Identity links kept in this process: forgotten on restart, not shared between instances.
+///
+/// Bounded: a link unused for ``retention`` is as none (deleted when met), and a link made with
+/// ``capacity`` links kept first deletes the expired ones, then if need be the least recently
+/// used, as a restart would forget it (its next sign-in links afresh, by username or verified
+/// email). Sweeping only when full keeps making a link cheap.
 public final class MemoryIdentityLinkStore: IdentityLinkStore {
+    private struct Link {
+        var username: String
+        var lastUsedAt: Date
+    }
+
     private struct Links {
-        var usernames: [ExternalIdentity: String] = [:]
+        var usernames: [ExternalIdentity: Link] = [:]
         var identities: [UsernameAtIssuer: ExternalIdentity] = [:]
+
+        mutating func remove(_ identity: ExternalIdentity) {
+            guard let link = usernames.removeValue(forKey: identity) else { return }
+            identities[UsernameAtIssuer(username: link.username, issuer: identity.issuer)] = nil
+        }
+
+        /// The unexpired link of `identity`; an expired one is removed.
+        mutating func live(_ identity: ExternalIdentity, at now: Date, retention: TimeInterval) -> Link? {
+            guard let link = usernames[identity] else { return nil }
+            guard now.timeIntervalSince(link.lastUsedAt) <= retention else {
+                remove(identity)
+                return nil
+            }
+            return link
+        }
     }
 
     private struct UsernameAtIssuer: Hashable {
@@ -14,35 +40,70 @@ public final class MemoryIdentityLinkStore: IdentityLinkStore {
 
     private let links = Mutex(Links())
 
-    /// An empty store.
-    public init() {}
+    /// How long a link unused is kept (``IdentityLinkRetention/default``: a year).
+    public let retention: TimeInterval
+    /// The most links kept: in the `any` mapping every person the provider vouches for makes one.
+    public let capacity: Int
 
+    /// An empty store.
+    public init(retention: TimeInterval = IdentityLinkRetention.default, capacity: Int = 100_000) {
+        self.retention = retention
+        self.capacity = max(1, capacity)
+    }
+
+    /// The username `identity` is linked to, judged at wall time; not noted as a use.
     public func username(linkedTo identity: ExternalIdentity) async throws -> String? {
-        links.withLock { $0.usernames[identity] }
+        links.withLock { $0.live(identity, at: Date(), retention: retention)?.username }
+    }
+
+    public func follow(_ identity: ExternalIdentity, at now: Date) async throws -> String? {
+        links.withLock { links in
+            guard let link = links.live(identity, at: now, retention: retention) else { return nil }
+            // Noted as the database store notes it (at most daily), so both expire alike.
+            if now.timeIntervalSince(link.lastUsedAt) > TimeInterval(IdentityLinkRetention.useGranularity) {
+                links.usernames[identity]?.lastUsedAt = now
+            }
+            return link.username
+        }
     }
 
     public func identity(linkedTo username: String, issuer: String) async throws -> ExternalIdentity? {
-        links.withLock { $0.identities[UsernameAtIssuer(username: username, issuer: issuer)] }
+        links.withLock { links in
+            guard let identity = links.identities[UsernameAtIssuer(username: username, issuer: issuer)] else { return nil }
+            return links.live(identity, at: Date(), retention: retention) == nil ? nil : identity
+        }
     }
 
     public func link(_ identity: ExternalIdentity, to username: String) async throws -> Bool {
+        try await link(identity, to: username, at: Date())
+    }
+
+    public func link(_ identity: ExternalIdentity, to username: String, at now: Date) async throws -> Bool {
         links.withLock { links in
             let key = UsernameAtIssuer(username: username, issuer: identity.issuer)
+            _ = links.live(identity, at: now, retention: retention)
+            if let other = links.identities[key] { _ = links.live(other, at: now, retention: retention) }
             switch (links.usernames[identity], links.identities[key]) {
             case (nil, nil):
-                links.usernames[identity] = username
+                if links.usernames.count >= capacity {
+                    // Expired links first; when none is, the least recently used goes.
+                    let expired = links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) > retention }.map(\.key)
+                    for identity in expired { links.remove(identity) }
+                    if links.usernames.count >= capacity,
+                        let oldest = links.usernames.min(by: { $0.value.lastUsedAt < $1.value.lastUsedAt })?.key {
+                        links.remove(oldest)
+                    }
+                }
+                links.usernames[identity] = Link(username: username, lastUsedAt: now)
                 links.identities[key] = identity
                 return true
-            case (let linkedUser, let linkedIdentity):
-                return linkedUser == username && linkedIdentity == identity
+            case (let linked, let linkedIdentity):
+                return linked?.username == username && linkedIdentity == identity
             }
         }
     }
 
     public func unlink(_ identity: ExternalIdentity) async throws {
-        links.withLock { links in
-            guard let username = links.usernames.removeValue(forKey: identity) else { return }
-            links.identities[UsernameAtIssuer(username: username, issuer: identity.issuer)] = nil
-        }
+        links.withLock { $0.remove(identity) }
     }
 }

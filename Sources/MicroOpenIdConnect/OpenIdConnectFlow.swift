@@ -85,7 +85,7 @@ final class OpenIdConnectFlow: Sendable {
             guard let users = authentication?.users else { throw .notAllowed("this app has no user store (app.use(Authentication(...)) is missing).") }
             let context = OpenIdConnectUserMapping.Context(
                 claims: claims, users: users, links: settings.links, rolesClaim: settings.rolesClaim, hasher: authentication?.hasher ?? .shared,
-                linkBy: settings.linkBy)
+                linkBy: settings.linkBy, now: now)
             do {
                 return try await settings.users.map(context)
             } catch let error as OpenIdConnectError {

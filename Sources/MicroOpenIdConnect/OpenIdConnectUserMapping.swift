@@ -1,3 +1,4 @@
+import Foundation
 import Micro
 
 /// How verified claims become the signed-in user: ``existing`` (the provider's user must be
@@ -22,6 +23,9 @@ public struct OpenIdConnectUserMapping: Sendable {
         public let hasher: PasswordHasher
         /// Which claim names the user on a first sign-in.
         public var linkBy: IdentityLinkClaim = .username
+        /// The sign-in's time (the app's `settings.clock`): links are followed, made and
+        /// expired by it, so that tests travel in time without sleeping.
+        public var now: Date = Date()
     }
 
     /// The user to sign in, and the stamp their session stands by.
@@ -71,7 +75,7 @@ public struct OpenIdConnectUserMapping: Sendable {
     }) { context in
         let identity = context.claims.identity
         let username: String
-        if let linked = try await context.links.username(linkedTo: identity) {
+        if let linked = try await context.links.follow(identity, at: context.now) {
             if let stored = try await context.users.find(username: linked, using: context.hasher) {
                 return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
             }
@@ -83,7 +87,7 @@ public struct OpenIdConnectUserMapping: Sendable {
             guard let name = candidateName(context.claims, by: context.linkBy) else {
                 throw OpenIdConnectError.notAllowed("the provider sent neither a username nor a verified email address.")
             }
-            guard try await context.links.link(identity, to: name) else {
+            guard try await context.links.link(identity, to: name, at: context.now) else {
                 throw OpenIdConnectError.notAllowed("the name your provider gives you is already used here by another account at the provider.")
             }
             username = name
@@ -120,14 +124,14 @@ public struct OpenIdConnectUserMapping: Sendable {
     /// first one: otherwise a new user given that name later would inherit the link.
     static func storeUser(_ context: Context) async throws -> StoredUser? {
         let identity = context.claims.identity
-        if let linked = try await context.links.username(linkedTo: identity) {
+        if let linked = try await context.links.follow(identity, at: context.now) {
             if let stored = try await context.users.find(username: linked, using: context.hasher) { return stored }
             try await context.links.unlink(identity)
         }
         guard let name = candidateName(context.claims, by: context.linkBy),
             let stored = try await context.users.find(username: name, using: context.hasher)
         else { return nil }
-        guard try await context.links.link(identity, to: stored.user.username) else { throw unmatched }
+        guard try await context.links.link(identity, to: stored.user.username, at: context.now) else { throw unmatched }
         return stored
     }
 }

@@ -34,6 +34,8 @@ final class HostileProvider: Sendable {
         var jwksFetches = 0
         var tokenRequests: [[String: String]] = []
         var tokenAuthorization: [String?] = []
+        /// Added to the wall time the tokens are stamped with: the app's clock, moved.
+        var clockOffset: TimeInterval = 0
     }
 
     enum ClaimValue: Sendable, Encodable {
@@ -166,7 +168,7 @@ final class HostileProvider: Sendable {
     }
 
     func makeToken(spoil: Spoil, claims base: [String: ClaimValue], issuer: String, nonce: String) throws -> String {
-        let now = Date().timeIntervalSince1970
+        let now = Date().timeIntervalSince1970 + state.withLock { $0.clockOffset }
         var claims = base
         claims["iss"] = .string(spoil == .wrongIssuer ? "http://127.0.0.1:1" : issuer)
         claims["aud"] = spoil == .wrongAudience ? .string("someone-else") : spoil == .severalAudiencesWithoutAzp ? .strings([Self.clientId, "other"]) : .string(Self.clientId)

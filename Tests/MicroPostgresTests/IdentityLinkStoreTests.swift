@@ -124,6 +124,64 @@ extension MicroPostgresTests {
             }
         }
 
+        @Test(arguments: TestDatabaseKind.available)
+        func anExpiredLinkIsAsNoneAndMakingALinkDeletesExpiredOnes(_ kind: TestDatabaseKind) async throws {
+            try await kind.with(instances: 2) { (databases: [Database]) async throws in
+                let one = try await DatabaseIdentityLinkStore(databases[0])
+                let two = try await DatabaseIdentityLinkStore(databases[1])
+                let start = Date(timeIntervalSince1970: 2_000_000_000)
+                let day: TimeInterval = 86_400
+                #expect(try await one.link(identity("sub-ann"), to: "ann", at: start))
+                #expect(try await one.link(identity("sub-bob"), to: "bob", at: start))
+                // Bob signs in within the year; ann does not.
+                #expect(try await two.follow(identity("sub-bob"), at: start.addingTimeInterval(300 * day)) == "bob")
+                let later = start.addingTimeInterval(366 * day)
+                #expect(try await two.follow(identity("sub-ann"), at: later) == nil)
+                #expect(try await two.follow(identity("sub-bob"), at: later) == "bob")
+                // Ann's name goes to the next first sign-in, and her expired row is deleted.
+                #expect(try await two.link(identity("sub-new-ann"), to: "ann", at: later))
+                let rows = try await databases[0].sql.select().column("subject").from("micro_identity_links").all()
+                    .map { try $0.decode(column: "subject", as: String.self) }
+                #expect(Set(rows) == ["sub-bob", "sub-new-ann"])
+            }
+        }
+
+        @Test(arguments: TestDatabaseKind.available)
+        func aLinksLastUseIsWrittenAtMostOnceADay(_ kind: TestDatabaseKind) async throws {
+            try await kind.with { (databases: [Database]) async throws in
+                let links = try await DatabaseIdentityLinkStore(databases[0])
+                let start = Date(timeIntervalSince1970: 2_000_000_000)
+                func lastUsed() async throws -> Int64? {
+                    try await databases[0].sql.select().column("last_used_at").from("micro_identity_links").first()?
+                        .decode(column: "last_used_at", as: Int64.self)
+                }
+                #expect(try await links.link(identity("sub-ann"), to: "ann", at: start))
+                #expect(try await links.follow(identity("sub-ann"), at: start.addingTimeInterval(3_600)) == "ann")
+                #expect(try await lastUsed() == 2_000_000_000)
+                #expect(try await links.follow(identity("sub-ann"), at: start.addingTimeInterval(90_000)) == "ann")
+                #expect(try await lastUsed() == 2_000_090_000)
+            }
+        }
+
+        @Test(arguments: TestDatabaseKind.available)
+        func linksMadeBeforeTheUpgradeCountAsUsedAtIt(_ kind: TestDatabaseKind) async throws {
+            try await kind.with { (databases: [Database]) async throws in
+                // The table as the first migration made it, with a link made long ago.
+                let sql = databases[0].sql
+                try await sql.raw("""
+                    CREATE TABLE micro_identity_links (issuer TEXT NOT NULL, subject TEXT NOT NULL, username TEXT NOT NULL,
+                        linked_at BIGINT NOT NULL, PRIMARY KEY (issuer, subject), UNIQUE (issuer, username))
+                    """).run()
+                try await sql.insert(into: "micro_identity_links").columns("issuer", "subject", "username", "linked_at")
+                    .values(SQLBind(issuer), SQLBind("sub-ann"), SQLBind("ann"), SQLBind(Int64(1_000_000_000))).run()
+                let links = try await DatabaseIdentityLinkStore(databases[0])
+                // A year on from the upgrade it has expired; within it, it stands (read first, as
+                // following it would note a use).
+                #expect(try await links.follow(identity("sub-ann"), at: Date().addingTimeInterval(366 * 86_400)) == nil)
+                #expect(try await links.follow(identity("sub-ann"), at: Date().addingTimeInterval(300 * 86_400)) == "ann")
+            }
+        }
+
         @Test func aUsersTableThatIsNoPlainNameIsRefused() async throws {
             try await TestDatabaseKind.sqlite.with { (databases: [Database]) async throws in
                 await #expect(throws: ConfigurationError.self) {
