@@ -7,8 +7,8 @@ import Foundation
 /// who did it.
 struct UserAdminRoutes {
     let service: AccountsService
-    private var settings: Accounts { service.settings }
-    private var texts: UsersPageTexts { settings.usersTexts }
+    var settings: Accounts { service.settings }
+    var texts: UsersPageTexts { settings.usersTexts }
 
     /// The most roles a user may be given at once, and the longest display name.
     static let maximumRoles = 32
@@ -29,12 +29,12 @@ struct UserAdminRoutes {
 
     // MARK: The page
 
-    private func users(_ request: Request) -> (any UserStore)? {
+    func users(_ request: Request) -> (any UserStore)? {
         request.services.extension(AuthenticationService.self)?.settings.users
     }
 
     /// The page, with `problem` (a row's refusal) or `form` (the add form's) on a refusal.
-    private func page(
+    func page(
         _ request: Request, problem: String? = nil, typedRoles: (user: String, roles: String)? = nil, form: FormError? = nil
     ) async throws -> Response {
         try request.authorize(role: settings.adminRole)
@@ -77,20 +77,20 @@ struct UserAdminRoutes {
     // MARK: The changes
 
     /// The admin and the store, or the answer that there is none to change.
-    private func begin(_ request: Request) throws -> (admin: User, store: any ManagedUserStore) {
+    func begin(_ request: Request) throws -> (admin: User, store: any ManagedUserStore) {
         let admin = try request.authorize(role: settings.adminRole)
         guard let store = users(request) as? any ManagedUserStore else { throw HttpError(.forbidden, texts.readOnly) }
         return (admin, store)
     }
 
     /// The user a row's form names, in its enforced form; a 404 when it is no name.
-    private func target(_ request: Request) throws -> String {
+    func target(_ request: Request) throws -> String {
         let typed = String((request.params["username"] ?? "").prefix(256))
         guard let name = try? Username.enforce(typed) else { throw HttpError(.notFound, texts.noSuchUser) }
         return name
     }
 
-    private func add(_ request: Request) async throws -> Response {
+    func add(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
         let typed = (request.params["new_username"] ?? "").trimmingSpaces()
         let name = (request.params["name"] ?? "").trimmingSpaces()
@@ -142,120 +142,17 @@ struct UserAdminRoutes {
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: texts.added)
     }
 
-    private func setPassword(_ request: Request) async throws -> Response {
-        let (admin, store) = try begin(request)
-        let username = try target(request)
-        let password = request.params["new_password"] ?? ""
-        if let problem = settings.passwordRules.problem(with: password, username: username) {
-            return try await page(request, problem: "\(username): \(problem)")
-        }
-        let hash = try await hash(password, request)
-        let set: Bool
-        do { set = try await store.setPasswordHash(of: username, to: hash) } catch { throw unavailable(request, error) }
-        guard set else { throw HttpError(.notFound, texts.noSuchUser) }
-        await endSessions(of: username, request)
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.passwordReset, flash: texts.passwordSet)
-    }
-
-    private func setRoles(_ request: Request) async throws -> Response {
-        let (admin, store) = try begin(request)
-        let username = try target(request)
-        let typed = String((request.params["roles"] ?? "").prefix(2048))
-        guard let roles = Self.roles(typed) else {
-            return try await page(request, problem: "\(username): \(texts.badRoles)", typedRoles: (username, typed))
-        }
-        let change: UserChange
-        do {
-            change = try await store.setRoles(of: username, to: roles, keepingOne: settings.adminRole)
-        } catch {
-            throw unavailable(request, error)
-        }
-        if let refused = try await refusal(change, request, username: username, typedRoles: (username, typed)) { return refused }
-        // The user's stamp holds their roles: their sessions are over, and the next sign-in
-        // brings the new roles.
-        return try await done(
-            request, admin: admin, user: username, event: ActivityEvent.Kind.rolesChanged, flash: texts.rolesChanged,
-            detail: roles.isEmpty ? "none" : roles.joined(separator: " "))
-    }
-
-    private func setDisabled(_ request: Request, _ disabled: Bool) async throws -> Response {
-        let (admin, store) = try begin(request)
-        let username = try target(request)
-        let change: UserChange
-        do {
-            change = try await store.setDisabled(disabled, username: username, keepingOne: settings.adminRole)
-        } catch {
-            throw unavailable(request, error)
-        }
-        if let refused = try await refusal(change, request, username: username) { return refused }
-        // Enabling ends them too: the stamp the user had before being disabled is theirs
-        // again, and no cookie from before may come back to life with it.
-        await endSessions(of: username, request)
-        return try await done(
-            request, admin: admin, user: username, event: disabled ? ActivityEvent.Kind.userDisabled : ActivityEvent.Kind.userEnabled,
-            flash: disabled ? texts.disabled : texts.enabled)
-    }
-
-    private func remove(_ request: Request) async throws -> Response {
-        let (admin, store) = try begin(request)
-        let username = try target(request)
-        let change: UserChange
-        do {
-            change = try await store.removeUser(username: username, keepingOne: settings.adminRole)
-        } catch {
-            throw unavailable(request, error)
-        }
-        if let refused = try await refusal(change, request, username: username) { return refused }
-        await endSessions(of: username, request)
-        await forgetLeftovers(of: username, request)
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userRemoved, flash: texts.removed)
-    }
-
-    /// Turns the user's second factor off, for one who lost their device and recovery codes:
-    /// their password alone signs them in again. Their sessions stay.
-    private func turnTwoFactorOff(_ request: Request) async throws -> Response {
-        let (admin, _) = try begin(request)
-        let username = try target(request)
-        guard let store = request.twoFactor?.store else { throw HttpError(.notFound, texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
-        let turnedOff: Bool
-        do { turnedOff = try await store.disable(Username.key(username)) } catch { throw unavailable(request, error) }
-        guard turnedOff else { return try await page(request, problem: texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.twoFactorDisabled, flash: texts.twoFactorReset)
-    }
-
-    /// Deletes the API tokens and the second factor kept under `username` in the account
-    /// pages' tables: after a removal, and before an add (a user removed some other way, by
-    /// `remove-user` or SQL, left them), so that a new user of the name inherits neither.
-    private func forgetLeftovers(of username: String, _ request: Request) async {
-        do {
-            try await request.services.extension(ApiTokenService.self)?.store.removeAll(of: username)
-            _ = try await request.twoFactor?.store?.disable(Username.key(username))
-        } catch {
-            request.logger.error("Cannot delete the tokens or second factor left by \(username): \(error)")
-        }
-    }
-
-    private func endSessions(_ request: Request) async throws -> Response {
-        let (admin, store) = try begin(request)
-        let username = try target(request)
-        let exists: Bool
-        do { exists = try await store.find(username: username, using: request.authenticationSettings?.hasher ?? .shared) != nil } catch { throw unavailable(request, error) }
-        guard exists else { throw HttpError(.notFound, texts.noSuchUser) }
-        await endSessions(of: username, request)
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.sessionsEnded, flash: texts.sessionsEnded)
-    }
-
     // MARK: Pieces
 
     /// Ends every session of `username` begun until now, on every instance that shares the
     /// revocations, and takes them off the sessions page.
-    private func endSessions(of username: String, _ request: Request) async {
+    func endSessions(of username: String, _ request: Request) async {
         request.services.sessions.revokeSessions(of: username, now: request.session.now)
         _ = try? await settings.sessions.removeAll(of: username, keeping: nil)
     }
 
     /// The answer to a change the store refused; nil when it was made.
-    private func refusal(
+    func refusal(
         _ change: UserChange, _ request: Request, username: String, typedRoles: (user: String, roles: String)? = nil
     ) async throws -> Response? {
         switch change {
@@ -268,7 +165,7 @@ struct UserAdminRoutes {
     }
 
     /// The add form again, with what was typed but the password.
-    private func refuse(_ request: Request, _ errors: FieldErrors) async throws -> Response {
+    func refuse(_ request: Request, _ errors: FieldErrors) async throws -> Response {
         // What a page cannot show (controls, terminal escapes) is not shown back either.
         let kept = request.params.form.filter { $0.name != "password" && $0.name != "new_password" && $0.name != "_csrf" }.map { field in
             (name: field.name, value: String(String.UnicodeScalarView(field.value.prefix(1024).unicodeScalars.map {
@@ -281,7 +178,7 @@ struct UserAdminRoutes {
     }
 
     /// Records the change for `user`, naming the admin, and goes back to the page.
-    private func done(
+    func done(
         _ request: Request, admin: User, user: String, event: String, flash: String, detail: String = ""
     ) async throws -> Response {
         await service.record(request, username: user, event: event, detail: (detail.isEmpty ? "" : detail + " ") + "by \(admin.username)")
@@ -289,7 +186,7 @@ struct UserAdminRoutes {
         try request.redirect(to: settings.usersPath)
     }
 
-    private func hash(_ password: String, _ request: Request) async throws -> String {
+    func hash(_ password: String, _ request: Request) async throws -> String {
         guard let authentication = request.services.extension(AuthenticationService.self) else {
             throw ConfigurationError("The users page needs app.use(Authentication(users: ...)).")
         }
@@ -298,7 +195,7 @@ struct UserAdminRoutes {
     }
 
     /// A 503 for a store that cannot be read or written now; the log has why.
-    private func unavailable(_ request: Request, _ error: any Error) -> any Error {
+    func unavailable(_ request: Request, _ error: any Error) -> any Error {
         if error is HttpError { return error }
         request.logger.error("The users page cannot use the user store: \(error)")
         return HttpError(.serviceUnavailable, "The users cannot be changed right now. Please try again in a minute.", headers: ["Retry-After": "60"])
