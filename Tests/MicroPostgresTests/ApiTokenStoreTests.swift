@@ -93,7 +93,7 @@ extension MicroPostgresTests {
                 let appOne = makeApp(one, clock: clock), appTwo = makeApp(two, clock: clock)
                 let browser = TestClient(appOne)
                 _ = try await browser.signIn("ann", "ann-password")
-                let made = try await browser.post("/account/tokens", form: ["name": "shared"])
+                let made = try await browser.post("/account/tokens", form: ["name": "shared", "current_password": "ann-password"])
                 let range = try #require(made.text.range(of: #"data-token="micro_[A-Za-z0-9_-]+""#, options: .regularExpression))
                 let token = String(made.text[range].dropFirst("data-token=\"".count).dropLast())
                 // Made on one, it works on both (and is now in the other's memory).

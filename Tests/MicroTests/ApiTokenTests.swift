@@ -66,9 +66,11 @@ import Testing
     }
 
     /// Makes a token through the form; returns it as the page shows it.
-    private func makeToken(_ client: TestClient, name: String = "deploy script", days: String? = nil) async throws -> String {
-        var form: KeyValuePairs<String, String> = ["name": name]
-        if let days { form = ["name": name, "expires_in_days": days] }
+    private func makeToken(
+        _ client: TestClient, name: String = "deploy script", days: String? = nil, password: String = "ann-password"
+    ) async throws -> String {
+        var form: KeyValuePairs<String, String> = ["name": name, "current_password": password]
+        if let days { form = ["name": name, "expires_in_days": days, "current_password": password] }
         let page = try await client.post("/account/tokens", form: form)
         #expect(page.status == .ok, "\(name): \(page.text.suffix(300))")
         return try #require(Self.token(in: page.text))
@@ -159,7 +161,7 @@ import Testing
         let revokedId = try #require(listed.first { $0["name"] == "revoked" }?["id"])
         #expect(try await browser.post("/account/tokens/\(revokedId)/revoke", form: [:]).status == .seeOther)
         for index in 0..<48 { _ = try await makeToken(browser, name: "token \(index)") }
-        let refused = try await browser.post("/account/tokens", form: ["name": "one too many"])
+        let refused = try await browser.post("/account/tokens", form: ["name": "one too many", "current_password": "ann-password"])
         #expect(refused.status == .unprocessableEntity)
         #expect(refused.text.contains("the most there may be"))
         #expect(Self.token(in: refused.text) == nil)
@@ -168,10 +170,10 @@ import Testing
         let later = try await signedIn(fixture.app)
         _ = try await makeToken(later, name: "room again")
         _ = try await makeToken(later, name: "and once more")
-        #expect(try await later.post("/account/tokens", form: ["name": "no more"]).status == .unprocessableEntity)
+        #expect(try await later.post("/account/tokens", form: ["name": "no more", "current_password": "ann-password"]).status == .unprocessableEntity)
         #expect(try await later.get("/account/tokens", headers: Self.json).decode([[String: String]].self).count == 50)
         // Another user has a budget of their own.
-        _ = try await makeToken(try await signedIn(fixture.app, "user", "secret123"))
+        _ = try await makeToken(try await signedIn(fixture.app, "user", "secret123"), password: "secret123")
         if let database = fixture.database {
             // The dead ones were pruned as tokens were added: the table stays bounded.
             let rows = try await database.sql.select().column("id").from("micro_api_tokens").all()
@@ -185,7 +187,7 @@ import Testing
         defer { Task { await fixture.close() } }
         let browser = try await signedIn(fixture.app)
         for days in ["0", "366", "-1", "abc", "1e2", "٣", String(repeating: "9", count: 400)] {
-            let refused = try await browser.post("/account/tokens", form: ["name": "x", "expires_in_days": days])
+            let refused = try await browser.post("/account/tokens", form: ["name": "x", "expires_in_days": days, "current_password": "ann-password"])
             #expect(refused.status == .unprocessableEntity, "\(days)")
             #expect(refused.text.contains("Choose an expiry from 1 to 365 days."), "\(days)")
         }
@@ -233,7 +235,7 @@ import Testing
         let fixture = try await makeFixture(.sqlite)
         defer { Task { await fixture.close() } }
         let annToken = try await makeToken(try await signedIn(fixture.app))
-        let userToken = try await makeToken(try await signedIn(fixture.app, "user", "secret123"))
+        let userToken = try await makeToken(try await signedIn(fixture.app, "user", "secret123"), password: "secret123")
         let script = TestClient(fixture.app)
         #expect(try await script.get("/admin/audit", headers: Self.bearer(annToken)).status == .ok)
         #expect(try await script.get("/admin/audit", headers: Self.bearer(userToken)).status == .forbidden)
@@ -278,7 +280,7 @@ import Testing
         #expect(refused.status == .unauthorized)
         #expect(refused.headers.first(name: "Set-Cookie") == nil && refused.headers.first(name: "Cache-Control") == "no-store")
         // A token cannot make tokens; it may revoke one, with no CSRF token and no cookie.
-        #expect(try await script.post("/account/tokens", form: ["name": "more"], headers: Self.bearer(token)).status == .forbidden)
+        #expect(try await script.post("/account/tokens", form: ["name": "more", "current_password": "ann-password"], headers: Self.bearer(token)).status == .forbidden)
         let id = try #require(try await script.get("/account/tokens", headers: Self.bearer(token)).decode([[String: String]].self).first?["id"])
         let revoked = try await script.post("/account/tokens/\(id)/revoke", form: [:], headers: Self.bearer(token))
         #expect(revoked.status == .ok && revoked.headers.first(name: "Set-Cookie") == nil)
@@ -328,7 +330,7 @@ import Testing
         #expect(try await nobody.get("/account/tokens").location == "/signin")
         #expect(try await nobody.get("/account/tokens", headers: Self.json).status == .unauthorized)
         ann.sendsCsrfToken = false
-        #expect(try await ann.post("/account/tokens", form: ["name": "forged"]).status == .forbidden)
+        #expect(try await ann.post("/account/tokens", form: ["name": "forged", "current_password": "ann-password"]).status == .forbidden)
         #expect(try await ann.post("/account/tokens/\(id)/revoke", form: [:]).status == .forbidden)
     }
 
@@ -341,13 +343,13 @@ import Testing
             String(repeating: "n", count: 65), String(repeating: "\u{1F468}\u{200D}\u{1F469}", count: 2), "sep\u{2028}arator",
         ]
         for name in refused {
-            let answer = try await browser.post("/account/tokens", form: ["name": name])
+            let answer = try await browser.post("/account/tokens", form: ["name": name, "current_password": "ann-password"])
             #expect(answer.status == .unprocessableEntity, "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
             #expect(answer.text.contains("Give the token a name"))
         }
         for (label, text) in HostileText.all.prefix(12) {
             let name = String(text.prefix(ApiTokenLimits.nameLength))
-            let answer = try await browser.post("/account/tokens", form: ["name": name])
+            let answer = try await browser.post("/account/tokens", form: ["name": name, "current_password": "ann-password"])
             guard answer.status == .ok else {
                 #expect(answer.status == .unprocessableEntity, "\(label)")
                 continue
@@ -363,6 +365,25 @@ import Testing
         let raw = try await browser.request(
             .POST, "/account/tokens", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("name=%FF%FEab%C0".utf8))
         #expect(raw.status.code < 500)
+    }
+
+    @Test func makingATokenTakesTheCurrentPasswordCheckedAsASignInIs() async throws {
+        let fixture = try await makeFixture(.memory)
+        defer { Task { await fixture.close() } }
+        let browser = try await signedIn(fixture.app)
+        #expect(try await browser.get("/account/tokens").text.contains(#"name="current_password""#))
+        for password in ["", "wrong", "ann-password\u{0}"] {
+            let refused = try await browser.post("/account/tokens", form: ["name": "stolen cookie", "current_password": password])
+            #expect(refused.status == .unprocessableEntity)
+            #expect(refused.text.contains("That is not your current password."))
+            #expect(Self.token(in: refused.text) == nil)
+            #expect(!refused.text.contains("ann-password"), "never a password back in the page")
+        }
+        #expect(try await browser.get("/account/tokens", headers: Self.json).decode([[String: String]].self).isEmpty)
+        // The same budget as the sign-in form: after 5 wrong ones, a 429 even for the right one.
+        _ = try await browser.post("/account/tokens", form: ["name": "x", "current_password": "wrong again"])
+        _ = try await browser.post("/account/tokens", form: ["name": "x", "current_password": "and again"])
+        #expect(try await browser.post("/account/tokens", form: ["name": "x", "current_password": "ann-password"]).status == .tooManyRequests)
     }
 
     @Test func withCredentialsYmlThePageSaysWhyAndHasNoForm() async throws {

@@ -27,7 +27,7 @@ import Testing
 
         let owner = TestClient(app)
         try await owner.signIn("user", "secret123")
-        let made = try await owner.post("/account/tokens", form: ["name": "deploy"])
+        let made = try await owner.post("/account/tokens", form: ["name": "deploy", "current_password": "secret123"])
         let range = try #require(made.text.range(of: #"data-token="micro_[A-Za-z0-9_-]+""#, options: .regularExpression))
         let token = String(made.text[range].dropFirst("data-token=\"".count).dropLast())
         let script = TestClient(app)

@@ -10,7 +10,8 @@ import Testing
     /// An app over the users of `folder` (`user`/`secret123`, `Ann`/`ann-password`, admin) with
     /// the account pages' state in `folder`'s app.db.
     private func makeApp(
-        _ folder: TemporaryFolder, clock: TestClock, environment: Environment = .test, configure: (inout Accounts) -> Void = { _ in }
+        _ folder: TemporaryFolder, clock: TestClock, environment: Environment = .test, passwordCost: Int = 4,
+        configure: (inout Accounts) -> Void = { _ in }
     ) async throws -> (App, Database) {
         try folder.write("views/layout.mustache", "<main>{{#flashMessages}}<p class=\"flash\">{{message}}</p>{{/flashMessages}}{{{yield}}}</main>")
         let app = isolatedApp(environment: environment) {
@@ -26,7 +27,7 @@ import Testing
         }
         var authentication = Authentication(users: users)
         authentication.hasher = PasswordHasher(threads: 1)
-        authentication.passwordCost = 4
+        authentication.passwordCost = passwordCost
         app.use(authentication)
         let database = try await Database.sqlite(path: folder.file("app.db"))
         var accounts = Accounts(database: database)
@@ -437,6 +438,12 @@ import Testing
         let page = try await admin.get("/account/two-factor")
         #expect(page.status == .ok && page.text.contains("needs a second factor"))
         #expect(try await admin.get("/me", headers: ["Accept": "application/json"]).status == .forbidden)
+        // Nothing the password alone could turn into a credential that needs no code: not the
+        // tokens page, not HTTP Basic.
+        #expect(try await admin.get("/account/tokens").location == "/account/two-factor")
+        #expect(try await admin.get("/account").status == .ok)
+        let basic: HttpHeaders = ["Authorization": "Basic " + Data("ann:ann-password".utf8).base64EncodedString(), "Accept": "application/json"]
+        #expect(try await TestClient(app).get("/me", headers: basic).status == .forbidden)
         let user = TestClient(app)
         try await user.signIn("user", "secret123")
         #expect(try await user.get("/me").text == "user")
@@ -479,5 +486,48 @@ import Testing
         let again = try await admin.post("/admin/users/two-factor-off", form: ["username": "user"])
         #expect(again.status == .unprocessableEntity)
         #expect(again.text.contains("does not have two-factor sign-in on"))
+    }
+
+    @Test func aPasswordReHashedAtTheFirstStepDoesNotEndTheSecond() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let (first, database) = try await makeApp(folder, clock: clock)
+        let owner = TestClient(first)
+        try await owner.signIn("user", "secret123")
+        let (totp, _) = try await turnOn(owner, password: "secret123", clock: clock)
+        await database.shutdown()
+        // The same users with another bcrypt cost: the password step re-hashes the password.
+        let (second, again) = try await makeApp(folder, clock: clock, passwordCost: 5)
+        defer { Task { await again.shutdown() } }
+        let client = TestClient(second)
+        #expect(try await client.post("/signin", form: ["username": "user", "password": "secret123"]).location == "/signin/two-factor")
+        clock.advance(seconds: 30)
+        let done = try await client.post("/signin/two-factor", form: ["code": totp.code(at: now(clock))])
+        #expect(done.status == .seeOther && done.location == "/")
+        #expect(try await client.get("/me").text == "user")
+        let users = try SqliteUserStore(path: folder.file("users.db"))
+        #expect(try users.find(username: "user")?.passwordHash.hasPrefix("$2b$05$") == true)
+    }
+
+    @Test func anOldCookieWithASetupCannotReplaceASecondFactorThatIsOn() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let (app, database) = try await makeApp(folder, clock: clock)
+        defer { Task { await database.shutdown() } }
+        let owner = TestClient(app)
+        try await owner.signIn("user", "secret123")
+        let setup = try await owner.post("/account/two-factor/setup", form: ["current_password": "secret123"])
+        let secret = try #require(values(of: "data-totp-secret", in: setup.text).first.flatMap(Base32.decode))
+        // A copy of the cookie as it is now, holding the setup.
+        let copy = TestClient(app)
+        for (name, cookie) in owner.cookies { copy.setCookie(name, cookie.value) }
+        let totp = Totp(secret: secret)
+        #expect(try await owner.post("/account/two-factor/enable", form: ["code": totp.code(at: now(clock))]).status == .ok)
+        clock.advance(seconds: 30)
+        let replayed = try await copy.post("/account/two-factor/enable", form: ["code": totp.code(at: now(clock))])
+        #expect(replayed.status == .conflict)
+        #expect(replayed.text.contains("already on"))
     }
 }

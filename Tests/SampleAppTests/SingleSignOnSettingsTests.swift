@@ -1,4 +1,5 @@
 import Micro
+import MicroOpenIdConnect
 import Testing
 
 @testable import SampleApp
@@ -52,5 +53,14 @@ struct SingleSignOnSettingsTests {
         #expect(provider.logout)
         #expect(provider.linkBy == .email)
         #expect(!settings.acceptsPasswords)
+        // Anyone the provider vouches for adds a link: they expire when unused.
+        #expect(settings.linkRetention == IdentityLinkRetention.default)
+    }
+
+    @Test func linksOfStoreUsersLastAsLongAsTheUser() throws {
+        let settings = try SingleSignOnSettings.fromEnvironment([
+            "MICRO_OIDC_ISSUER": "https://login.example.com", "MICRO_OIDC_CLIENT_ID": "tools", "MICRO_OIDC_CLIENT_SECRET": "s",
+        ])
+        #expect(settings.linkRetention == IdentityLinkRetention.whileTheUserIsKept)
     }
 }

@@ -46,7 +46,7 @@ struct ApiTokenRoutes {
         let values: [String: Any] = [
             "title": "API tokens", "canCreate": true, "tokens": entries, "action": request.url(prefix + "/tokens"),
             "defaultDays": ApiTokenLimits.defaultDays, "minDays": ApiTokenLimits.days.lowerBound, "maxDays": ApiTokenLimits.days.upperBound,
-            "maxName": ApiTokenLimits.nameLength,
+            "maxName": ApiTokenLimits.nameLength, "needsPassword": request.signInSource == nil,
         ]
         guard let problem else { return try request.render("account/tokens", values).makeResponse(for: request) }
         var errors = FieldErrors()
@@ -77,6 +77,14 @@ struct ApiTokenRoutes {
                 let number = Int(typedDays), ApiTokenLimits.days.contains(number)
             else { return try await list(request, problem: ("expires_in_days", settings.expiryMessage)) }
             days = number
+        }
+        // A session signed in by password confirms it, checked as a sign-in is (the same
+        // throttle): a cookie alone, stolen, must not mint a credential that outlives it (GitHub
+        // asks the same). A session by single sign-on has no password here: its provider vouched.
+        if request.signInSource == nil {
+            guard try await request.checkCredentials(username: user.username, password: request.params["current_password"] ?? "") != nil else {
+                return try await list(request, problem: ("current_password", settings.wrongPasswordMessage))
+            }
         }
         let now = now(request)
         let secret = ApiTokenSecret.make()

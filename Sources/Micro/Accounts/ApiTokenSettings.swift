@@ -35,6 +35,8 @@ public struct ApiTokenSettings: Sendable {
     public var tokenByTokenMessage = "Tokens are made by a signed-in user, not with another token."
     /// The 401 of a token that is unknown, expired or revoked.
     public var invalidTokenMessage = "This API token is unknown, expired or revoked."
+    /// The refusal of a wrong current password when making a token.
+    public var wrongPasswordMessage = "That is not your current password."
 
     /// Tokens off (no store).
     public init() {}

@@ -4,7 +4,8 @@ public enum ApiTokenTemplates {
     /// `account/tokens`: `message` (why there is no form: credentials.yml, or tokens off) or
     /// `canCreate` with `action`, `defaultDays`, `minDays`, `maxDays`, `maxName`; `tokens`
     /// (each `id`, `name`, `createdAt`/`createdText`, `used` with `lastUsedAt`/`lastUsedText`, `expiresAt`/`expiresText`, `revokeAction`); on a refusal `form`
-    /// (`form.errors.name`, `form.errors.expires_in_days`, `form.values.*`).
+    /// (`form.errors.name`, `form.errors.expires_in_days`, `form.errors.current_password`,
+    /// `form.values.*`); `needsPassword` when the form must ask for the current password.
     public static let tokens = """
         <h1>{{title}}</h1>
         {{#message}}<p class="read-only">{{message}}</p>{{/message}}
@@ -31,6 +32,10 @@ public enum ApiTokenTemplates {
           <input id="expires_in_days" name="expires_in_days" type="number" min="{{minDays}}" max="{{maxDays}}" value="{{#form.values.expires_in_days}}{{form.values.expires_in_days}}{{/form.values.expires_in_days}}{{^form.values.expires_in_days}}{{defaultDays}}{{/form.values.expires_in_days}}"
             {{#form.errors.expires_in_days}}aria-invalid="true" aria-describedby="expires-error"{{/form.errors.expires_in_days}}>
           {{#form.errors.expires_in_days}}<span class="field-error" id="expires-error">{{.}}</span>{{/form.errors.expires_in_days}}</p>
+          {{#needsPassword}}<p><label for="current_password">Your current password</label><br>
+          <input id="current_password" name="current_password" type="password" autocomplete="current-password" required
+            {{#form.errors.current_password}}aria-invalid="true" aria-describedby="password-error"{{/form.errors.current_password}}>
+          {{#form.errors.current_password}}<span class="field-error" id="password-error">{{.}}</span>{{/form.errors.current_password}}</p>{{/needsPassword}}
           <p><button type="submit">Make a token</button></p>
         </form>
         {{/canCreate}}

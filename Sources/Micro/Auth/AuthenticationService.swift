@@ -86,6 +86,13 @@ final class AuthenticationService: Sendable {
         return noted.contains { $0.from == stamp && users.isCurrent($0.to, username: username) }
     }
 
+    /// Whether `stamp` is `current`, or became it when this instance re-hashed the user's
+    /// password at another cost: a step begun with the old hash (a second factor's) goes on.
+    func stands(_ stamp: CredentialStamp, as current: CredentialStamp, username: String) -> Bool {
+        if stamp == current { return true }
+        return upgrades.withLock { $0[username] }?.contains { $0.from == stamp && $0.to == current } ?? false
+    }
+
     /// After a successful sign-in: a hash of another cost than the configured one is replaced,
     /// where the store can write, on the hasher's threads (a write may wait for a lock). The
     /// sessions signed in with the old hash stay signed in. A failure leaves the old hash and is

@@ -112,6 +112,12 @@ struct TwoFactorAccountRoutes {
             return try setupPage(request, user: user, secret: secret, problem: settings.wrongCodeMessage)
         }
         let name = Username.key(user.username)
+        // An old copy of the cookie still holds a setup: it must not replace the secret and the
+        // codes of a second factor that is on (turning it off takes the password and a code).
+        guard try await store.record(of: name) == nil else {
+            request.session.remove(Self.setupKey)
+            throw HttpError(.conflict, settings.alreadyOnMessage)
+        }
         let codes = RecoveryCodes.make()
         try await store.enable(
             name, sealedSecret: try key.seal(secret, context: TwoFactorService.context(of: user.username)), usedStep: step,

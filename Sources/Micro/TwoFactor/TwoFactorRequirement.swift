@@ -1,6 +1,11 @@
 /// When the app requires a second factor (``TwoFactorSettings/requiredForRoles``): a signed-in
-/// user who must have one and has none is sent to the two-factor page until they turn it on.
-/// That page, the rest of their account and sign-out stay reachable.
+/// user who must have one and has none is sent to the two-factor page until they turn it on;
+/// only that page, the account's index and sign-out stay reachable (not, say, the tokens page,
+/// or a password alone would mint a credential that needs no code). A script's request (HTTP
+/// Basic or an API token) of such a user is refused with a `403` until they have it on.
+///
+/// A session signed in by single sign-on (``Request/signInSource``) is not held to it: the
+/// provider, where the company enforces its own second factor, vouched for the person.
 struct TwoFactorRequirement {
     let service: TwoFactorService
     let routes: TwoFactorAccountRoutes
@@ -11,17 +16,27 @@ struct TwoFactorRequirement {
     func install(in app: App) {
         let prefix = service.accountsPrefix
         app.before { request in
-            guard request.credentialsUser == nil, let user = request.currentUser, routes.mustTurnOn(user),
-                request.session[Self.confirmedKey] == nil
-            else { return }
+            guard let user = request.currentUser, routes.mustTurnOn(user) else { return }
+            if request.credentialsUser != nil {
+                // No session to remember the answer in: looked up for each such request.
+                if try await service.isOn(user.username) { return }
+                throw HttpError(.forbidden, service.settings.requiredMessage)
+            }
+            guard request.session[Self.confirmedKey] == nil, request.signInSource == nil else { return }
             let signOut = request.authenticationSettings?.signOutPath ?? "/signout"
-            if request.path == prefix || request.path.hasPrefix(prefix + "/") || request.path == signOut || request.path == signOut + "/" { return }
+            let twoFactor = prefix + "/two-factor"
+            let path = request.path
+            if path == prefix || path == prefix + "/" || path == twoFactor || path.hasPrefix(twoFactor + "/") || path == signOut
+                || path == signOut + "/"
+            {
+                return
+            }
             if try await service.isOn(user.username) {
                 request.session[Self.confirmedKey] = "1"
                 return
             }
             if request.wantsJson { throw HttpError(.forbidden, service.settings.requiredMessage) }
-            try request.redirect(to: prefix + "/two-factor")
+            try request.redirect(to: twoFactor)
         }
     }
 }

@@ -19,7 +19,7 @@ public struct TwoFactorSettings: Sendable {
     public var unavailableMessage = "These users are managed in credentials.yml: a second factor needs a users table (SQLite or PostgreSQL) and a database for the account pages."
     /// What the page says in production without `MICRO_DATA_KEY`.
     public var noKeyMessage = "Two-factor sign-in needs MICRO_DATA_KEY to be set on the server."
-    /// The refusal of a setup started while it is on.
+    /// The refusal of a setup started, or confirmed, while it is on.
     public var alreadyOnMessage = "Two-factor sign-in is already on: turn it off first."
     /// The flash after turning it off.
     public var disabledMessage = "Two-factor sign-in is off."

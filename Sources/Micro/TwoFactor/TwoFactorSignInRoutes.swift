@@ -42,7 +42,9 @@ struct TwoFactorSignInRoutes {
         // The user as the store holds them now: a password changed (or a user removed) since
         // the first step ends it.
         let stored = try await authentication.users.find(username: pending.user, using: authentication.hasher)
-        guard let stored, CredentialStamp(stored).text == pending.stamp else {
+        let signIns = request.services.extension(AuthenticationService.self)
+        guard let stored, let signIns, signIns.stands(CredentialStamp(text: pending.stamp), as: CredentialStamp(stored), username: stored.user.username)
+        else {
             request.session.remove(PendingSecondFactor.key)
             try request.redirect(to: signInPath(request))
         }

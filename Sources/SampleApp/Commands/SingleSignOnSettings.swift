@@ -9,6 +9,10 @@ struct SingleSignOnSettings {
     var provider: OpenIdConnect?
     /// Whether passwords still sign in (`MICRO_PASSWORD_SIGNIN=off` turns them off).
     var acceptsPasswords = true
+    /// How long an unused identity link stays: a year for `any` (anyone the provider vouches
+    /// for adds one); for `existing` as long as the store's user (one link per user at most,
+    /// and a dormant user's link must not be claimed again by a name).
+    var linkRetention = IdentityLinkRetention.whileTheUserIsKept
 
     /// Reads the variables; a missing partner (an issuer without a client id, a secret
     /// without an issuer) or a bad value is a ``ConfigurationError`` naming the variable.
@@ -55,7 +59,9 @@ struct SingleSignOnSettings {
         if let name = value("MICRO_OIDC_NAME") { provider.name = name }
         switch value("MICRO_OIDC_USERS")?.lowercased() {
         case nil, "existing": provider.users = .existing
-        case "any": provider.users = .any
+        case "any":
+            provider.users = .any
+            settings.linkRetention = IdentityLinkRetention.default
         case let other?: throw ConfigurationError("MICRO_OIDC_USERS is '\(other)'; it is existing or any.")
         }
         if let claim = value("MICRO_OIDC_LINK_BY") {
@@ -82,6 +88,6 @@ struct SingleSignOnSettings {
     /// they survive restarts, every instance follows them, and a removed user's go with them.
     mutating func keepLinks(in database: Database) async throws(ConfigurationError) {
         guard provider != nil else { return }
-        provider?.links = try await DatabaseIdentityLinkStore(database, usersTable: "users")
+        provider?.links = try await DatabaseIdentityLinkStore(database, usersTable: "users", retention: linkRetention)
     }
 }
