@@ -431,7 +431,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clock = TestClock()
-        let (app, _) = try await makeApp(folder, clock: clock) { $0.twoFactor.requiredForRoles = ["admin"] }
+        let (app, database) = try await makeApp(folder, clock: clock) { $0.twoFactor.requiredForRoles = ["admin"] }
         let admin = TestClient(app)
         try await admin.signIn("ann", "ann-password")
         #expect(try await admin.get("/me").location == "/account/two-factor")
@@ -454,6 +454,10 @@ import Testing
         #expect(signedOut.status == .seeOther && signedOut.location == "/")
         _ = try await turnOn(admin, password: "ann-password", clock: clock)
         #expect(try await admin.get("/me").text == "ann")
+        // Reset from outside (the command): within a few minutes the session is held to it again.
+        #expect(try await TwoFactorReset.reset("ann", in: database))
+        clock.advance(seconds: Double(TwoFactorRequirement.confirmedLifetime) + 1)
+        #expect(try await admin.get("/me").location == "/account/two-factor")
     }
 
     @Test func anAdminTurnsItOffFromTheUsersPage() async throws {

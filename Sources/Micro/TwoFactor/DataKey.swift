@@ -48,10 +48,21 @@ public struct DataKey: Sendable {
         case .production: return nil
         case .test: return testKey
         case .development:
-            let file = settings.dataKey.file ?? URL(fileURLWithPath: settings.sessions.secretFile).deletingLastPathComponent()
-                .appendingPathComponent(".micro-data-key").path
-            return DataKey(material: try SessionSecret.fromFile(file, what: "development data key", variable: "MICRO_DATA_KEY"))
+            return DataKey(material: try SessionSecret.fromFile(developmentFile(settings), what: "development data key", variable: "MICRO_DATA_KEY"))
         }
+    }
+
+    /// The file the development key is kept in: beside the session secret's, unless set.
+    static func developmentFile(_ settings: Settings) -> String {
+        settings.dataKey.file ?? URL(fileURLWithPath: settings.sessions.secretFile).deletingLastPathComponent()
+            .appendingPathComponent(".micro-data-key").path
+    }
+
+    /// What to log at start when the key comes from its development file and group or others
+    /// may read that file: the file and `chmod 600`. Nil otherwise.
+    static func startupWarning(_ settings: Settings) -> String? {
+        guard settings.environment == .development, settings.dataKey.material == nil else { return nil }
+        return PrivateFile.warning(for: developmentFile(settings), holding: "the development data key")
     }
 
     /// What is wrong with `material` as a key, as a start-up error naming the variable.

@@ -6,7 +6,7 @@ enum TwoFactorFeature {
         let service = TwoFactorService(settings: settings, store: store, accountsPrefix: prefix)
         app.register(service)
         app.addStartupCheck { settings in
-            guard let material = settings.dataKey.material else { return (nil, nil) }
+            guard let material = settings.dataKey.material else { return (nil, DataKey.startupWarning(settings)) }
             return (DataKey.problem(with: material, environment: settings.environment), nil)
         }
         // Weakly: the app keeps its preparations.

@@ -10,8 +10,11 @@ struct TwoFactorRequirement {
     let service: TwoFactorService
     let routes: TwoFactorAccountRoutes
 
-    /// The session key noting that its user has a second factor on: one look-up per session.
+    /// The session key noting when its user was last found with a second factor on: a look-up
+    /// every few minutes, not every request, and an admin's reset is noticed within them.
     static let confirmedKey = "_two_factor_on"
+    /// How long that note stands, in seconds.
+    static let confirmedLifetime: Int64 = 300
 
     func install(in app: App) {
         let prefix = service.accountsPrefix
@@ -22,7 +25,9 @@ struct TwoFactorRequirement {
                 if try await service.isOn(user.username) { return }
                 throw HttpError(.forbidden, service.settings.requiredMessage)
             }
-            guard request.session[Self.confirmedKey] == nil, request.signInSource == nil else { return }
+            guard request.signInSource == nil else { return }
+            let now = request.session.now
+            if let noted = request.session[Self.confirmedKey].flatMap(Int64.init), now >= noted, now - noted < Self.confirmedLifetime { return }
             let signOut = request.authenticationSettings?.signOutPath ?? "/signout"
             let twoFactor = prefix + "/two-factor"
             let path = request.path
@@ -32,9 +37,10 @@ struct TwoFactorRequirement {
                 return
             }
             if try await service.isOn(user.username) {
-                request.session[Self.confirmedKey] = "1"
+                request.session[Self.confirmedKey] = String(now)
                 return
             }
+            request.session.remove(Self.confirmedKey)
             if request.wantsJson { throw HttpError(.forbidden, service.settings.requiredMessage) }
             try request.redirect(to: twoFactor)
         }
