@@ -28,4 +28,21 @@ import Testing
             _ = try app.makeResponder()
         }
     }
+
+    @Test func requiringASecondFactorWithNowhereToKeepItStopsStartUp() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.write("users.yml", "users: []\n")
+        let app = isolatedApp()
+        app.use(Authentication(users: try YamlUserStore(file: folder.file("users.yml"))))
+        var accounts = Accounts()
+        accounts.twoFactor.requiredForRoles = ["admin"]
+        app.use(accounts)
+        do {
+            _ = try app.makeResponder()
+            Issue.record("started with a requirement nobody could meet")
+        } catch {
+            #expect(error.message.contains("requiredForRoles needs the account pages' database"))
+        }
+    }
 }

@@ -2,6 +2,11 @@
 /// key's checks, the sign-in step, the pages, and the requirement when the app sets one.
 enum TwoFactorFeature {
     static func install(_ settings: TwoFactorSettings, database: Database?, accounts: AccountsService, prefix: String, in app: App) {
+        // Required with nowhere to keep it, no one who must have it could ever turn it on: every
+        // page but the two-factor one would be closed to them. Said at start, not found later.
+        if settings.requiredForRoles != nil, database == nil {
+            app.addProblem("accounts.twoFactor.requiredForRoles needs the account pages' database (Accounts(database:)): without it, two-factor sign-in cannot be turned on.")
+        }
         let store = database.map(TwoFactorStore.init)
         let service = TwoFactorService(settings: settings, store: store, accountsPrefix: prefix)
         app.register(service)
