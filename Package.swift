@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,15 @@ let package = Package(
         // neither jwt-kit nor async-http-client.
         .library(name: "MicroOpenIdConnect", targets: ["MicroOpenIdConnect"]),
         .executable(name: "SampleApp", targets: ["SampleApp"]),
+    ],
+    // What a tool that depends on Micro resolves and builds: PostgreSQL (several instances) and
+    // single sign-on each bring packages a tool without them never uses. Both are on by default;
+    // a tool names the ones it wants (`traits: ["Postgres"]`, or `[]` for neither), and the
+    // others' packages are not fetched. Micro's own SampleApp and tests use both.
+    traits: [
+        .trait(name: "Postgres", description: "MicroPostgres: PostgreSQL through postgres-nio, postgres-kit and swift-nio-ssl."),
+        .trait(name: "OpenIdConnect", description: "MicroOpenIdConnect: single sign-on through jwt-kit and async-http-client."),
+        .default(enabledTraits: ["Postgres", "OpenIdConnect"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -76,11 +85,11 @@ let package = Package(
             name: "MicroPostgres",
             dependencies: [
                 "Micro",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "PostgresKit", package: "postgres-kit", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Postgres"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -89,8 +98,8 @@ let package = Package(
             name: "MicroOpenIdConnect",
             dependencies: [
                 "Micro",
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["OpenIdConnect"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["OpenIdConnect"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,10 +1,11 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "NotesTool",
     platforms: [.macOS(.v14)],
-    dependencies: [.package(name: "Micro", path: "../..")],
+    // PostgreSQL when MICRO_DATABASE_URL is set; no single sign-on, so its packages are not fetched.
+    dependencies: [.package(name: "Micro", path: "../..", traits: ["Postgres"])],
     targets: [
         .target(name: "NotesToolApp", dependencies: [.product(name: "Micro", package: "Micro")]),
         .executableTarget(

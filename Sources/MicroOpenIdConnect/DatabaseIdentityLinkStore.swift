@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import Micro
 
@@ -202,3 +203,4 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 /// A person as an OpenID provider knows them: the issuer and the subject (`iss`, `sub`),
 /// the only pair that names them for good (an email or a username can be edited or reused).
 public struct ExternalIdentity: Hashable, Sendable, Codable {
@@ -12,3 +13,4 @@ public struct ExternalIdentity: Hashable, Sendable, Codable {
         self.subject = subject
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import JWTKit
 
@@ -94,3 +95,4 @@ public struct IdTokenClaims: JWTIdentityToken, Sendable {
         try container.encodeIfPresent(name, forKey: Key("name"))
     }
 }
+#endif

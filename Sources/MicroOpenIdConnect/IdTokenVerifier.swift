@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import JWTKit
 
@@ -91,3 +92,4 @@ struct IdTokenVerifier: Sendable {
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 /// Which claim names the store's user on a person's first sign-in, before a link exists.
 ///
 /// The first sign-in is the one moment a claim decides who someone is here; later ones follow
@@ -11,3 +12,4 @@ public enum IdentityLinkClaim: String, Sendable, CaseIterable {
     /// `email` when `email_verified` is true; `preferred_username` is never read.
     case email
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 
 /// Where the links between provider identities and the store's users are kept: one
@@ -52,3 +53,4 @@ public enum IdentityLinkRetention {
     /// A link's last use is written at most once this often, so that a sign-in is a read.
     static let useGranularity: Int64 = 86_400
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import Synchronization
 
@@ -107,3 +108,4 @@ public final class MemoryIdentityLinkStore: IdentityLinkStore {
         links.withLock { $0.remove(identity) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import Logging
 import Micro
@@ -105,3 +106,4 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         if logout { flow.installLogout(in: app) }
     }
 }
+#endif

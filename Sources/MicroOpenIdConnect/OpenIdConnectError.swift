@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Micro
 
 /// Why a single sign-on did not succeed, and how the browser is answered: a value, never a
@@ -50,3 +51,4 @@ public struct OpenIdConnectError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import Logging
 import Micro
@@ -164,3 +165,4 @@ final class OpenIdConnectFlow: Sendable {
 private enum SignedInBySingleSignOn: RequestStorageKey {
     typealias Value = Bool
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import Micro
 
@@ -135,3 +136,4 @@ public struct OpenIdConnectUserMapping: Sendable {
         return stored
     }
 }
+#endif

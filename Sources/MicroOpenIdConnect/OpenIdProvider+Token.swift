@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 
 extension OpenIdProvider {
@@ -40,3 +41,4 @@ extension OpenIdProvider {
         return token
     }
 }
+#endif

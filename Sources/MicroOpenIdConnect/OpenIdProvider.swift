@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import JWTKit
 import Logging
@@ -122,3 +123,4 @@ actor OpenIdProvider {
         self.keys = keys
     }
 }
+#endif

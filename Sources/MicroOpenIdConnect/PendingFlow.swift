@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Crypto
 import Foundation
 import Micro
@@ -55,3 +56,4 @@ extension Session {
         return flow
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 
 /// The provider's origin in the `form-action` of the app's Content-Security-Policy.
@@ -31,3 +32,4 @@ enum ProviderFormAction {
         directive.split(whereSeparator: \.isWhitespace).first.map { $0.lowercased() } ?? ""
     }
 }
+#endif

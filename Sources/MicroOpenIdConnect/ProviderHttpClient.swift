@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -81,3 +82,4 @@ enum FormEncoding {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 
 /// The parts of a provider's discovery document (`/.well-known/openid-configuration`)
@@ -65,3 +66,4 @@ enum ProviderUrl {
             && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 }
+#endif

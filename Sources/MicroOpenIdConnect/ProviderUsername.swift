@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import Foundation
 import Micro
 
@@ -12,3 +13,4 @@ enum ProviderUsername {
         return try? Username.enforce(trimmed)
     }
 }
+#endif
