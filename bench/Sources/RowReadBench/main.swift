@@ -1,8 +1,9 @@
-// One row read by its key, three ways, over the same SQLite file (100 users):
+// One row read by its key, four ways, over the same SQLite file (100 users):
 //  1. the hand-written driver Micro's users store used (RawSqlite.swift, as SqliteConnection:
 //     a persistent prepared statement, under a lock);
 //  2. sql-kit's builder over sqlite-kit (`SQLiteConnection.sql()`), the data layer's way;
-//  3. SQLiteNIO's own query over the same connection, without sql-kit's builder.
+//  3. sql-kit with a raw statement (its values still bound), a column read by name;
+//  4. SQLiteNIO's own query over the same connection, without sql-kit.
 // It depends on sqlite-kit and libsqlite3 alone, not on Micro, so that a release build of it
 // stays short.
 // Each reads `ROWS` times one after the other (the latency of one read), then `ROWS` reads
@@ -73,6 +74,11 @@ let ways: [(String, @Sendable (Int) async throws -> Void)] = [
         guard try await sql.select().columns("username", "password_hash", "name", "roles").from("users")
             .where("username", .equal, "user\(index % 100)").first(decoding: Row.self) != nil else { fatalError("no row") }
     }),
+    ("sql-kit, a raw statement read by column", { index in
+        guard let row = try await sql.raw("SELECT username, password_hash, name, roles FROM users WHERE username = \(bind: "user\(index % 100)")").first(),
+            (try row.decode(column: "password_hash", as: String.self)).count == 60
+        else { fatalError("no row") }
+    }),
     ("SQLiteNIO query", { index in
         guard try await connection.query(
             "SELECT username, password_hash, name, roles FROM users WHERE username = ?1", [.text("user\(index % 100)")]).first != nil
@@ -82,7 +88,9 @@ let ways: [(String, @Sendable (Int) async throws -> Void)] = [
 
 print("| way | one at a time: wall µs/read | CPU µs/read | \(tasks) tasks: wall µs/read | CPU µs/read |")
 print("| --- | ---: | ---: | ---: | ---: |")
-for (name, read) in ways {
+// `WAY=2` runs the second way alone (for a profiler).
+let only = Int(environment["WAY"] ?? "")
+for (number, (name, read)) in ways.enumerated() where only == nil || only == number + 1 {
     let serial = try await measure(rows, tasks: 1, read)
     let parallel = try await measure(rows, tasks: tasks, read)
     print("| \(name) | \(String(format: "%.1f", serial.wall)) | \(String(format: "%.1f", serial.cpu)) | \(String(format: "%.1f", parallel.wall)) | \(String(format: "%.1f", parallel.cpu)) |")
