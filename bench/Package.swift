@@ -45,6 +45,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        .executableTarget(
+            name: "RouteRowBench",
+            dependencies: [.product(name: "Micro", package: micro), .product(name: "SQLiteKit", package: "sqlite-kit")]
+        ),
         // libsqlite3, for the hand-written driver RowReadBench compares sql-kit with.
         .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3"),
         .executableTarget(
