@@ -214,7 +214,10 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
             return try gate.withLock { (checked: inout Int) in
                 let seen = checked
                 let (result, generation) = try Blocking.run { [backend, summary, path] in
-                    let table = UserTable(backend.sql, source: path) { name, user in summary.withLock { $0.set(name, user) } }
+                    let table = UserTable(backend.sql, source: path) { name, user in
+                        // The median stays that of the last full reading, which the background re-reads refresh.
+                        summary.withLock { $0.set(name, user, keepingMedian: true) }
+                    }
                     do {
                         let generation = try await backend.connect().generation
                         if generation != seen {

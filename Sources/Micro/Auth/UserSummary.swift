@@ -26,18 +26,19 @@ public struct UserSummary: Sendable {
 
     /// What the table now holds for the enforced `name` (nil: no such user). The costs are
     /// summed up again when the user's changed, so that a refusal keeps costing what a check
-    /// at the slowest cost does whoever added or changed a user, and however.
-    public mutating func set(_ name: String, _ user: StoredUser?) {
+    /// at the slowest cost does whoever added or changed a user, and however; the median too
+    /// unless `keepingMedian` (it is then the median of the last full reading).
+    public mutating func set(_ name: String, _ user: StoredUser?, keepingMedian: Bool = false) {
         stamps[name] = CredentialStamp.current(of: user)
         let userCost = user.flatMap { Password.cost(of: $0.enabledHash) }
         guard costs[name] != userCost else { return }
         costs[name] = userCost
-        summarizeCosts()
+        summarizeCosts(keepingMedian: keepingMedian)
     }
 
-    private mutating func summarizeCosts() {
+    private mutating func summarizeCosts(keepingMedian: Bool = false) {
         let sorted = costs.values.sorted()
-        cost = sorted.isEmpty ? nil : sorted[sorted.count / 2]
+        if !keepingMedian { cost = sorted.isEmpty ? nil : sorted[sorted.count / 2] }
         slowestCost = sorted.last
     }
 }
