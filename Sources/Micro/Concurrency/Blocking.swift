@@ -22,14 +22,3 @@ public enum Blocking {
         return try result.withLock { $0 }!.get()
     }
 }
-
-/// Runs tasks' jobs on Dispatch's global threads.
-final class DispatchTaskExecutor: TaskExecutor {
-    static let shared = DispatchTaskExecutor()
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        DispatchQueue.global().async { job.runSynchronously(on: executor) }
-    }
-}
