@@ -49,6 +49,9 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
     private let refreshing = Atomic<Bool>(false)
     /// How often signed-in requests have the stamps read again in the background.
     static let refreshInterval: UInt64 = 1_000_000_000
+    /// Where the background readings wait for the table: a serial queue, with a thread of its
+    /// own, so that they never hold up Dispatch's global queues.
+    private static let refreshes = DispatchQueue(label: "micro.users.refresh")
 
     /// Opens the users table in `path`. With `create`, makes the file and the table when missing
     /// (for tools that add users); otherwise a missing file or table is an error. Every stored
@@ -128,7 +131,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
         guard now &- lastRefresh.load(ordering: .relaxed) > Self.refreshInterval,
             refreshing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
-        DispatchQueue.global().async { [self] in
+        Self.refreshes.async { [self] in
             defer {
                 lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 refreshing.store(false, ordering: .releasing)
