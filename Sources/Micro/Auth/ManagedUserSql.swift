@@ -1,8 +1,8 @@
 import Foundation
 
 /// The statements of a ``ManagedUserStore`` over a `users` table, the same for SQLite and
-/// PostgreSQL but for how a row is matched by name and how parameters are written (`?1` here;
-/// PostgreSQL's `$1` by ``postgres(_:)``).
+/// PostgreSQL but for how a row is matched by name; ``UserTable`` binds their parameters
+/// (`?1`, `?2`...) in each database's own way.
 ///
 /// A disabled user's hash is kept behind a `!`, as /etc/shadow does, rather than in a new
 /// column: the tables of every earlier version hold it as they are (no schema change to
@@ -75,10 +75,5 @@ public enum ManagedUserSql {
     /// Removes a user, guarded.
     public static func remove(_ username: String, adminRole: String, match: String) -> Statement {
         Statement(sql: "DELETE FROM users WHERE \(match) AND \(keepsAnother(pattern: 2))", binds: [username, pattern(adminRole)])
-    }
-
-    /// `sql` with PostgreSQL's parameters (`$1` for `?1`).
-    public static func postgres(_ sql: String) -> String {
-        sql.replacingOccurrences(of: "?", with: "$")
     }
 }

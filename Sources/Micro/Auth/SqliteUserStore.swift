@@ -1,9 +1,10 @@
-import VaporCSQLite
-import Foundation
+import Dispatch
 import Logging
+import SQLiteKit
 import Synchronization
 
-/// Users from the `users` table of a SQLite file, through prepared, parameterised statements:
+/// Users from the `users` table of a SQLite file, through Micro's data layer (sql-kit over
+/// sqlite-kit, ``UserTable``'s statements, their values always bound):
 ///
 /// ```sql
 /// CREATE TABLE users (
@@ -21,31 +22,26 @@ import Synchronization
 /// An admin manages the users from a page through ``ManagedUserStore``; a disabled user's hash
 /// is kept behind a `!` (``ManagedUserSql``), and a table made before that works as it is.
 ///
-/// Safe to use from many requests at once: one connection, its statements used one at a time.
+/// Safe to use from many requests at once: one connection, the store's statements run one
+/// operation at a time.
 ///
 /// Faults while the app runs answer the sign-in with a 503 and heal by themselves: a database
 /// locked by another writer is waited for up to `busyTimeout`; a file that became unreadable or
 /// corrupt closes the connection, and the next look-up opens the file afresh; a file moved away
 /// is reported missing; another file put in its place (a restored backup) is opened instead.
 /// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:roles:)``.
-public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Reloadable {
+public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, Reloadable {
     /// The database file.
     public let path: String
     /// How long a look-up waits for another connection's write lock before it gives up.
     public let busyTimeout: Duration
-    private let connection: Locked<SqliteConnection?>
-    let summary: Locked<Summary>
+    let backend: SqliteBackend
+    let summary = Locked(UserSummary())
+    /// Held while the store runs statements, with the opening of the file they last checked:
+    /// a file opened afresh has its users checked again, as at start-up, before any statement.
+    private let gate = Locked(0)
     /// How often a look-up found the database locked and waited: tests watch it.
-    let lockWaits: LockWaits
-
-    /// What the last full reading of the table found.
-    struct Summary {
-        var cost: Int?
-        var slowestCost: Int?
-        var users: Int
-        /// Each user's stamp, by enforced name: what signed-in sessions are checked against.
-        var stamps: [String: CredentialStamp]
-    }
+    var lockWaits: LockWaits { backend.lockWaits }
 
     /// When the stamps were last read again from the table (uptime nanoseconds), and whether a
     /// reading is under way: requests never wait for one.
@@ -53,6 +49,9 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     private let refreshing = Atomic<Bool>(false)
     /// How often signed-in requests have the stamps read again in the background.
     static let refreshInterval: UInt64 = 1_000_000_000
+    /// Where the background readings wait for the table: a serial queue, with a thread of its
+    /// own, so that they never hold up Dispatch's global queues.
+    private static let refreshes = DispatchQueue(label: "micro.users.refresh")
 
     /// Opens the users table in `path`. With `create`, makes the file and the table when missing
     /// (for tools that add users); otherwise a missing file or table is an error. Every stored
@@ -69,20 +68,22 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     public init(path: String, create: Bool = false, busyTimeout: Duration = .seconds(2)) throws(ConfigurationError) {
         self.path = path
         self.busyTimeout = busyTimeout
-        let lockWaits = LockWaits()
-        self.lockWaits = lockWaits
-        let opened: (SqliteConnection, Summary)
-        do throws(SqliteFailure) {
-            opened = try Self.open(path, create: create, busyTimeout: busyTimeout, lockWaits: lockWaits)
+        do {
+            backend = try Blocking.run {
+                try await SqliteBackend.open(path: path, create: create, busyTimeout: busyTimeout, subject: "users database", holding: "password hashes")
+            }
         } catch {
+            throw (error as? ConfigurationError) ?? ConfigurationError("\(path): \(error)")
+        }
+        do {
+            if create { try Blocking.run { [backend] in try await backend.sql.raw(SQLQueryString(Self.schema)).run() } }
+            try run("read the users table") { _ in }
+        } catch let error as UserStoreError {
             throw ConfigurationError(error.description)
+        } catch {
+            throw ConfigurationError(words(error, doing: "create the users table"))
         }
-        connection = Locked(opened.0)
-        summary = Locked(opened.1)
         lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        if let warning = PrivateFile.warning(for: path, holding: "password hashes") {
-            Logger(label: "micro").warning("\(warning)")
-        }
     }
 
     static let schema = """
@@ -94,24 +95,14 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
         )
         """
 
+    public var source: String { path }
+
     /// The user, or nil. Throws a ``UserStoreError`` saying what is wrong when the database
     /// cannot be read now (missing, locked for longer than `busyTimeout`, corrupt).
     public func find(username: String) throws -> StoredUser? {
         guard let name = try? Username.enforce(username) else { return nil }
-        return try withConnection { connection throws(SqliteFailure) in
-            let found = try connection.findUser(name)
-            // What the table says now is what the user's next request is checked against; set
-            // while the connection is held, so no other change to the table can come between.
-            summary.withLock { $0.stamps[name] = CredentialStamp.current(of: found) }
-            return found
-        }
-    }
-
-    /// Every user whose row is well formed, read now.
-    public func allUsers() async throws -> [User] {
-        try withConnection { connection throws(SqliteFailure) in
-            try connection.checkUsers(skippingMalformed: true)
-        }.map(\.user).sorted { $0.username < $1.username }
+        // What the table says now is what the user's next request is checked against.
+        return try run("read the users table") { try await $0.find(name) }
     }
 
     /// The median cost of the hashes found when the table was last read.
@@ -132,19 +123,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     public func replacePasswordHash(of username: String, _ old: String, with new: String) throws -> Bool {
         guard Password.isValidHash(new) else { throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.") }
         let key = Username.key(username)
-        return try withConnection { connection throws(SqliteFailure) in
-            let replaced = try connection.replaceHash(key, old, new)
-            if replaced { note(key, passwordHash: new, roles: try connection.findUser(key)?.user.roles ?? []) }
-            return replaced
-        }
-    }
-
-    /// A user's new hash, written by this store: their stamp, and the slowest cost.
-    func note(_ username: String, passwordHash: String, roles: [String]) {
-        summary.withLock { summary in
-            summary.stamps[username] = CredentialStamp(username: username, passwordHash: passwordHash, roles: roles)
-            if let cost = Password.cost(of: passwordHash) { summary.slowestCost = max(summary.slowestCost ?? cost, cost) }
-        }
+        return try run("re-hash the password of user '\(username)'") { try await $0.replaceHash(key, old, with: new) }
     }
 
     private func refreshIfDue() {
@@ -152,16 +131,16 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
         guard now &- lastRefresh.load(ordering: .relaxed) > Self.refreshInterval,
             refreshing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
-        DispatchQueue.global().async { [self] in
+        Self.refreshes.async { [self] in
             defer {
                 lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 refreshing.store(false, ordering: .releasing)
             }
-            // Read and swapped in while the connection is held, so that no change this store
-            // makes comes between; the stamps are made before the summary's lock is taken. A
-            // table that cannot be read now keeps the stamps it had: sign-in reports the fault.
-            _ = try? withConnection { connection throws(SqliteFailure) in
-                let fresh = Self.summary(try connection.checkUsers(skippingMalformed: true))
+            // Read and swapped in while the store's statements are held, so that no change this
+            // store makes comes between. A table that cannot be read now keeps the stamps it
+            // had: sign-in reports the fault.
+            _ = try? run("read the users table") { [summary] table in
+                let fresh = UserSummary(try await table.readAll(strict: false))
                 summary.withLock { $0 = fresh }
             }
         }
@@ -170,51 +149,50 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
     /// Adds the user, or changes their hash, name and roles when they exist. A table without
     /// a `roles` column gets one when roles are given.
     public func save(username: String, passwordHash: String, name: String?, roles: [String] = []) throws {
-        guard Password.isValidHash(passwordHash) else {
-            throw UserStoreError("\(path): not a bcrypt hash for user '\(username)'.")
-        }
-        if let problem = roles.lazy.compactMap(User.problem(withRole:)).first {
-            throw UserStoreError("\(path): user '\(username)': \(problem).")
-        }
-        let key: String
-        do throws(UsernameError) {
-            key = try Username.enforce(username)
-        } catch {
-            throw UserStoreError("\(path): \(error).")
-        }
-        try withConnection { connection throws(SqliteFailure) in
-            try connection.upsert(key, passwordHash, name, roles: roles)
-            note(key, passwordHash: passwordHash, roles: roles)
-        }
+        let key = try UserTable.key(username, passwordHash: passwordHash, roles: roles, source: path)
+        try run("save user '\(key)'") { try await $0.save(key, passwordHash: passwordHash, name: name, roles: roles) }
     }
 
     /// Removes the user; whether there was one. Their sessions end on their next request.
     public func remove(username: String) throws -> Bool {
         let key = Username.key(username)
-        return try withConnection { connection throws(SqliteFailure) in
-            let removed = try connection.delete(key)
-            summary.withLock { $0.stamps[key] = nil }
-            return removed
-        }
+        return try run("remove user '\(key)'") { try await $0.remove(key) }
     }
 
     /// How many users the table holds.
     public func count() throws -> Int {
-        try withConnection { connection throws(SqliteFailure) in try connection.count() }
+        try run("count the users") { try await $0.count() }
     }
 
     /// Opens the file afresh and checks every user again, as at start-up; `SIGHUP` does this
     /// while ``App/run()`` serves. On a problem, throws it and keeps the connection it had.
     public func reload() throws(ConfigurationError) {
-        do throws(SqliteFailure) {
-            try connection.withLock { (current: inout SqliteConnection?) throws(SqliteFailure) in
-                let opened = try Self.open(path, create: false, busyTimeout: busyTimeout, lockWaits: lockWaits)
-                current = opened.0
-                summary.withLock { $0 = opened.1 }
+        let fresh: UserSummary
+        do {
+            fresh = try gate.withLock { _ in
+                try Blocking.run { [path, busyTimeout, backend] in
+                    let other = try await SqliteBackend.open(
+                        path: path, create: false, busyTimeout: busyTimeout, subject: "users database", holding: "password hashes")
+                    do {
+                        let table = UserTable(other.sql, source: path) { _, _ in }
+                        try await table.enforceUsernames()
+                        let users = try await table.readAll(strict: true)
+                        await other.shutdown()
+                        // The store's connection is opened afresh at its next statement.
+                        await backend.disconnect()
+                        return UserSummary(users)
+                    } catch {
+                        await other.shutdown()
+                        throw error
+                    }
+                }
             }
+        } catch let error as ConfigurationError {
+            throw error
         } catch {
-            throw ConfigurationError(error.description)
+            throw ConfigurationError(words(error, doing: "read the users table"))
         }
+        summary.withLock { $0 = fresh }
     }
 
     /// `users from users.db (3 users)`, for the log after a reload.
@@ -223,68 +201,55 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserListing, Rel
         return "users from \(path) (\(count) user\(count == 1 ? "" : "s"))"
     }
 
-    /// Runs `work` on a connection to the file now at `path`, opening one when there is none
-    /// (after a failure) or when another file took the path. A failure other than a lock closes
-    /// the connection, so that the next call starts afresh.
-    func withConnection<T: Sendable>(_ work: (SqliteConnection) throws(SqliteFailure) -> T) throws(UserStoreError) -> T {
-        // Time spent waiting for this mutex, behind a look-up that waits for a lock, counts too.
-        let deadline = ContinuousClock.now + busyTimeout
-        do throws(SqliteFailure) {
-            return try connection.withLock { (current: inout SqliteConnection?) throws(SqliteFailure) -> T in
-                guard let identity = FileIdentity(path) else {
-                    throw SqliteFailure(path, SQLITE_CANTOPEN, "the users database is missing (moved or deleted?)")
+    public func withTable<T: Sendable>(
+        _ action: String, guarded: Bool, _ work: @escaping @Sendable (UserTable) async throws -> T
+    ) async throws -> T {
+        // SQLite runs one writer at a time: a guarded statement sees every change before it.
+        try run(action, work)
+    }
+
+    /// Runs `work` on the table in the file now at `path`, waiting for it: the file opened
+    /// afresh (after a failure, or another file took the path) has its usernames enforced and
+    /// every user checked first. A failure other than a lock closes the connection, so that
+    /// the next call starts afresh.
+    func run<T: Sendable>(_ action: String, _ work: @escaping @Sendable (UserTable) async throws -> T) throws(UserStoreError) -> T {
+        do {
+            return try gate.withLock { (checked: inout Int) in
+                let seen = checked
+                let (result, generation) = try Blocking.run { [backend, summary, path] in
+                    let table = UserTable(backend.sql, source: path) { name, user in
+                        // The median stays that of the last full reading, which the background re-reads refresh.
+                        summary.withLock { $0.set(name, user, keepingMedian: true) }
+                    }
+                    do {
+                        let generation = try await backend.connect().generation
+                        if generation != seen {
+                            try await table.enforceUsernames()
+                            let fresh = UserSummary(try await table.readAll(strict: true))
+                            summary.withLock { $0 = fresh }
+                        }
+                        return (try await work(table), generation)
+                    } catch {
+                        if !SqliteBackend.isLock(error) { await backend.disconnect() }
+                        throw error
+                    }
                 }
-                let connection: SqliteConnection
-                if let open = current, open.identity == identity {
-                    connection = open
-                } else {
-                    current = nil
-                    let opened = try Self.open(path, create: false, busyTimeout: busyTimeout, lockWaits: lockWaits, deadline: deadline)
-                    summary.withLock { $0 = opened.1 }
-                    connection = opened.0
-                    current = connection
-                }
-                connection.deadline = deadline
-                do throws(SqliteFailure) {
-                    return try work(connection)
-                } catch {
-                    if !error.isLock { current = nil }
-                    throw error
-                }
+                checked = generation
+                return result
             }
+        } catch let error as UserStoreError {
+            throw error
         } catch {
-            throw UserStoreError(error.description)
+            throw UserStoreError(words(error, doing: action))
         }
     }
 
-    /// A connection to `path` whose users table has been checked, with the table's summary.
-    private static func open(
-        _ path: String, create: Bool, busyTimeout: Duration, lockWaits: LockWaits, deadline: ContinuousClock.Instant? = nil
-    ) throws(SqliteFailure) -> (SqliteConnection, Summary) {
-        let connection = try SqliteConnection(path: path, create: create, lockWaits: lockWaits, busyTimeout: busyTimeout)
-        connection.deadline = deadline ?? ContinuousClock.now + busyTimeout
-        if create { try connection.execute(schema) }
-        try enforceUsernames(connection)
-        return (connection, summary(try connection.checkUsers()))
-    }
-
-    /// Rewrites the rows whose name is not in its enforced form; throws, changing nothing,
-    /// when two rows are one name or a name is outside the rule.
-    private static func enforceUsernames(_ connection: SqliteConnection) throws(SqliteFailure) {
-        let rows = try connection.usernameRows()
-        let renames: [UsernameMigration.Row]
-        do throws(UsernameMigration.Problem) {
-            renames = try UsernameMigration.renames(of: rows)
-        } catch {
-            throw SqliteFailure(connection.path, SQLITE_CONSTRAINT, error.description)
+    /// What went wrong, in words that name the file.
+    private func words(_ error: any Error, doing action: String) -> String {
+        if let error = error as? SQLiteError, error.reason == .error, error.message.contains("no such table") || error.message.contains("no such column") {
+            return "\(path): no usable `users` table (username, password_hash, name) (SQLite: \(error.message))."
         }
-        if !renames.isEmpty { try connection.rename(renames) }
-    }
-
-    private static func summary(_ users: [StoredUser]) -> Summary {
-        let costs = users.compactMap { Password.cost(of: $0.passwordHash) }.sorted()
-        var stamps: [String: CredentialStamp] = [:]
-        for user in users { stamps[user.user.username] = CredentialStamp.current(of: user) }
-        return Summary(cost: costs.isEmpty ? nil : costs[costs.count / 2], slowestCost: costs.last, users: users.count, stamps: stamps)
+        if let error = error as? UserStoreError { return error.description }
+        return backend.words(error, doing: action).description
     }
 }

@@ -1,74 +1,142 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import SQLiteKit
 
 /// A SQLite file through sqlite-kit: one connection (SQLite writes one at a time anyway), its
 /// statements run on NIO's thread pool, off the event loops.
+///
+/// Faults heal by themselves: a statement that finds the file locked by another writer waits
+/// for it up to `busyTimeout`, then fails (a 503); one that finds the connection broken (the
+/// file corrupt, unreadable) closes it, and the next statement opens the file afresh, as does
+/// one that finds another file put in its place (a restored backup). A file moved away is
+/// reported missing, never created again. A read-only file works for reading.
 public final class SqliteBackend: DatabaseBackend {
     /// The file.
     public let path: String
     /// How long a statement waits for another connection's lock before it gives up (a 503).
     public let busyTimeout: Duration
-    private let connection: SQLiteConnection
-    public let sql: any SQLDatabase
+    /// What the file is, in messages: `database`, `users database`.
+    let subject: String
+    /// How often a statement found the file locked and waited: tests watch it.
+    let lockWaits = LockWaits()
+    private let state = Locked(State())
+    private let loop: any EventLoop
 
-    /// Opens `path`, creating it when missing (readable and writable by its owner only, whatever
-    /// the umask: it may hold what the app keeps private). A file group or others may open is
-    /// logged as a warning naming the fix.
-    public static func open(path: String, busyTimeout: Duration = .seconds(2)) async throws(ConfigurationError) -> SqliteBackend {
+    /// The connection open now, to the file it opened, and how many times the file was opened.
+    private struct State {
+        var connection: SQLiteConnection?
+        var identity: FileIdentity?
+        var generation = 0
+    }
+
+    /// Opens `path`, creating it when missing with `create` (readable and writable by its owner
+    /// only, whatever the umask: it may hold what the app keeps private), else reporting it
+    /// missing. A file group or others may open is logged as a warning naming the fix and what
+    /// the file is `holding`.
+    public static func open(
+        path: String, create: Bool = true, busyTimeout: Duration = .seconds(2)
+    ) async throws(ConfigurationError) -> SqliteBackend {
+        try await open(path: path, create: create, busyTimeout: busyTimeout, subject: "database", holding: "the app's data")
+    }
+
+    static func open(
+        path: String, create: Bool, busyTimeout: Duration, subject: String, holding: String
+    ) async throws(ConfigurationError) -> SqliteBackend {
         if FileIdentity(path) == nil {
+            guard create else { throw ConfigurationError("\(path): no such \(subject).") }
             // Made 0600 before SQLite opens it, which would create it 0644 (less the umask).
             do throws(PrivateFileError) {
                 if let descriptor = try PrivateFile.create(path) { close(descriptor) }
             } catch {
-                throw ConfigurationError("\(path): cannot create the database (\(error.reason)).")
+                throw ConfigurationError("\(path): cannot create the \(subject) (\(error.reason)).")
             }
-        } else if let warning = PrivateFile.warning(for: path, holding: "the app's data") {
+        } else if let warning = PrivateFile.warning(for: path, holding: holding) {
             Logger(label: "micro").warning("\(warning)")
         }
-        let connection: SQLiteConnection
+        let backend = SqliteBackend(path: path, busyTimeout: busyTimeout, subject: subject)
         do {
-            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Self.quiet)
+            _ = try await backend.connect()
         } catch {
-            throw ConfigurationError(Self.words(error, path: path, busyTimeout: busyTimeout, doing: "open the database").description)
-        }
-        let backend = SqliteBackend(path: path, busyTimeout: busyTimeout, connection: connection)
-        do {
-            // SQLiteNIO waits for a lock forever; a busy timeout gives up, and the request gets a 503.
-            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)")
-            // A file that is not a database, or is damaged, says so now rather than at the first request.
-            _ = try await connection.query("SELECT count(*) FROM sqlite_master")
-        } catch {
-            try? await connection.close()
-            throw ConfigurationError(Self.words(error, path: path, busyTimeout: busyTimeout, doing: "read the database").description)
+            throw ConfigurationError(backend.words(error, doing: "read the \(subject)").description)
         }
         return backend
     }
 
-    private init(path: String, busyTimeout: Duration, connection: SQLiteConnection) {
+    private init(path: String, busyTimeout: Duration, subject: String) {
         self.path = path
         self.busyTimeout = busyTimeout
-        self.connection = connection
-        sql = connection.sql(queryLogLevel: nil)
+        self.subject = subject
+        loop = MultiThreadedEventLoopGroup.singleton.any()
     }
 
     deinit {
         // SQLiteNIO requires a connection closed before it goes; the close holds it till then.
-        _ = connection.close()
+        _ = state.withLock { $0.connection }?.close()
     }
 
     public var description: String { path }
 
+    /// The statements, each on the connection to the file now at ``path``.
+    public var sql: any SQLDatabase { SqliteFileSqlDatabase(backend: self, pinned: nil) }
+
+    /// A connection to the file now at ``path``, opened when there is none (after a failure)
+    /// or when another file took the path; with the count of openings, which changes when the
+    /// file was opened afresh.
+    func connect() async throws -> (connection: SQLiteConnection, generation: Int) {
+        guard let identity = FileIdentity(path) else {
+            throw DatabaseError("\(path): the \(subject) is missing (moved or deleted?).")
+        }
+        let current = state.withLock { state in state.identity == identity ? state.connection.map { ($0, state.generation) } : nil }
+        if let current { return current }
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Self.quiet)
+        do {
+            // No busy handler (SQLiteNIO's waits for ever): a lock fails at once, and
+            // `SqliteFileSqlDatabase` waits for it, up to the busy timeout, counting waits.
+            _ = try await connection.query("PRAGMA busy_timeout = 0")
+            // A file that is not a database, or is damaged, says so now rather than later.
+            try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        let (kept, replaced) = state.withLock { state -> ((SQLiteConnection, Int), SQLiteConnection?) in
+            // Another statement opened the same file meanwhile: its connection stays.
+            if state.identity == identity, let open = state.connection { return ((open, state.generation), connection) }
+            let replaced = state.connection
+            state.connection = connection
+            state.identity = identity
+            state.generation += 1
+            return ((connection, state.generation), replaced)
+        }
+        if let replaced { try? await replaced.close() }
+        return kept
+    }
+
+    /// Closes `connection` unless another one replaced it already: the next statement opens
+    /// the file afresh.
+    func disconnect(_ connection: SQLiteConnection? = nil) async {
+        let closing = state.withLock { state -> SQLiteConnection? in
+            guard let open = state.connection, connection == nil || open === connection else { return nil }
+            state.connection = nil
+            state.identity = nil
+            return open
+        }
+        try? await closing?.close()
+    }
+
     public func failure(_ error: any Error, doing what: String) -> any Error {
         if error is HttpError || error is DatabaseError { return error }
-        let worded = Self.words(error, path: path, busyTimeout: busyTimeout, doing: what)
+        let worded = words(error, doing: what)
         guard let sqliteError = error as? SQLiteError, Self.isLock(sqliteError.reason) else { return worded }
         return HttpError(.serviceUnavailable, "The database is busy right now. Please try again in a minute.", headers: ["Retry-After": "60"])
     }
 
     public func withSession<T: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await work(sql)
+        // A transaction's statements stay on one connection, whatever happens to the path.
+        let connection = try await connect().connection
+        return try await work(SqliteFileSqlDatabase(backend: self, pinned: connection))
     }
 
     public func beginMigration(on session: any SQLDatabase) async throws {
@@ -77,8 +145,12 @@ public final class SqliteBackend: DatabaseBackend {
     }
 
     public func shutdown() async {
-        try? await connection.close()
+        await disconnect()
     }
+
+    /// The dialect of every connection.
+    var dialect: any SQLDialect { SQLiteDialect() }
+    var eventLoop: any EventLoop { loop }
 
     /// Another connection holds a lock: a wait that timed out, not damage.
     static func isLock(_ reason: SQLiteError.Reason) -> Bool {
@@ -88,19 +160,26 @@ public final class SqliteBackend: DatabaseBackend {
         }
     }
 
+    /// Whether `error` is another connection's lock.
+    static func isLock(_ error: any Error) -> Bool {
+        (error as? SQLiteError).map { isLock($0.reason) } ?? false
+    }
+
     /// What SQLite said, in words a person can act on, starting with the file.
-    static func words(_ error: any Error, path: String, busyTimeout: Duration, doing what: String) -> DatabaseError {
+    func words(_ error: any Error, doing what: String) -> DatabaseError {
+        if let error = error as? DatabaseError { return error }
         guard let error = error as? SQLiteError else { return DatabaseError("\(path): cannot \(what): \(error).") }
         let problem: String
         switch error.reason {
-        case let reason where isLock(reason):
-            problem = "the database is locked by another connection (waited \(busyTimeout.words))"
+        case let reason where Self.isLock(reason):
+            problem = "the \(subject) is locked by another connection (waited \(busyTimeout.words))"
         case .notADatabase: problem = "not a SQLite database (damaged or another kind of file)"
-        case .corrupt, .corruptIndex, .corruptSequenceSchema, .corruptVirtualTable: problem = "the database is corrupt (truncated or damaged)"
-        case .cantOpen, .cantOpenDirectory, .cantOpenInvalidPath: problem = "cannot open the database"
+        case .corrupt, .corruptIndex, .corruptSequenceSchema, .corruptVirtualTable: problem = "the \(subject) is corrupt (truncated or damaged)"
+        case .cantOpen, .cantOpenDirectory, .cantOpenInvalidPath: problem = "cannot open the \(subject)"
         case .readOnly, .readonlyDirectory, .readonlyCantLock, .readonlyInRecovery, .readonlyInRollback, .readonlyBackingMoved:
-            problem = "the database is read-only: \(what) needs write access"
-        case .permission, .auth: problem = "no permission to read the database"
+            problem = "the \(subject) is read-only: \(what) needs write access"
+        case .permission, .auth: problem = "no permission to read the \(subject)"
+        case .ioError, .ioErrorFailedRead, .ioErrorIncompleteRead: problem = "cannot read the \(subject) (I/O error)"
         default: problem = "cannot \(what)"
         }
         return DatabaseError("\(path): \(problem) (SQLite: \(error.message)).")

@@ -1,7 +1,4 @@
-import VaporCSQLite
 import Foundation
-import Logging
-import Synchronization
 
 /// Which file a path names: its device and inode, so that a file put in place of another is
 /// noticed.

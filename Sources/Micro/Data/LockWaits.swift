@@ -1,6 +1,3 @@
-import VaporCSQLite
-import Foundation
-import Logging
 import Synchronization
 
 /// Counts the waits for another connection's lock.
