@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Micro
 
@@ -26,3 +27,4 @@ extension Database {
         shared.database
     }
 }
+#endif

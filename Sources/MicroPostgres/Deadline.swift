@@ -1,3 +1,4 @@
+#if Postgres
 import NIOConcurrencyHelpers
 
 /// The work did not finish in time.
@@ -38,3 +39,4 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ what: String, _ work: @escap
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Logging
 import Micro
 import NIOCore
@@ -68,3 +69,4 @@ struct PostgresPoolSqlDatabase: SQLDatabase {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 /// The tables, indexes and triggers Micro keeps in PostgreSQL, created when missing.
 ///
 /// Every change to `users` (by an instance, `add-user`, `remove-user` or plain SQL) and every
@@ -65,3 +66,4 @@ enum PostgresSchema {
         """,
     ]
 }
+#endif

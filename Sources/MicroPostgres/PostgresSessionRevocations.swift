@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import Micro
@@ -163,3 +164,4 @@ public final class PostgresSessionRevocations: SessionRevocations {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Postgres
 import Micro
 
 /// The sign-in throttle's counts in PostgreSQL: the store written once for both databases.
@@ -9,3 +10,4 @@ extension DatabaseSignInThrottleStore {
         try await self.init(database.database)
     }
 }
+#endif

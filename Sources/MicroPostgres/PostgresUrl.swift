@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Micro
 import NIOSSL
@@ -84,3 +85,4 @@ public struct PostgresUrl: Sendable, CustomStringConvertible {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }
+#endif

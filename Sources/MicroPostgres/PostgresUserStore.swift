@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Micro
 import NIOConcurrencyHelpers
@@ -139,3 +140,4 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserTableStore
         }
     }
 }
+#endif

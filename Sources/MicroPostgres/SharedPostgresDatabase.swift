@@ -1,3 +1,4 @@
+#if Postgres
 import Foundation
 import Logging
 import Micro
@@ -309,3 +310,4 @@ public final class SharedPostgresDatabase: Sendable {
 struct WeakDatabase {
     weak var database: Database?
 }
+#endif

@@ -213,25 +213,29 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
     /// every user checked first. A failure other than a lock closes the connection, so that
     /// the next call starts afresh.
     func run<T: Sendable>(_ action: String, _ work: @escaping @Sendable (UserTable) async throws -> T) throws(UserStoreError) -> T {
+        // Time spent waiting for the gate, behind a look-up that waits for a lock, counts too.
+        let deadline = ContinuousClock.now + busyTimeout
         do {
             return try gate.withLock { (checked: inout Int) in
                 let seen = checked
                 let (result, generation) = try Blocking.run { [backend, summary, path] in
-                    let table = UserTable(backend.sql, source: path) { name, user in
-                        // The median stays that of the last full reading, which the background re-reads refresh.
-                        summary.withLock { $0.set(name, user, keepingMedian: true) }
-                    }
-                    do {
-                        let generation = try await backend.connect().generation
-                        if generation != seen {
-                            try await table.enforceUsernames()
-                            let fresh = UserSummary(try await table.readAll(strict: true))
-                            summary.withLock { $0 = fresh }
+                    try await SqliteFileSqlDatabase.$deadline.withValue(deadline) {
+                        let table = UserTable(backend.sql, source: path) { name, user in
+                            // The median stays that of the last full reading, which the background re-reads refresh.
+                            summary.withLock { $0.set(name, user, keepingMedian: true) }
                         }
-                        return (try await work(table), generation)
-                    } catch {
-                        if !SqliteBackend.isLock(error) { await backend.disconnect() }
-                        throw error
+                        do {
+                            let generation = try await backend.connect().generation
+                            if generation != seen {
+                                try await table.enforceUsernames()
+                                let fresh = UserSummary(try await table.readAll(strict: true))
+                                summary.withLock { $0 = fresh }
+                            }
+                            return (try await work(table), generation)
+                        } catch {
+                            if !SqliteBackend.isLock(error) { await backend.disconnect() }
+                            throw error
+                        }
                     }
                 }
                 checked = generation

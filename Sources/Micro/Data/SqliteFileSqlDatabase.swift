@@ -19,8 +19,13 @@ struct SqliteFileSqlDatabase: SQLDatabase {
         eventLoop.makeFutureWithTask { try await execute(sql: query, onRow) }
     }
 
+    /// When waiting for another connection's lock gives up, where a caller set it: the users
+    /// store counts from before it queued behind its own statements, so that callers waiting
+    /// one after the other each still give up within the busy timeout.
+    @TaskLocal static var deadline: ContinuousClock.Instant?
+
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        let deadline = ContinuousClock.now + backend.busyTimeout
+        let deadline = Self.deadline ?? ContinuousClock.now + backend.busyTimeout
         var attempts = 0
         while true {
             let connection: SQLiteConnection

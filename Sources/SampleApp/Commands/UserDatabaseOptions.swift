@@ -19,7 +19,7 @@ struct UserDatabaseOptions: ParsableArguments {
     /// Runs `body` on the table the options name, opened first (so that a bad URL or file is
     /// reported before the password is asked for; a SQLite file is created when `create`), and
     /// closed after.
-    func withTable<T>(create: Bool, _ body: (UserTable) async throws -> T) async throws -> T {
+    func withTable<T>(create: Bool, _ body: (CommandUserTable) async throws -> T) async throws -> T {
         guard let databaseUrl else {
             let file = db ?? ""
             return try await body(.sqlite(try SqliteUserStore(path: file, create: create), file: file))

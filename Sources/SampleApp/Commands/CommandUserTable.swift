@@ -1,7 +1,7 @@
 import Micro
 
 /// The users table `add-user` and `remove-user` change: a SQLite file or a PostgreSQL database.
-enum UserTable {
+enum CommandUserTable {
     case sqlite(SqliteUserStore, file: String)
     case postgres(SharedDatabase)
 
