@@ -66,16 +66,6 @@ import Testing
         try handle.close()
     }
 
-    /// Waits (at most 10 s) until `condition` holds; returns whether it did.
-    private func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test func faultsAtStartUpNameTheFileAndWhatIsWrong() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -131,12 +121,14 @@ import Testing
         let store = try SqliteUserStore(path: path, busyTimeout: .seconds(60))
         let app = makeApp(store)
         let writer = try SqliteWriter(lockingFile: path)
-        let attempt = Task { try await signIn(app) }
-        // The writer finishes once the look-up is waiting for its lock.
-        let waited = try await eventually { store.lockWaits.value > 0 }
-        try writer.release()
-        #expect(waited)
-        #expect(try await attempt.value.location == "/")
+        // The writer finishes a moment after the sign-in began: a look-up that did not wait
+        // for its lock would have answered 503 by then.
+        let release = Task {
+            try await Task.sleep(for: .milliseconds(300))
+            try writer.release()
+        }
+        #expect(try await signIn(app).location == "/")
+        try await release.value
     }
 
     @Test func aLongLockAnswers503AndTheFirstSignInAfterItWorks() async throws {

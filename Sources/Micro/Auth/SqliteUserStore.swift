@@ -40,8 +40,6 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
     /// Held while the store runs statements, with the opening of the file they last checked:
     /// a file opened afresh has its users checked again, as at start-up, before any statement.
     private let gate = Locked(0)
-    /// How often a look-up found the database locked and waited: tests watch it.
-    var lockWaits: LockWaits { backend.lockWaits }
 
     /// When the stamps were last read again from the table (uptime nanoseconds), and whether a
     /// reading is under way: requests never wait for one.
@@ -213,29 +211,29 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
     /// every user checked first. A failure other than a lock closes the connection, so that
     /// the next call starts afresh.
     func run<T: Sendable>(_ action: String, _ work: @escaping @Sendable (UserTable) async throws -> T) throws(UserStoreError) -> T {
-        // Time spent waiting for the gate, behind a look-up that waits for a lock, counts too.
+        // Time spent waiting for the gate, behind a look-up that waits for a lock, counts too:
+        // past the busy timeout, the caller is answered at once rather than waiting once more.
         let deadline = ContinuousClock.now + busyTimeout
         do {
             return try gate.withLock { (checked: inout Int) in
+                guard ContinuousClock.now < deadline else { throw UserStoreError("\(path): \(backend.lockedProblem).") }
                 let seen = checked
                 let (result, generation) = try Blocking.run { [backend, summary, path] in
-                    try await SqliteFileSqlDatabase.$deadline.withValue(deadline) {
-                        let table = UserTable(backend.sql, source: path) { name, user in
-                            // The median stays that of the last full reading, which the background re-reads refresh.
-                            summary.withLock { $0.set(name, user, keepingMedian: true) }
+                    let table = UserTable(backend.sql, source: path) { name, user in
+                        // The median stays that of the last full reading, which the background re-reads refresh.
+                        summary.withLock { $0.set(name, user, keepingMedian: true) }
+                    }
+                    do {
+                        let generation = try await backend.connect().generation
+                        if generation != seen {
+                            try await table.enforceUsernames()
+                            let fresh = UserSummary(try await table.readAll(strict: true))
+                            summary.withLock { $0 = fresh }
                         }
-                        do {
-                            let generation = try await backend.connect().generation
-                            if generation != seen {
-                                try await table.enforceUsernames()
-                                let fresh = UserSummary(try await table.readAll(strict: true))
-                                summary.withLock { $0 = fresh }
-                            }
-                            return (try await work(table), generation)
-                        } catch {
-                            if !SqliteBackend.isLock(error) { await backend.disconnect() }
-                            throw error
-                        }
+                        return (try await work(table), generation)
+                    } catch {
+                        if !SqliteBackend.isLock(error) { await backend.disconnect() }
+                        throw error
                     }
                 }
                 checked = generation

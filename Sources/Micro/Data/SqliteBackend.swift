@@ -19,8 +19,6 @@ public final class SqliteBackend: DatabaseBackend {
     public let busyTimeout: Duration
     /// What the file is, in messages: `database`, `users database`.
     let subject: String
-    /// How often a statement found the file locked and waited: tests watch it.
-    let lockWaits = LockWaits()
     private let state = Locked(State())
     private let loop: any EventLoop
 
@@ -92,9 +90,9 @@ public final class SqliteBackend: DatabaseBackend {
         if let current { return current }
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Self.quiet)
         do {
-            // No busy handler (SQLiteNIO's waits for ever): a lock fails at once, and
-            // `SqliteFileSqlDatabase` waits for it, up to the busy timeout, counting waits.
-            _ = try await connection.query("PRAGMA busy_timeout = 0")
+            // SQLite's own busy handler, bounded (SQLiteNIO's waits for ever): a statement that
+            // meets another connection's lock waits for it inside SQLite, then fails (a 503).
+            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)")
             // A file that is not a database, or is damaged, says so now rather than later.
             try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run()
         } catch {
@@ -165,14 +163,16 @@ public final class SqliteBackend: DatabaseBackend {
         (error as? SQLiteError).map { isLock($0.reason) } ?? false
     }
 
+    /// Another connection held the file for longer than the busy timeout.
+    var lockedProblem: String { "the \(subject) is locked by another connection (waited \(busyTimeout.words))" }
+
     /// What SQLite said, in words a person can act on, starting with the file.
     func words(_ error: any Error, doing what: String) -> DatabaseError {
         if let error = error as? DatabaseError { return error }
         guard let error = error as? SQLiteError else { return DatabaseError("\(path): cannot \(what): \(error).") }
         let problem: String
         switch error.reason {
-        case let reason where Self.isLock(reason):
-            problem = "the \(subject) is locked by another connection (waited \(busyTimeout.words))"
+        case let reason where Self.isLock(reason): problem = lockedProblem
         case .notADatabase: problem = "not a SQLite database (damaged or another kind of file)"
         case .corrupt, .corruptIndex, .corruptSequenceSchema, .corruptVirtualTable: problem = "the \(subject) is corrupt (truncated or damaged)"
         case .cantOpen, .cantOpenDirectory, .cantOpenInvalidPath: problem = "cannot open the \(subject)"

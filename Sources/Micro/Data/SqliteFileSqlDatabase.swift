@@ -3,9 +3,8 @@ import NIOCore
 import SQLiteKit
 
 /// A ``SqliteBackend``'s statements as sql-kit's `SQLDatabase`: each on the connection to the
-/// file now at the path (or on the `pinned` one, a transaction's), waiting for another
-/// connection's lock up to the busy timeout, and closing a connection that failed otherwise,
-/// so that the next statement opens the file afresh.
+/// file now at the path (or on the `pinned` one, a transaction's), closing a connection that
+/// failed for another reason than a lock, so that the next statement opens the file afresh.
 struct SqliteFileSqlDatabase: SQLDatabase {
     let backend: SqliteBackend
     let pinned: SQLiteConnection?
@@ -19,33 +18,17 @@ struct SqliteFileSqlDatabase: SQLDatabase {
         eventLoop.makeFutureWithTask { try await execute(sql: query, onRow) }
     }
 
-    /// When waiting for another connection's lock gives up, where a caller set it: the users
-    /// store counts from before it queued behind its own statements, so that callers waiting
-    /// one after the other each still give up within the busy timeout.
-    @TaskLocal static var deadline: ContinuousClock.Instant?
-
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        let deadline = Self.deadline ?? ContinuousClock.now + backend.busyTimeout
-        var attempts = 0
-        while true {
-            let connection: SQLiteConnection
-            if let pinned { connection = pinned } else { connection = try await backend.connect().connection }
-            do {
-                try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
-                return
-            } catch let error as SQLiteError where SqliteBackend.isLock(error.reason) {
-                // A statement that met a lock did nothing: it runs again once the lock is gone.
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else { throw error }
-                if attempts == 0 { backend.lockWaits.add() }
-                // 1, 2, 4, 8, then 10 ms at a time: a brief lock costs little, a long one few wake-ups.
-                let step: Duration = attempts < 4 ? .milliseconds(1 << attempts) : .milliseconds(10)
-                try await Task.sleep(for: min(step, left))
-                attempts += 1
-            } catch let error as SQLiteError {
-                if pinned == nil, Self.breaksConnection(error.reason) { await backend.disconnect(connection) }
-                throw error
-            }
+        let connection: SQLiteConnection
+        if let pinned { connection = pinned } else { connection = try await backend.connect().connection }
+        do {
+            // Another connection's lock is waited for inside SQLite (its busy timeout, set on
+            // each connection), at whichever step meets it, the commit's included: a statement
+            // is never run again here, which could hand its rows over twice.
+            try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
+        } catch let error as SQLiteError {
+            if pinned == nil, Self.breaksConnection(error.reason) { await backend.disconnect(connection) }
+            throw error
         }
     }
 
