@@ -38,9 +38,10 @@ struct SqliteFileSqlDatabase: SQLDatabase {
         return try await closure(SqliteFileSqlDatabase(backend: backend, pinned: connection))
     }
 
-    /// A fault of the file or the connection, rather than of the statement: the connection is
-    /// opened afresh for the next statement.
+    /// A fault of the file or the connection, rather than of the statement or another
+    /// connection's lock: the connection is opened afresh for the next statement.
     static func breaksConnection(_ reason: SQLiteError.Reason) -> Bool {
+        if SqliteBackend.isLock(reason) { return false }
         switch reason {
         case .error, .constraint, .mismatch, .range, .tooBig, .abortByRollback, .interrupt, .full: false
         default: true
