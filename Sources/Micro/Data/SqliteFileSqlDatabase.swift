@@ -42,7 +42,7 @@ struct SqliteFileSqlDatabase: SQLDatabase {
     /// connection's lock: the connection is opened afresh for the next statement.
     static func breaksConnection(_ reason: SQLiteError.Reason) -> Bool {
         if SqliteBackend.isLock(reason) { return false }
-        switch reason {
+        return switch reason {
         case .error, .constraint, .mismatch, .range, .tooBig, .abortByRollback, .interrupt, .full: false
         default: true
         }

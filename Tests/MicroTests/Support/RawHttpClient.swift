@@ -106,9 +106,15 @@ final class RawHttpClient: Sendable {
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).get()
     }
 
-    /// Closes the sending side only (a half-close), and goes on receiving.
+    /// Closes the sending side only (a half-close), and goes on receiving. A connection the
+    /// server closed already (it answered before this client, stalled on a busy machine, got
+    /// here) has nothing left to half-close: what it sent is still read.
     func closeOutput() async throws {
-        try await channel.close(mode: .output)
+        do {
+            try await channel.close(mode: .output)
+        } catch ChannelError.alreadyClosed {
+            return
+        }
     }
 
     /// Closes the connection (if the server has not already).
