@@ -138,7 +138,10 @@ public struct UserTable: Sendable {
         while let mark = rest.firstIndex(of: "?") {
             query.appendLiteral(String(rest[..<mark]))
             let digits = rest[rest.index(after: mark)...].prefix { $0.isASCII && $0.isNumber }
-            query.appendInterpolation(bind: statement.binds[Int(digits)! - 1])
+            guard let number = Int(digits), statement.binds.indices.contains(number - 1) else {
+                throw UserStoreError("\(source): a statement names a parameter it does not have (\(statement.sql)).")
+            }
+            query.appendInterpolation(bind: statement.binds[number - 1])
             rest = rest[digits.endIndex...]
         }
         query.appendLiteral(String(rest) + " RETURNING 1")
