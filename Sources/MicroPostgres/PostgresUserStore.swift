@@ -45,7 +45,14 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserTableStore
                     let users = try await table(connection).readAll(strict: false)
                     summary.withLockedValue { $0 = UserSummary(users) }
                 } else {
-                    _ = try await table(connection).find(String(name), strict: false)
+                    // A change this instance made to the user while the row was read is newer
+                    // than the reading, which must not put back what was before it.
+                    let name = String(name)
+                    let version = summary.withLockedValue { $0.version(of: name) }
+                    let reading = UserTable(connection.sql(queryLogLevel: nil), source: url.description) { name, user in
+                        summary.withLockedValue { $0.set(name, user, readAt: version) }
+                    }
+                    _ = try await reading.find(name, strict: false)
                 }
             },
             reload: { connection in

@@ -10,6 +10,9 @@ public struct UserSummary: Sendable {
     /// Each enabled user's stamp, by enforced name.
     public private(set) var stamps: [String: CredentialStamp] = [:]
     private var costs: [String: Int] = [:]
+    /// How many times each name was ``set(_:_:keepingMedian:)``: a reading begun before the
+    /// count moved is older than what was set since.
+    private var versions: [String: Int] = [:]
 
     /// Nothing read yet.
     public init() {}
@@ -29,11 +32,23 @@ public struct UserSummary: Sendable {
     /// at the slowest cost does whoever added or changed a user, and however; the median too
     /// unless `keepingMedian` (it is then the median of the last full reading).
     public mutating func set(_ name: String, _ user: StoredUser?, keepingMedian: Bool = false) {
+        versions[name, default: 0] &+= 1
         stamps[name] = CredentialStamp.current(of: user)
         let userCost = user.flatMap { Password.cost(of: $0.enabledHash) }
         guard costs[name] != userCost else { return }
         costs[name] = userCost
         summarizeCosts(keepingMedian: keepingMedian)
+    }
+
+    /// Where `name`'s count stands now, for a reading about to begin.
+    public func version(of name: String) -> Int { versions[name, default: 0] }
+
+    /// What a reading begun at `version` found, unless `name` was set since: the change that
+    /// set it was read after it was made, so it is at least as new, and any newer change
+    /// brings a reading of its own (a database notification).
+    public mutating func set(_ name: String, _ user: StoredUser?, readAt version: Int) {
+        guard versions[name, default: 0] == version else { return }
+        set(name, user)
     }
 
     private mutating func summarizeCosts(keepingMedian: Bool = false) {
