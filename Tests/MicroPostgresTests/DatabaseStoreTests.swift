@@ -105,6 +105,90 @@ extension MicroPostgresTests {
             }
         }
 
+        @Test(arguments: TestDatabaseKind.available)
+        func aTransactionCommitsOrRollsBackAndOtherRequestsStatementsStayOutOfIt(_ kind: TestDatabaseKind) async throws {
+            try await kind.with { (databases: [Database]) async throws in
+                let database = databases[0]
+                try await database.sql.create(table: "items").column("name", type: .text, .notNull).run()
+                let names: @Sendable () async throws -> [String] = {
+                    try await database.sql.select().column("name").from("items").orderBy("name").all(decoding: Item.self).map(\.name)
+                }
+                let kept = try await database.transaction { sql in
+                    try await sql.insert(into: "items").columns("name").values(SQLBind("kept")).run()
+                    return "done"
+                }
+                #expect(kept == "done")
+                #expect(try await names() == ["kept"])
+
+                // The work's own error comes out unchanged, and nothing of it stays.
+                await #expect(throws: HttpError.self) {
+                    try await database.transaction { sql in
+                        try await sql.insert(into: "items").columns("name").values(SQLBind("thrown")).run()
+                        throw HttpError(.conflict, "Taken.")
+                    }
+                }
+                #expect(try await names() == ["kept"])
+
+                // While a transaction is open, another request's statements are not part of it:
+                // they do not see its row, and its rollback takes nothing of theirs.
+                let (inserted, insertedSignal) = AsyncStream<Void>.makeStream()
+                let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+                let open = Task {
+                    try await database.transaction { sql in
+                        try await sql.insert(into: "items").columns("name").values(SQLBind("pending")).run()
+                        insertedSignal.yield()
+                        for await _ in release { break }
+                        throw HttpError(.conflict, "Changed my mind.")
+                    }
+                }
+                for await _ in inserted { break }
+                #expect(try await names() == ["kept"])
+                releaseSignal.yield()
+                await #expect(throws: HttpError.self) { try await open.value }
+                #expect(try await names() == ["kept"])
+            }
+        }
+
+        @Test(arguments: TestDatabaseKind.available)
+        func transactionsAtOnceTakeTurnsAndLoseNoUpdate(_ kind: TestDatabaseKind) async throws {
+            try await kind.with { (databases: [Database]) async throws in
+                let database = databases[0]
+                try await database.sql.create(table: "counter").column("n", type: .bigint, .notNull).run()
+                try await database.sql.insert(into: "counter").columns("n").values(SQLBind(0)).run()
+                struct Count: Decodable { let n: Int }
+                // Each reads, then writes what it read plus one: a lost update would show as a
+                // count short of the transactions. `FOR UPDATE` where the dialect has it
+                // (PostgreSQL); SQLite's transaction holds the write lock from its start.
+                let transactions = 12
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<transactions {
+                        group.addTask {
+                            try await database.transaction { sql in
+                                let count = try #require(try await sql.select().column("n").from("counter").for(.update).first(decoding: Count.self))
+                                try await sql.update("counter").set("n", to: SQLBind(count.n + 1)).run()
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let count = try await database.sql.select().column("n").from("counter").first(decoding: Count.self)
+                #expect(count?.n == transactions)
+            }
+        }
+
+        @Test func aSqliteTransactionCannotStartOnAMissingFile() async throws {
+            try await TestDatabaseKind.sqlite.with { (databases: [Database]) async throws in
+                try FileManager.default.removeItem(atPath: databases[0].description)
+                do {
+                    try await databases[0].transaction { _ in }
+                    Issue.record("the transaction ran")
+                } catch let error as DatabaseError {
+                    #expect(error.description.contains("is missing"), "\(error.description)")
+                }
+                #expect(!FileManager.default.fileExists(atPath: databases[0].description))
+            }
+        }
+
         @Test func aNewSqliteFileIsItsOwnersOnly() async throws {
             try await TestDatabaseKind.sqlite.with { (databases: [Database]) async throws in
                 let path = databases[0].description

@@ -12,11 +12,21 @@ public protocol DatabaseBackend: Sendable {
     /// ``HttpError`` while the database is out of reach for a while (locked, down), else a
     /// ``DatabaseError`` in words that name the database.
     func failure(_ error: any Error, doing what: String) -> any Error
-    /// Runs `work` on one connection (a transaction's statements must share it).
+    /// Runs `work` on one connection of its own (a transaction's statements must share it, and
+    /// no other request's may join them).
     func withSession<T: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    /// Begins a transaction on `session`, for ``Database/transaction(_:)``.
+    func beginTransaction(on session: any SQLDatabase) async throws
     /// Begins the transaction a migration runs in, on `session`, taking whatever lock keeps
     /// two instances from running one migration at once.
     func beginMigration(on session: any SQLDatabase) async throws
     /// Closes the connections; statements fail afterwards.
     func shutdown() async
+}
+
+extension DatabaseBackend {
+    /// A plain `BEGIN`.
+    public func beginTransaction(on session: any SQLDatabase) async throws {
+        try await session.raw("BEGIN").run()
+    }
 }

@@ -21,6 +21,12 @@ public final class SqliteBackend: DatabaseBackend {
     let subject: String
     private let state = Locked(State())
     private let loop: any EventLoop
+    /// Sessions (transactions) take turns: SQLite lets one connection write at a time anyway.
+    private let sessionTurns = AsyncTurns()
+    /// The thread a session's statements run on. Not the shared pool's, whose threads may all be
+    /// waiting for the session's lock (statements of other requests, inside SQLite's busy
+    /// handler): the session would then have no thread to finish on, and none would go on.
+    private let sessionThread = NIOThreadPool(numberOfThreads: 1)
 
     /// The connection open now, to the file it opened, and how many times the file was opened.
     private struct State {
@@ -67,11 +73,13 @@ public final class SqliteBackend: DatabaseBackend {
         self.busyTimeout = busyTimeout
         self.subject = subject
         loop = MultiThreadedEventLoopGroup.singleton.any()
+        sessionThread.start()
     }
 
     deinit {
         // SQLiteNIO requires a connection closed before it goes; the close holds it till then.
         _ = state.withLock { $0.connection }?.close()
+        sessionThread.shutdownGracefully { _ in }
     }
 
     public var description: String { path }
@@ -83,22 +91,10 @@ public final class SqliteBackend: DatabaseBackend {
     /// or when another file took the path; with the count of openings, which changes when the
     /// file was opened afresh.
     func connect() async throws -> (connection: SQLiteConnection, generation: Int) {
-        guard let identity = FileIdentity(path) else {
-            throw DatabaseError("\(path): the \(subject) is missing (moved or deleted?).")
-        }
+        guard let identity = FileIdentity(path) else { throw missing }
         let current = state.withLock { state in state.identity == identity ? state.connection.map { ($0, state.generation) } : nil }
         if let current { return current }
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: Self.quiet)
-        do {
-            // SQLite's own busy handler, bounded (SQLiteNIO's waits for ever): a statement that
-            // meets another connection's lock waits for it inside SQLite, then fails (a 503).
-            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)")
-            // A file that is not a database, or is damaged, says so now rather than later.
-            try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run()
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+        let connection = try await open(on: .singleton)
         let (kept, replaced) = state.withLock { state -> ((SQLiteConnection, Int), SQLiteConnection?) in
             // Another statement opened the same file meanwhile: its connection stays.
             if state.identity == identity, let open = state.connection { return ((open, state.generation), connection) }
@@ -110,6 +106,49 @@ public final class SqliteBackend: DatabaseBackend {
         }
         if let replaced { try? await replaced.close() }
         return kept
+    }
+
+    /// A new connection to the file at ``path``, which must be there (SQLite would create it),
+    /// its statements run on `threads`.
+    private func open(on threads: NIOThreadPool) async throws -> SQLiteConnection {
+        guard FileIdentity(path) != nil else { throw missing }
+        let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: Self.quiet, on: loop)
+        do {
+            // SQLite's own busy handler, bounded (SQLiteNIO's waits for ever): a statement that
+            // meets another connection's lock waits for it inside SQLite, then fails (a 503).
+            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)")
+            // A file that is not a database, or is damaged, says so now rather than later.
+            try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    /// Runs `work` on a connection of its own, closed when it ends, whatever happened (which
+    /// rolls back a transaction it left open).
+    ///
+    /// Its own, not the shared one: a transaction it opens then holds only its statements, while
+    /// those of other requests go on beside it on the shared connection, kept apart by SQLite's
+    /// locks as two processes' would be. On the shared connection they would join the
+    /// transaction, and be rolled back with it.
+    ///
+    /// Sessions take turns, each waiting for the one before it up to the busy timeout (then a
+    /// 503), without holding a thread.
+    func session<R>(_ work: (SqliteFileSqlDatabase) async throws -> R) async throws -> R {
+        try await sessionTurns.withTurn(waitingAtMost: busyTimeout, timedOut: busy) {
+            let connection = try await open(on: sessionThread)
+            let result: R
+            do {
+                result = try await work(SqliteFileSqlDatabase(backend: self, pinned: connection))
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try? await connection.close()
+            return result
+        }
     }
 
     /// Closes `connection` unless another one replaced it already: the next statement opens
@@ -128,18 +167,28 @@ public final class SqliteBackend: DatabaseBackend {
         if error is HttpError || error is DatabaseError { return error }
         let worded = words(error, doing: what)
         guard let sqliteError = error as? SQLiteError, Self.isLock(sqliteError.reason) else { return worded }
-        return HttpError(.serviceUnavailable, "The database is busy right now. Please try again in a minute.", headers: ["Retry-After": "60"])
+        return busy
+    }
+
+    /// The answer while another connection holds the file for longer than the busy timeout.
+    var busy: HttpError {
+        HttpError(.serviceUnavailable, "The database is busy right now. Please try again in a minute.", headers: ["Retry-After": "60"])
     }
 
     public func withSession<T: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        // A transaction's statements stay on one connection, whatever happens to the path.
-        let connection = try await connect().connection
-        return try await work(SqliteFileSqlDatabase(backend: self, pinned: connection))
+        try await session(work)
+    }
+
+    public func beginTransaction(on session: any SQLDatabase) async throws {
+        // IMMEDIATE: the write lock now, waited for up to the busy timeout. A deferred
+        // transaction that read first and then wrote would fail at once when another held the
+        // lock (SQLite cannot wait there without a deadlock), where this one takes its turn.
+        try await session.raw("BEGIN IMMEDIATE").run()
     }
 
     public func beginMigration(on session: any SQLDatabase) async throws {
-        // IMMEDIATE: the write lock now, so that two processes migrating the file take turns.
-        try await session.raw("BEGIN IMMEDIATE").run()
+        // The write lock at once, so that two processes migrating the file take turns.
+        try await beginTransaction(on: session)
     }
 
     public func shutdown() async {
@@ -162,6 +211,9 @@ public final class SqliteBackend: DatabaseBackend {
     static func isLock(_ error: any Error) -> Bool {
         (error as? SQLiteError).map { isLock($0.reason) } ?? false
     }
+
+    /// The file is not at ``path``.
+    var missing: DatabaseError { DatabaseError("\(path): the \(subject) is missing (moved or deleted?).") }
 
     /// Another connection held the file for longer than the busy timeout.
     var lockedProblem: String { "the \(subject) is locked by another connection (waited \(busyTimeout.words))" }

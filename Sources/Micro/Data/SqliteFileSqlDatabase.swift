@@ -2,8 +2,8 @@ import Logging
 import NIOCore
 import SQLiteKit
 
-/// A ``SqliteBackend``'s statements as sql-kit's `SQLDatabase`: each on the connection to the
-/// file now at the path (or on the `pinned` one, a transaction's), closing a connection that
+/// A ``SqliteBackend``'s statements as sql-kit's `SQLDatabase`: each on the shared connection to
+/// the file now at the path (or on the `pinned` one, a session's), closing a connection that
 /// failed for another reason than a lock, so that the next statement opens the file afresh.
 struct SqliteFileSqlDatabase: SQLDatabase {
     let backend: SqliteBackend
@@ -34,8 +34,7 @@ struct SqliteFileSqlDatabase: SQLDatabase {
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         if pinned != nil { return try await closure(self) }
-        let connection = try await backend.connect().connection
-        return try await closure(SqliteFileSqlDatabase(backend: backend, pinned: connection))
+        return try await backend.session(closure)
     }
 
     /// A fault of the file or the connection, rather than of the statement or another

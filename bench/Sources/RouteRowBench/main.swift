@@ -46,6 +46,7 @@ struct UserRow: Decodable { let username: String; let password_hash: String; let
 var settings = Settings()
 settings.environment = .production
 settings.accessLog = false
+settings.views = nil
 settings.sessions.secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
 let app = App(settings: settings)
 app.use(database)
