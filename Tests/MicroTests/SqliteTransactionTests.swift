@@ -89,6 +89,21 @@ import Testing
         }
     }
 
+    @Test func anotherFilePutInThePlaceOfTheDatabaseIsReadAtTheNextStatement() async throws {
+        try await withItems { database in
+            try await database.sql.insert(into: "items").columns("name").values(SQLBind("old")).run()
+            #expect(try await count(database) == 1)
+            // A restored backup: another database, renamed over the file.
+            let restored = database.description + ".restored"
+            let other = try await Database.sqlite(path: restored)
+            try await other.sql.create(table: "items").column("name", type: .text, .notNull).run()
+            for name in ["a", "b", "c"] { try await other.sql.insert(into: "items").columns("name").values(SQLBind(name)).run() }
+            await other.shutdown()
+            #expect(rename(restored, database.description) == 0)
+            #expect(try await count(database) == 3)
+        }
+    }
+
     @Test func aTransactionLeftOpenByItsWorkIsRolledBackWhenItsConnectionCloses() async throws {
         try await withItems { database in
             // A session whose work began a transaction and never ended it: its connection is

@@ -28,10 +28,12 @@ public final class SqliteBackend: DatabaseBackend {
     /// handler): the session would then have no thread to finish on, and none would go on.
     private let sessionThread = NIOThreadPool(numberOfThreads: 1)
 
-    /// The connection open now, to the file it opened, and how many times the file was opened.
+    /// The connection open now, to the file it opened (watched, when the file can be opened for
+    /// reading), and how many times the file was opened.
     private struct State {
         var connection: SQLiteConnection?
         var identity: FileIdentity?
+        var watch: FileWatch?
         var generation = 0
     }
 
@@ -91,9 +93,14 @@ public final class SqliteBackend: DatabaseBackend {
     /// or when another file took the path; with the count of openings, which changes when the
     /// file was opened afresh.
     func connect() async throws -> (connection: SQLiteConnection, generation: Int) {
+        // Asked before every statement, so mostly answered by the open file, without a look-up
+        // of the path.
+        let watched = state.withLock { state in state.watch.flatMap { watch in state.connection.map { ($0, state.generation, watch) } } }
+        if let (connection, generation, watch) = watched, watch.isStill(at: path) { return (connection, generation) }
         guard let identity = FileIdentity(path) else { throw missing }
         let current = state.withLock { state in state.identity == identity ? state.connection.map { ($0, state.generation) } : nil }
         if let current { return current }
+        let watch = FileWatch(path)
         let connection = try await open(on: .singleton)
         let (kept, replaced) = state.withLock { state -> ((SQLiteConnection, Int), SQLiteConnection?) in
             // Another statement opened the same file meanwhile: its connection stays.
@@ -101,6 +108,7 @@ public final class SqliteBackend: DatabaseBackend {
             let replaced = state.connection
             state.connection = connection
             state.identity = identity
+            state.watch = watch
             state.generation += 1
             return ((connection, state.generation), replaced)
         }
@@ -158,6 +166,7 @@ public final class SqliteBackend: DatabaseBackend {
             guard let open = state.connection, connection == nil || open === connection else { return nil }
             state.connection = nil
             state.identity = nil
+            state.watch = nil
             return open
         }
         try? await closing?.close()
