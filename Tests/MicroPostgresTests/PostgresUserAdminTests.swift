@@ -72,22 +72,5 @@ extension MicroPostgresTests {
                 #expect(try await signIn(browser, "émile", "a new start 42").location == "/")
             }
         }
-
-        @Test(arguments: 0..<5) func twoAdminsDemotingEachOtherOnTwoInstancesLeaveOne(round: Int) async throws {
-            try await PostgresTestDatabase.withInstances(2) { _, instances in
-                let one = instances[0], two = instances[1]
-                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil, roles: ["admin"])
-                try await one.users.save(username: "bob", passwordHash: TestHashes.user, name: nil, roles: ["admin", "editor"])
-                async let annDemotesBob = one.users.setRoles(of: "bob", to: ["editor"], keepingOne: "admin")
-                async let bobRemovesAnn = round.isMultiple(of: 2)
-                    ? two.users.removeUser(username: "ann", keepingOne: "admin") : two.users.setDisabled(true, username: "ann", keepingOne: "admin")
-                let outcomes = try await [annDemotesBob, bobRemovesAnn]
-                #expect(outcomes.filter { $0 == .done }.count == 1)
-                #expect(outcomes.filter { $0 == .lastAdmin }.count == 1)
-                let admins = try await one.users.managedUsers().filter { $0.user.has(role: "admin") && !$0.isDisabled }
-                #expect(admins.count == 1)
-                #expect(try await two.users.setRoles(of: "nobody", to: [], keepingOne: "admin") == .noSuchUser)
-            }
-        }
     }
 }

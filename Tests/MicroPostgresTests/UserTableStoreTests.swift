@@ -6,17 +6,30 @@ import Testing
 /// The users table's statements, written once (`UserTable`), behave alike in SQLite and
 /// PostgreSQL: one test body for both stores.
 @Suite struct UserTableStoreTests {
+    private typealias Store = any UserTableStore & PasswordUpgradingUserStore
+
     /// Runs `body` with a new, empty users store of `kind`.
-    private func withStore(_ kind: TestDatabaseKind, _ body: (any UserTableStore & PasswordUpgradingUserStore) async throws -> Void) async throws {
+    private func withStore(_ kind: TestDatabaseKind, _ body: (Store) async throws -> Void) async throws {
+        try await withStores(kind, count: 1) { stores in try await body(stores[0]) }
+    }
+
+    /// Runs `body` with `count` stores over one new, empty users table of `kind`, each on a
+    /// connection of its own, as that many instances of an app are.
+    private func withStores(_ kind: TestDatabaseKind, count: Int, _ body: ([Store]) async throws -> Void) async throws {
         switch kind {
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-users-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            try await body(try SqliteUserStore(path: folder.appendingPathComponent("users.db").path, create: true))
+            let path = folder.appendingPathComponent("users.db").path
+            var stores: [Store] = []
+            for index in 0..<count { stores.append(try SqliteUserStore(path: path, create: index == 0)) }
+            try await body(stores)
         case .postgres:
-            try await PostgresTestDatabase.withShared(1) { shared in
-                try await body(try await PostgresUserStore(shared[0]))
+            try await PostgresTestDatabase.withShared(count) { shared in
+                var stores: [Store] = []
+                for database in shared { stores.append(try await PostgresUserStore(database)) }
+                try await body(stores)
             }
         }
     }
@@ -72,6 +85,27 @@ import Testing
             // `_` in a role is no wildcard: `axb` holds no `a_b`, so the last holder of `a_b` stays.
             #expect(try await store.setRoles(of: name, to: [], keepingOne: "a_b") == .lastAdmin)
             #expect(try await store.allUsers().count == 2)
+        }
+    }
+
+    @Test(arguments: TestDatabaseKind.available, 0..<5)
+    func twoAdminsDemotingEachOtherOnTwoInstancesLeaveOne(_ kind: TestDatabaseKind, round: Int) async throws {
+        try await withStores(kind, count: 2) { stores async throws in
+            let one = stores[0], two = stores[1]
+            #expect(try await one.addUser(username: "ann", name: nil, roles: ["admin"], passwordHash: TestHashes.ann))
+            #expect(try await one.addUser(username: "bob", name: nil, roles: ["admin", "editor"], passwordHash: TestHashes.user))
+            async let annDemotesBob = one.setRoles(of: "bob", to: ["editor"], keepingOne: "admin")
+            async let bobEndsAnn = switch round % 3 {
+            case 0: two.setRoles(of: "ann", to: [], keepingOne: "admin")
+            case 1: two.removeUser(username: "ann", keepingOne: "admin")
+            default: two.setDisabled(true, username: "ann", keepingOne: "admin")
+            }
+            let outcomes = try await [annDemotesBob, bobEndsAnn]
+            #expect(outcomes.filter { $0 == .done }.count == 1)
+            #expect(outcomes.filter { $0 == .lastAdmin }.count == 1)
+            let admins = try await one.managedUsers().filter { $0.user.has(role: "admin") && !$0.isDisabled }
+            #expect(admins.count == 1)
+            #expect(try await two.setRoles(of: "nobody", to: [], keepingOne: "admin") == .noSuchUser)
         }
     }
 }

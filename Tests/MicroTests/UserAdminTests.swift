@@ -254,24 +254,6 @@ import Testing
         #expect(try await store.setRoles(of: "nobody", to: [], keepingOne: "ops_lead") == .noSuchUser)
     }
 
-    @Test(arguments: 0..<5) func twoAdminsDemotingEachOtherAtOnceLeaveOne(round: Int) async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        // Two stores on one file, as two instances of an app are: each has its own connection.
-        let first = try SqliteUserStore(path: folder.file("users.db"), create: true)
-        try first.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil, roles: ["admin"])
-        try first.save(username: "bob", passwordHash: TestHashes.secret123, name: nil, roles: ["admin", "editor"])
-        let second = try SqliteUserStore(path: folder.file("users.db"))
-        async let annDemotesBob = first.setRoles(of: "bob", to: ["editor"], keepingOne: "admin")
-        async let bobDemotesAnn = round.isMultiple(of: 2)
-            ? second.setRoles(of: "ann", to: [], keepingOne: "admin") : second.removeUser(username: "ann", keepingOne: "admin")
-        let outcomes = try await [annDemotesBob, bobDemotesAnn]
-        #expect(outcomes.filter { $0 == .done }.count == 1)
-        #expect(outcomes.filter { $0 == .lastAdmin }.count == 1)
-        let admins = try await first.managedUsers().filter { $0.user.has(role: "admin") && !$0.isDisabled }
-        #expect(admins.count == 1)
-    }
-
     @Test func aUsersFileIsListedWithoutForms() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
