@@ -19,13 +19,13 @@ final class PostgresBackend: DatabaseBackend {
     var description: String { shared.url.description }
 
     func failure(_ error: any Error, doing what: String) -> any Error {
-        if error is HttpError || error is DatabaseError { return error }
+        if error is HttpError || error is DatabaseError || error is CancellationError { return error }
         if let error = error as? UserStoreError { return DatabaseError(error.description) }
         return DatabaseError("\(shared.url): cannot \(what): \(SharedPostgresDatabase.describe(error)).")
     }
 
     func withSession<T: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await shared.client.withConnection { connection in
+        try await shared.withConnection { connection in
             try await work(connection.sql(queryLogLevel: nil))
         }
     }
@@ -64,7 +64,7 @@ struct PostgresPoolSqlDatabase: SQLDatabase {
     }
 
     func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await shared.client.withConnection { connection in
+        try await shared.withConnection { connection in
             try await closure(connection.sql(queryLogLevel: nil))
         }
     }

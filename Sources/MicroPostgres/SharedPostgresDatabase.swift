@@ -143,6 +143,9 @@ public final class SharedPostgresDatabase: Sendable {
             } catch is DeadlineExceeded {
                 beginOutage("\(what) took longer than \(queryTimeout)")
                 throw Self.unavailable
+            } catch where Task.isCancelled {
+                // The request went (its client left): no sign of the database's health.
+                throw CancellationError()
             } catch {
                 // The pool may hand out a connection the server closed (it restarted): once more
                 // on another before calling it an outage.
@@ -151,6 +154,13 @@ public final class SharedPostgresDatabase: Sendable {
                 throw Self.unavailable
             }
         }
+    }
+
+    /// Runs `work` on one connection of the pool (a transaction's), failing at once with a 503
+    /// while the database is known to be unreachable.
+    public func withConnection<T>(_ work: (PostgresConnection) async throws -> T) async throws -> T {
+        guard mayTry() else { throw Self.unavailable }
+        return try await client.withConnection(work)
     }
 
     /// Whether a statement may be tried now: always while the database answers; during an

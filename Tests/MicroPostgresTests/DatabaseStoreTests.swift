@@ -129,8 +129,9 @@ extension MicroPostgresTests {
                 }
                 #expect(try await names() == ["kept"])
 
-                // While a transaction is open, another request's statements are not part of it:
-                // they do not see its row, and its rollback takes nothing of theirs.
+                // While a transaction is open, another request's statement is not part of it: it
+                // does not see its row (on PostgreSQL it runs beside it; on SQLite it waits for
+                // its end), and the rollback takes nothing of it.
                 let (inserted, insertedSignal) = AsyncStream<Void>.makeStream()
                 let (release, releaseSignal) = AsyncStream<Void>.makeStream()
                 let open = Task {
@@ -142,9 +143,32 @@ extension MicroPostgresTests {
                     }
                 }
                 for await _ in inserted { break }
-                #expect(try await names() == ["kept"])
+                let beside = Task { try await names() }
+                try await Task.sleep(for: .milliseconds(100))
                 releaseSignal.yield()
                 await #expect(throws: HttpError.self) { try await open.value }
+                #expect(try await beside.value == ["kept"])
+                #expect(try await names() == ["kept"])
+
+                // A statement that failed fails the transaction, even when its work went on.
+                await #expect(throws: DatabaseError.self) {
+                    try await database.transaction { sql in
+                        try await sql.insert(into: "items").columns("name").values(SQLBind("before")).run()
+                        _ = try? await sql.raw("INSERT INTO no_such_table VALUES (1)").run()
+                        try await sql.insert(into: "items").columns("name").values(SQLBind("after")).run()
+                    }
+                }
+                #expect(try await names() == ["kept"])
+
+                // One opened inside another is part of it: the outer's rollback takes both.
+                await #expect(throws: HttpError.self) {
+                    try await database.transaction { _ in
+                        try await database.transaction { sql in
+                            try await sql.insert(into: "items").columns("name").values(SQLBind("inner")).run()
+                        }
+                        throw HttpError(.conflict, "Changed my mind.")
+                    }
+                }
                 #expect(try await names() == ["kept"])
             }
         }
@@ -159,7 +183,7 @@ extension MicroPostgresTests {
                 // Each reads, then writes what it read plus one: a lost update would show as a
                 // count short of the transactions. `FOR UPDATE` where the dialect has it
                 // (PostgreSQL); SQLite's transaction holds the write lock from its start.
-                let transactions = 12
+                let transactions = 8
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for _ in 0..<transactions {
                         group.addTask {

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import Testing
 @testable import Micro
 
@@ -86,6 +87,90 @@ import Testing
                 try await sql.insert(into: "items").columns("name").values(SQLBind("now")).run()
             }
             #expect(try await count(database) == 1)
+        }
+    }
+
+    @Test func aCancelledRequestsTransactionIsRolledBackAndLeavesNoLock() async throws {
+        try await withItems(busyTimeout: .milliseconds(500)) { database in
+            let (begun, begunSignal) = AsyncStream<Void>.makeStream()
+            // A request whose client left in the middle of its transaction: Micro cancels it.
+            let request = Task {
+                try await database.transaction { sql in
+                    try await sql.insert(into: "items").columns("name").values(SQLBind("half")).run()
+                    begunSignal.yield()
+                    try await Task.sleep(for: .seconds(30))
+                }
+            }
+            for await _ in begun { break }
+            request.cancel()
+            await #expect(throws: CancellationError.self) { try await request.value }
+            // Its connection was closed, so its lock is gone: a write goes through at once.
+            try await database.sql.insert(into: "items").columns("name").values(SQLBind("next")).run()
+            try await database.transaction { sql in
+                try await sql.insert(into: "items").columns("name").values(SQLBind("and next")).run()
+            }
+            #expect(try await count(database) == 2)
+        }
+    }
+
+    @Test func aStatementSentToTheDatabaseFromInsideATransactionRunsInIt() async throws {
+        try await withItems(busyTimeout: .milliseconds(300)) { database in
+            try await database.transaction { sql in
+                try await sql.insert(into: "items").columns("name").values(SQLBind("inside")).run()
+                // Not `sql`: a helper that knows only the database. It neither waits for the
+                // transaction (a 503 after the busy timeout) nor misses its row.
+                #expect(try await count(database) == 1)
+                try await database.sql.insert(into: "items").columns("name").values(SQLBind("helper")).run()
+            }
+            #expect(try await count(database) == 2)
+        }
+    }
+
+    @Test func aReadBesideAnOpenTransactionWaitsForItWithoutAThread() async throws {
+        try await withItems { database in
+            let (begun, begunSignal) = AsyncStream<Void>.makeStream()
+            let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+            let transaction = Task {
+                try await database.transaction { sql in
+                    try await sql.insert(into: "items").columns("name").values(SQLBind("committed")).run()
+                    begunSignal.yield()
+                    for await _ in release { break }
+                }
+            }
+            for await _ in begun { break }
+            // More reads than the shared pool has threads, while a write waits too: none holds a
+            // thread while it waits, so the transaction's end lets every one through.
+            let reads = 2 * NIOSingletons.blockingPoolThreadCountSuggestion + 2
+            let waiting = Task {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    group.addTask {
+                        try await database.sql.insert(into: "items").columns("name").values(SQLBind("beside")).run()
+                        return -1
+                    }
+                    for _ in 0..<reads { group.addTask { try await count(database) } }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            // The shared pool, which serves others too (static files), still has its threads.
+            let poolAnswered = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { try await NIOThreadPool.singleton.runIfActive { true } }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(1))
+                    return false
+                }
+                let first = try await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            #expect(poolAnswered)
+            releaseSignal.yield()
+            try await transaction.value
+            let counts = try await waiting.value.filter { $0 >= 0 }
+            // Each read came after the commit: none saw the table without its row.
+            #expect(counts.count == reads)
+            #expect(counts.allSatisfy { $0 >= 1 })
+            #expect(try await count(database) == 2)
         }
     }
 

@@ -11,24 +11,36 @@ extension Database {
     /// }
     /// ```
     ///
-    /// Run every statement of the transaction on the `sql` it is given. Other requests' statements
-    /// never join it: on SQLite they wait for its write lock (up to the busy timeout, then a 503),
-    /// and a statement of `work` sent to ``sql`` instead would wait for it too.
+    /// - Other requests' statements never join it. On SQLite, transactions take turns (SQLite
+    ///   writes one at a time), and other requests' statements wait while one is open, each up to
+    ///   the busy timeout, then a 503.
+    /// - A statement of `work` that fails fails the transaction, even when `work` goes on: it is
+    ///   rolled back and the statement's error thrown, on both databases (PostgreSQL cannot go on
+    ///   after a failed statement, and would roll back at the commit without a word). Write
+    ///   `ON CONFLICT DO NOTHING` rather than catching a conflict.
+    /// - A transaction opened inside another of the same database, in the same task, is part of
+    ///   the outer one, as Sequel's and Django's are. On SQLite, ``sql`` used inside it runs in it.
     public func transaction<T: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if let open = Self.openTransaction, open.database == ObjectIdentifier(self) { return try await work(open.sql) }
         let backend = backend
+        let database = ObjectIdentifier(self)
         do {
             return try await backend.withSession { session in
-                let sql = WordedSqlDatabase(inner: session, backend: backend)
-                try await backend.beginTransaction(on: sql)
-                let result: T
+                let sql = FailureRecordingSqlDatabase(inner: WordedSqlDatabase(inner: session, backend: backend))
                 do {
-                    result = try await work(sql)
+                    try await backend.beginTransaction(on: sql)
+                    let result = try await Self.$openTransaction.withValue(OpenTransaction(database: database, sql: sql)) {
+                        do { return try await work(sql) } catch { throw WorkFailure(error: error) }
+                    }
+                    if let failure = sql.firstFailure { throw failure }
+                    try await sql.raw("COMMIT").run()
+                    return result
                 } catch {
-                    try? await session.raw("ROLLBACK").run()
-                    throw WorkFailure(error: error)
+                    // In a task of its own, which a cancelled request's cannot stop: a pooled
+                    // connection must not go back to its pool inside the transaction.
+                    await Task { try? await session.raw("ROLLBACK").run() }.value
+                    throw error
                 }
-                try await sql.raw("COMMIT").run()
-                return result
             }
         } catch let failure as WorkFailure {
             throw failure.error
@@ -36,6 +48,14 @@ extension Database {
             throw backend.failure(error, doing: "run a transaction")
         }
     }
+
+    /// The transaction open in this task (and the tasks it made), with its database.
+    struct OpenTransaction: Sendable {
+        let database: ObjectIdentifier
+        let sql: any SQLDatabase
+    }
+
+    @TaskLocal static var openTransaction: OpenTransaction?
 
     /// What the transaction's own work threw, kept apart from the database's faults, which are
     /// worded.

@@ -22,11 +22,14 @@ public final class SqliteBackend: DatabaseBackend {
     private let state = Locked(State())
     private let loop: any EventLoop
     /// Sessions (transactions) take turns: SQLite lets one connection write at a time anyway.
-    private let sessionTurns = AsyncTurns()
+    /// Statements on the shared connection wait here too while a session is open.
+    let sessionTurns = AsyncTurns()
     /// The thread a session's statements run on. Not the shared pool's, whose threads may all be
     /// waiting for the session's lock (statements of other requests, inside SQLite's busy
     /// handler): the session would then have no thread to finish on, and none would go on.
-    private let sessionThread = NIOThreadPool(numberOfThreads: 1)
+    let sessionThread = NIOThreadPool(numberOfThreads: 1)
+    /// How many sessions are open (at most one, as they take turns).
+    let openSessions = Locked(0)
 
     /// The connection open now, to the file it opened (watched, when the file can be opened for
     /// reading), and how many times the file was opened.
@@ -112,51 +115,32 @@ public final class SqliteBackend: DatabaseBackend {
             state.generation += 1
             return ((connection, state.generation), replaced)
         }
-        if let replaced { try? await replaced.close() }
+        if let replaced { await Self.closeSafely(replaced) }
         return kept
     }
 
     /// A new connection to the file at ``path``, which must be there (SQLite would create it),
-    /// its statements run on `threads`.
-    private func open(on threads: NIOThreadPool) async throws -> SQLiteConnection {
+    /// its statements run on `threads`; `checked` reads the schema at once, so that a file that
+    /// is not a database, or is damaged, says so now rather than later.
+    func open(on threads: NIOThreadPool, checked: Bool = true) async throws -> SQLiteConnection {
         guard FileIdentity(path) != nil else { throw missing }
         let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: Self.quiet, on: loop)
         do {
             // SQLite's own busy handler, bounded (SQLiteNIO's waits for ever): a statement that
             // meets another connection's lock waits for it inside SQLite, then fails (a 503).
             _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)")
-            // A file that is not a database, or is damaged, says so now rather than later.
-            try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run()
+            if checked { try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run() }
         } catch {
-            try? await connection.close()
+            await Self.closeSafely(connection)
             throw error
         }
         return connection
     }
 
-    /// Runs `work` on a connection of its own, closed when it ends, whatever happened (which
-    /// rolls back a transaction it left open).
-    ///
-    /// Its own, not the shared one: a transaction it opens then holds only its statements, while
-    /// those of other requests go on beside it on the shared connection, kept apart by SQLite's
-    /// locks as two processes' would be. On the shared connection they would join the
-    /// transaction, and be rolled back with it.
-    ///
-    /// Sessions take turns, each waiting for the one before it up to the busy timeout (then a
-    /// 503), without holding a thread.
-    func session<R>(_ work: (SqliteFileSqlDatabase) async throws -> R) async throws -> R {
-        try await sessionTurns.withTurn(waitingAtMost: busyTimeout, timedOut: busy) {
-            let connection = try await open(on: sessionThread)
-            let result: R
-            do {
-                result = try await work(SqliteFileSqlDatabase(backend: self, pinned: connection))
-            } catch {
-                try? await connection.close()
-                throw error
-            }
-            try? await connection.close()
-            return result
-        }
+    /// Closes `connection`, even from a cancelled task: SQLiteNIO's async calls do nothing in
+    /// one, which would leave the connection open, holding whatever lock it held.
+    static func closeSafely(_ connection: SQLiteConnection) async {
+        try? await connection.close().get()
     }
 
     /// Closes `connection` unless another one replaced it already: the next statement opens
@@ -169,11 +153,11 @@ public final class SqliteBackend: DatabaseBackend {
             state.watch = nil
             return open
         }
-        try? await closing?.close()
+        if let closing { await Self.closeSafely(closing) }
     }
 
     public func failure(_ error: any Error, doing what: String) -> any Error {
-        if error is HttpError || error is DatabaseError { return error }
+        if error is HttpError || error is DatabaseError || error is CancellationError { return error }
         let worded = words(error, doing: what)
         guard let sqliteError = error as? SQLiteError, Self.isLock(sqliteError.reason) else { return worded }
         return busy
@@ -202,6 +186,7 @@ public final class SqliteBackend: DatabaseBackend {
 
     public func shutdown() async {
         await disconnect()
+        try? await sessionThread.shutdownGracefully()
     }
 
     /// The dialect of every connection.

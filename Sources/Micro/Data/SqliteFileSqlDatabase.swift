@@ -20,14 +20,20 @@ struct SqliteFileSqlDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let connection: SQLiteConnection
-        if let pinned { connection = pinned } else { connection = try await backend.connect().connection }
+        let shared: Bool
+        if let own = pinned ?? backend.sessionConnection {
+            (connection, shared) = (own, false)
+        } else {
+            try await backend.waitForOpenSessions()
+            (connection, shared) = (try await backend.connect().connection, true)
+        }
         do {
             // Another connection's lock is waited for inside SQLite (its busy timeout, set on
             // each connection), at whichever step meets it, the commit's included: a statement
             // is never run again here, which could hand its rows over twice.
             try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
         } catch let error as SQLiteError {
-            if pinned == nil, Self.breaksConnection(error.reason) { await backend.disconnect(connection) }
+            if shared, Self.breaksConnection(error.reason) { await backend.disconnect(connection) }
             throw error
         }
     }
