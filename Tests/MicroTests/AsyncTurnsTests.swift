@@ -36,7 +36,7 @@ import Testing
                 }
             })
             // Each is queued before the next comes.
-            try await Task.sleep(for: .milliseconds(20))
+            while turns.waiting < index { try await Task.sleep(for: .milliseconds(1)) }
         }
         releaseSignal.yield()
         try await first.value
@@ -79,11 +79,12 @@ import Testing
         }
         for await _ in begun { break }
         let cancelled = Task { try await turns.withTurn(waitingAtMost: .seconds(30), timedOut: TimedOut()) { Issue.record("ran when cancelled") } }
-        try await Task.sleep(for: .milliseconds(20))
+        while turns.waiting < 1 { try await Task.sleep(for: .milliseconds(1)) }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         releaseSignal.yield()
         await #expect(throws: TimedOut.self) { try await holder.value }
+        #expect(turns.waiting == 0)
         #expect(try await turns.withTurn(waitingAtMost: .zero, timedOut: TimedOut()) { 2 } == 2)
     }
 

@@ -20,9 +20,12 @@ final class AsyncTurns: Sendable {
 
     private let state = Locked(State())
 
+    /// How many tasks wait for their turn now.
+    var waiting: Int { state.withLock { $0.queue.count } }
+
     /// Runs `work` in this task's turn, then hands the turn to the next task. Throws `timedOut`
     /// when the turn did not come within `limit`, and `CancellationError` when the task was
-    /// cancelled while it waited; either way `work` did not run.
+    /// cancelled before or while it waited; either way `work` did not run.
     func withTurn<R>(waitingAtMost limit: Duration, timedOut: @autoclosure () -> any Error, _ work: () async throws -> R) async throws -> R {
         try await take(waitingAtMost: limit, timedOut: timedOut())
         let result: R
@@ -37,6 +40,7 @@ final class AsyncTurns: Sendable {
     }
 
     private func take(waitingAtMost limit: Duration, timedOut: any Error) async throws {
+        try Task.checkCancellation()
         let id = state.withLock { state -> UInt64? in
             if !state.held {
                 state.held = true
