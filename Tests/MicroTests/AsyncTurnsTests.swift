@@ -12,19 +12,26 @@ import Testing
         var all: [Int] { entries.withLock { $0 } }
     }
 
-    @Test func tasksTakeTurnsOneAtATimeInTheOrderTheyCame() async throws {
-        let turns = AsyncTurns()
-        let log = Log()
+    /// A task holding a turn of `turns` until `release` is called, then running `then`; returned
+    /// once it holds the turn.
+    private func hold(_ turns: AsyncTurns, then: @escaping @Sendable () throws -> Void = {}) async -> (holder: Task<Void, any Error>, release: @Sendable () -> Void) {
         let (begun, begunSignal) = AsyncStream<Void>.makeStream()
         let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-        let first = Task {
+        let holder = Task {
             try await turns.withTurn(waitingAtMost: .seconds(30), timedOut: TimedOut()) {
                 begunSignal.yield()
                 for await _ in release { break }
-                log.append(0)
+                try then()
             }
         }
         for await _ in begun { break }
+        return (holder, { releaseSignal.yield() })
+    }
+
+    @Test func tasksTakeTurnsOneAtATimeInTheOrderTheyCame() async throws {
+        let turns = AsyncTurns()
+        let log = Log()
+        let (first, release) = await hold(turns) { log.append(0) }
         var waiting: [Task<Void, any Error>] = []
         for index in 1...5 {
             waiting.append(Task {
@@ -38,7 +45,7 @@ import Testing
             // Each is queued before the next comes.
             while turns.waiting < index { try await Task.sleep(for: .milliseconds(1)) }
         }
-        releaseSignal.yield()
+        release()
         try await first.value
         for task in waiting { try await task.value }
         #expect(log.all == [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5])
@@ -46,20 +53,12 @@ import Testing
 
     @Test func aWaitPastItsLimitThrowsAndTheTurnGoesToTheNext() async throws {
         let turns = AsyncTurns()
-        let (begun, begunSignal) = AsyncStream<Void>.makeStream()
-        let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await turns.withTurn(waitingAtMost: .seconds(30), timedOut: TimedOut()) {
-                begunSignal.yield()
-                for await _ in release { break }
-            }
-        }
-        for await _ in begun { break }
+        let (holder, release) = await hold(turns)
         let patient = Task { try await turns.withTurn(waitingAtMost: .seconds(30), timedOut: TimedOut()) { "patient" } }
         await #expect(throws: TimedOut.self) {
             try await turns.withTurn(waitingAtMost: .milliseconds(50), timedOut: TimedOut()) { Issue.record("ran without a turn") }
         }
-        releaseSignal.yield()
+        release()
         try await holder.value
         #expect(try await patient.value == "patient")
         // Free again: a turn is taken at once.
@@ -68,21 +67,12 @@ import Testing
 
     @Test func aCancelledWaiterLeavesTheQueueAndAFailedTurnIsHandedOn() async throws {
         let turns = AsyncTurns()
-        let (begun, begunSignal) = AsyncStream<Void>.makeStream()
-        let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-        let holder = Task {
-            try await turns.withTurn(waitingAtMost: .seconds(30), timedOut: TimedOut()) {
-                begunSignal.yield()
-                for await _ in release { break }
-                throw TimedOut()
-            }
-        }
-        for await _ in begun { break }
+        let (holder, release) = await hold(turns) { throw TimedOut() }
         let cancelled = Task { try await turns.withTurn(waitingAtMost: .seconds(30), timedOut: TimedOut()) { Issue.record("ran when cancelled") } }
         while turns.waiting < 1 { try await Task.sleep(for: .milliseconds(1)) }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }
-        releaseSignal.yield()
+        release()
         await #expect(throws: TimedOut.self) { try await holder.value }
         #expect(turns.waiting == 0)
         #expect(try await turns.withTurn(waitingAtMost: .zero, timedOut: TimedOut()) { 2 } == 2)

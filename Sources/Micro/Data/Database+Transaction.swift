@@ -26,13 +26,14 @@ extension Database {
         let database = ObjectIdentifier(self)
         do {
             return try await backend.withSession { session in
-                let sql = FailureRecordingSqlDatabase(inner: WordedSqlDatabase(inner: session, backend: backend))
+                let failures = Locked<(any Error)?>(nil)
+                let sql = WordedSqlDatabase(inner: session, backend: backend, failures: failures)
                 do {
                     try await backend.beginTransaction(on: sql)
                     let result = try await Self.$openTransaction.withValue(OpenTransaction(database: database, sql: sql)) {
                         do { return try await work(sql) } catch { throw WorkFailure(error: error) }
                     }
-                    if let failure = sql.firstFailure { throw failure }
+                    if let failure = failures.withLock({ $0 }) { throw failure }
                     try await sql.raw("COMMIT").run()
                     return result
                 } catch {
