@@ -32,7 +32,14 @@ extension SqliteBackend {
         if let connection = sessionConnection { return try await work(SqliteFileSqlDatabase(backend: self, pinned: connection)) }
         return try await sessionTurns.withTurn(waitingAtMost: busyTimeout, timedOut: busy) {
             // Unchecked: its first statement reads the file, and says what is wrong with it.
-            let connection = try await open(on: sessionThread, checked: false)
+            let thread = sessionThread.withLock { thread in
+                if let thread { return thread }
+                let started = NIOThreadPool(numberOfThreads: 1)
+                started.start()
+                thread = started
+                return started
+            }
+            let connection = try await open(on: thread, checked: false)
             openSessions.withLock { $0 += 1 }
             defer { openSessions.withLock { $0 -= 1 } }
             let result: R

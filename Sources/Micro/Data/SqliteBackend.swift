@@ -24,10 +24,11 @@ public final class SqliteBackend: DatabaseBackend {
     /// Sessions (transactions) take turns: SQLite lets one connection write at a time anyway.
     /// Statements on the shared connection wait here too while a session is open.
     let sessionTurns = AsyncTurns()
-    /// The thread a session's statements run on. Not the shared pool's, whose threads may all be
-    /// waiting for the session's lock (statements of other requests, inside SQLite's busy
-    /// handler): the session would then have no thread to finish on, and none would go on.
-    let sessionThread = NIOThreadPool(numberOfThreads: 1)
+    /// The thread sessions' statements run on, started with the first session. Not the shared
+    /// pool's, whose threads may all be waiting for the session's lock (statements of other
+    /// requests, inside SQLite's busy handler): the session would then have no thread to finish
+    /// on, and none would go on.
+    let sessionThread = Locked<NIOThreadPool?>(nil)
     /// How many sessions are open (at most one, as they take turns).
     let openSessions = Locked(0)
 
@@ -78,13 +79,12 @@ public final class SqliteBackend: DatabaseBackend {
         self.busyTimeout = busyTimeout
         self.subject = subject
         loop = MultiThreadedEventLoopGroup.singleton.any()
-        sessionThread.start()
     }
 
     deinit {
         // SQLiteNIO requires a connection closed before it goes; the close holds it till then.
         _ = state.withLock { $0.connection }?.close()
-        sessionThread.shutdownGracefully { _ in }
+        sessionThread.withLock { $0 }?.shutdownGracefully { _ in }
     }
 
     public var description: String { path }
@@ -186,7 +186,11 @@ public final class SqliteBackend: DatabaseBackend {
 
     public func shutdown() async {
         await disconnect()
-        try? await sessionThread.shutdownGracefully()
+        let thread = sessionThread.withLock { thread in
+            defer { thread = nil }
+            return thread
+        }
+        try? await thread?.shutdownGracefully()
     }
 
     /// The dialect of every connection.
