@@ -595,7 +595,7 @@ import Testing
             }
             while client.receivedCount < size, !client.isClosed, ContinuousClock.now - started < .seconds(60) {
                 client.readMore()
-                try await Task.sleep(for: .milliseconds(45))
+                try await Task.sleep(for: .milliseconds(60))
             }
             let took = ContinuousClock.now - started
             guard client.receivedCount >= size else {
@@ -605,7 +605,9 @@ import Testing
             let response = try await client.readResponse(timeout: 5)
             #expect(response.status == 200)
             #expect(response.body.count == size)
-            #expect(took > .seconds(5), "the download was too quick (\(took)) to outlast the idle timeout")
+            // How much a read takes depends on the kernel's socket buffers: the download must
+            // only outlast the idle timeout, with a second to spare.
+            #expect(took > .seconds(4), "the download was too quick (\(took)) to outlast the idle timeout")
         }
     }
 
