@@ -126,6 +126,26 @@ import Testing
         }
     }
 
+    @Test func aTaskMadeInsideATransactionThatOutlivesItUsesTheDatabaseAsAnyOther() async throws {
+        try await withItems { database in
+            let (ended, endedSignal) = AsyncStream<Void>.makeStream()
+            // A task made inside the transaction inherits what marks it open; after its end, its
+            // statements and transactions are its own, not the ended one's closed connection.
+            let late = try await database.transaction { _ in
+                Task {
+                    for await _ in ended { break }
+                    try await database.sql.insert(into: "items").columns("name").values(SQLBind("late")).run()
+                    try await database.transaction { sql in
+                        try await sql.insert(into: "items").columns("name").values(SQLBind("later")).run()
+                    }
+                }
+            }
+            endedSignal.yield()
+            try await late.value
+            #expect(try await count(database) == 2)
+        }
+    }
+
     @Test func aReadBesideAnOpenTransactionWaitsForItWithoutAThread() async throws {
         try await withItems { database in
             let (begun, begunSignal) = AsyncStream<Void>.makeStream()

@@ -21,22 +21,25 @@ extension Database {
     /// - A transaction opened inside another of the same database, in the same task, is part of
     ///   the outer one, as Sequel's and Django's are. On SQLite, ``sql`` used inside it runs in it.
     public func transaction<T: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        if let open = Self.openTransaction, open.database == ObjectIdentifier(self) { return try await work(open.sql) }
+        if let open = Self.openTransaction, open.database == ObjectIdentifier(self), open.isOpen.withLock({ $0 }) { return try await work(open.sql) }
         let backend = backend
         let database = ObjectIdentifier(self)
         do {
             return try await backend.withSession { session in
                 let failures = Locked<(any Error)?>(nil)
                 let sql = WordedSqlDatabase(inner: session, backend: backend, failures: failures)
+                let open = OpenTransaction(database: database, sql: sql)
                 do {
                     try await backend.beginTransaction(on: sql)
-                    let result = try await Self.$openTransaction.withValue(OpenTransaction(database: database, sql: sql)) {
+                    let result = try await Self.$openTransaction.withValue(open) {
                         do { return try await work(sql) } catch { throw WorkFailure(error: error) }
                     }
+                    open.isOpen.withLock { $0 = false }
                     if let failure = failures.withLock({ $0 }) { throw failure }
                     try await sql.raw("COMMIT").run()
                     return result
                 } catch {
+                    open.isOpen.withLock { $0 = false }
                     // In a task of its own, which a cancelled request's cannot stop: a pooled
                     // connection must not go back to its pool inside the transaction.
                     await Task { try? await session.raw("ROLLBACK").run() }.value
@@ -50,10 +53,12 @@ extension Database {
         }
     }
 
-    /// The transaction open in this task (and the tasks it made), with its database.
+    /// The transaction open in this task (and the tasks it made), with its database. A task made
+    /// inside it may outlive it: `isOpen` tells it the transaction ended.
     struct OpenTransaction: Sendable {
         let database: ObjectIdentifier
         let sql: any SQLDatabase
+        let isOpen = Locked(true)
     }
 
     @TaskLocal static var openTransaction: OpenTransaction?

@@ -2,10 +2,12 @@ import NIOPosix
 import SQLiteKit
 
 extension SqliteBackend {
-    /// The session open in this task (and the tasks it made), with its backend.
+    /// The session open in this task (and the tasks it made), with its backend. A task made
+    /// inside it may outlive it: `isOpen` tells it the session ended.
     struct OpenSession: Sendable {
         let backend: ObjectIdentifier
         let connection: SQLiteConnection
+        let isOpen = Locked(true)
     }
 
     @TaskLocal static var openSession: OpenSession?
@@ -13,7 +15,7 @@ extension SqliteBackend {
     /// The connection of the session this task has open on this backend, if any: a statement
     /// sent to ``sql`` from inside it runs in it, as Sequel's do, instead of waiting for it.
     var sessionConnection: SQLiteConnection? {
-        guard let open = Self.openSession, open.backend == ObjectIdentifier(self) else { return nil }
+        guard let open = Self.openSession, open.backend == ObjectIdentifier(self), open.isOpen.withLock({ $0 }) else { return nil }
         return open.connection
     }
 
@@ -42,15 +44,18 @@ extension SqliteBackend {
             let connection = try await open(on: thread, checked: false)
             openSessions.withLock { $0 += 1 }
             defer { openSessions.withLock { $0 -= 1 } }
+            let open = OpenSession(backend: ObjectIdentifier(self), connection: connection)
             let result: R
             do {
-                result = try await Self.$openSession.withValue(OpenSession(backend: ObjectIdentifier(self), connection: connection)) {
+                result = try await Self.$openSession.withValue(open) {
                     try await work(SqliteFileSqlDatabase(backend: self, pinned: connection))
                 }
             } catch {
+                open.isOpen.withLock { $0 = false }
                 await Self.closeSafely(connection)
                 throw error
             }
+            open.isOpen.withLock { $0 = false }
             await Self.closeSafely(connection)
             return result
         }
