@@ -33,7 +33,6 @@ extension SqliteBackend {
     func session<R>(_ work: (SqliteFileSqlDatabase) async throws -> R) async throws -> R {
         if let connection = sessionConnection { return try await work(SqliteFileSqlDatabase(backend: self, pinned: connection)) }
         return try await sessionTurns.withTurn(waitingAtMost: busyTimeout, timedOut: busy) {
-            // Unchecked: its first statement reads the file, and says what is wrong with it.
             let thread = sessionThread.withLock { thread in
                 if let thread { return thread }
                 let started = NIOThreadPool(numberOfThreads: 1)
@@ -41,6 +40,7 @@ extension SqliteBackend {
                 thread = started
                 return started
             }
+            // Unchecked: its first statement reads the file, and says what is wrong with it.
             let connection = try await open(on: thread, checked: false)
             openSessions.withLock { $0 += 1 }
             defer { openSessions.withLock { $0 -= 1 } }
