@@ -31,16 +31,16 @@ import Testing
 
     @Test func writesOfOtherRequestsWaitForAnOpenTransactionAndAllEndWell() async throws {
         try await withItems { database in
-            // More writes than the shared pool has threads: each waits for the transaction's lock
-            // inside SQLite, on one of those threads. The transaction's next statement runs on a
-            // thread of its own, so it can finish, and then they can.
+            // More writes than the shared pool has threads, while the transaction is open: they
+            // wait for it, and its next statement still finds a thread to run on (its own), so it
+            // ends, and then they go through.
             let writes = 2 * NIOSingletons.blockingPoolThreadCountSuggestion + 2
             let (begun, begunSignal) = AsyncStream<Void>.makeStream()
             let transaction = Task {
                 try await database.transaction { sql in
                     try await sql.insert(into: "items").columns("name").values(SQLBind("first")).run()
                     begunSignal.yield()
-                    // Long enough for the writes to be waiting on every thread of the pool.
+                    // Long enough for every write to be waiting.
                     try await Task.sleep(for: .milliseconds(300))
                     try await sql.insert(into: "items").columns("name").values(SQLBind("second")).run()
                 }
