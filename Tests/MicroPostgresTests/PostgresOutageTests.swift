@@ -44,6 +44,15 @@ extension MicroPostgresTests {
                 #expect(refused.text.contains("unavailable"))
                 #expect(!shared.database.isReachable)
                 for _ in 0..<3 { #expect(try await signIn(TestClient(app)).status == .serviceUnavailable) }
+                // A transaction while the outage is known fails at once, as a 503 like a statement.
+                let started = ContinuousClock.now
+                do {
+                    try await shared.database.database.transaction { sql in try await sql.raw("SELECT 1").run() }
+                    Issue.record("a transaction ran while the database was down")
+                } catch let error as HttpError {
+                    #expect(error.status == .serviceUnavailable)
+                }
+                #expect(ContinuousClock.now - started < .seconds(1))
                 // The page path needs no database.
                 #expect(try await signedIn.get("/me").text == "user")
                 #expect(try await signedIn.get("/me").text == "user")
