@@ -143,9 +143,6 @@ public final class SharedPostgresDatabase: Sendable {
             } catch is DeadlineExceeded {
                 beginOutage("\(what) took longer than \(queryTimeout)")
                 throw Self.unavailable
-            } catch where Task.isCancelled {
-                // The request went (its client left): no sign of the database's health.
-                throw CancellationError()
             } catch {
                 // The pool may hand out a connection the server closed (it restarted): once more
                 // on another before calling it an outage.
@@ -156,11 +153,68 @@ public final class SharedPostgresDatabase: Sendable {
         }
     }
 
-    /// Runs `work` on one connection of the pool (a transaction's), failing at once with a 503
-    /// while the database is known to be unreachable.
-    public func withConnection<T>(_ work: (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `work` on one connection of the pool (a transaction's). While the database is known
+    /// to be unreachable it fails at once with a 503. Waiting for the connection is bounded by
+    /// ``queryTimeout``, then a 503 too: the pool would wait while every connection is busy, and
+    /// while it cannot connect, until its circuit breaker trips a minute later. A pool that fails
+    /// the wait (that breaker) starts an outage. `work` is not bounded here: each of its
+    /// statements is, by the server's statement timeout.
+    public func withConnection<T>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard mayTry() else { throw Self.unavailable }
-        return try await client.withConnection(work)
+        let lease = NIOLockedValueBox(LeaseWait.waiting)
+        let client = client, limit = queryTimeout
+        return try await withThrowingTaskGroup(of: Handed<T>?.self) { group in
+            group.addTask {
+                do {
+                    return try await client.withConnection { connection in
+                        // Given up on a moment ago: the connection goes back unused.
+                        guard lease.withLockedValue({ $0.take() }) else { throw CancellationError() }
+                        return Handed(value: try await work(connection))
+                    }
+                } catch where lease.withLockedValue({ $0 }) == .waiting {
+                    if Task.isCancelled { throw CancellationError() }
+                    self.beginOutage(Self.describe(error))
+                    throw Self.unavailable
+                }
+            }
+            group.addTask {
+                guard (try? await Task.sleep(for: limit)) != nil else { return nil }
+                if lease.withLockedValue({ $0.giveUp() }) { throw Self.busy }
+                return nil
+            }
+            // The work's task ends with a value or an error; the timer's with neither (or `busy`).
+            while let ended = try await group.next() {
+                guard let handed = ended else { continue }
+                group.cancelAll()
+                return handed.value
+            }
+            throw CancellationError()
+        }
+    }
+
+    /// The work's value, handed once from its task to the caller's, which waits for it. sql-kit's
+    /// sessions may return what is not `Sendable`.
+    private struct Handed<T>: @unchecked Sendable {
+        let value: T
+    }
+
+    /// Where a wait for a transaction's connection is: it came first, or the time limit did.
+    private enum LeaseWait {
+        case waiting, held, gaveUp
+
+        /// The connection came: true unless the wait was given up.
+        mutating func take() -> Bool {
+            guard self == .waiting else { return false }
+            self = .held
+            return true
+        }
+
+        /// The time is up: true unless the connection came.
+        mutating func giveUp() -> Bool {
+            guard self == .waiting else { return false }
+            self = .gaveUp
+            return true
+        }
     }
 
     /// Whether a statement may be tried now: always while the database answers; during an
@@ -177,6 +231,9 @@ public final class SharedPostgresDatabase: Sendable {
     /// What sign-in answers while the database is unreachable.
     static let unavailable = HttpError(.serviceUnavailable, "Sign-in is unavailable right now: the user database cannot be reached. Please try again in a minute.",
         headers: ["Retry-After": "30"])
+
+    /// What a transaction answers when no connection of the pool came free in time.
+    static let busy = HttpError(.serviceUnavailable, "The database is busy right now. Please try again in a minute.", headers: ["Retry-After": "30"])
 
     func subscribe(_ subscriber: Subscriber) {
         subscribers.withLockedValue { $0.append(subscriber) }

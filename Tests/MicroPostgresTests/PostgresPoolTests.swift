@@ -1,0 +1,70 @@
+import Foundation
+import Micro
+import MicroPostgres
+import Testing
+
+extension MicroPostgresTests {
+    /// The pool of a database that answers, every connection busy: a transaction waits for one
+    /// for a while, not for ever, and that is no outage.
+    @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct Pool {
+        @Test func aTransactionThatGetsNoConnectionInTimeIsA503AndNoOutage() async throws {
+            try await PostgresTestDatabase.withShared(1) { shared in
+                let database = shared[0].database
+                // Every connection of the pool (ten) held by an open transaction.
+                let (begun, begunSignal) = AsyncStream<Void>.makeStream()
+                let streams = (0..<10).map { _ in AsyncStream<Void>.makeStream() }
+                let releases = streams.map(\.continuation)
+                let holders = streams.map { release, _ in
+                    Task {
+                        try await database.transaction { sql in
+                            try await sql.raw("SELECT 1").run()
+                            begunSignal.yield()
+                            for await _ in release { break }
+                        }
+                    }
+                }
+                var holding = 0
+                for await _ in begun {
+                    holding += 1
+                    if holding == 10 { break }
+                }
+                // Should the wait never end, the holders end after a while, so that the test
+                // fails rather than hangs.
+                let releaseAll: @Sendable () -> Void = { for release in releases { release.yield() } }
+                let safety = Task {
+                    try await Task.sleep(for: .seconds(20))
+                    releaseAll()
+                }
+                defer { safety.cancel() }
+
+                let started = ContinuousClock.now
+                do {
+                    try await database.transaction { sql in try await sql.raw("SELECT 1").run() }
+                    Issue.record("a transaction ran with every connection of the pool held")
+                } catch let error as HttpError {
+                    #expect(error.status == .serviceUnavailable)
+                    #expect(error.message.contains("busy"), "\(error)")
+                    #expect(error.headers.first(name: "Retry-After") != nil)
+                }
+                let waited = ContinuousClock.now - started
+                // The query timeout (2 s in the tests), with room for a slow machine.
+                #expect(waited >= .seconds(2) && waited < .seconds(10), "\(waited)")
+                // A request that leaves (its client went) while it waits stops waiting.
+                let leaving = Task { try await database.transaction { sql in try await sql.raw("SELECT 1").run() } }
+                try await Task.sleep(for: .milliseconds(200))
+                let cancelled = ContinuousClock.now
+                leaving.cancel()
+                await #expect(throws: CancellationError.self) { try await leaving.value }
+                #expect(ContinuousClock.now - cancelled < .seconds(1))
+                // Neither is an outage: nothing else answers 503 for them.
+                #expect(shared[0].isReachable)
+
+                releaseAll()
+                for holder in holders { try await holder.value }
+                #expect(try await database.transaction { sql in try await sql.raw("SELECT 2 AS two").first(decoding: Two.self) }?.two == 2)
+            }
+        }
+
+        private struct Two: Decodable { let two: Int }
+    }
+}
