@@ -56,10 +56,8 @@ struct PostgresPoolSqlDatabase: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
-        try await shared.run("run a statement") { client in
-            try await client.withConnection { connection in
-                try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
-            }
+        try await shared.run("run a statement") { connection in
+            try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
         }
     }
 

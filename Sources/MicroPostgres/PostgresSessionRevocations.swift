@@ -47,9 +47,7 @@ public final class PostgresSessionRevocations: SessionRevocations {
                 try await Self.readAll(connection, into: memory)
             }))
         do {
-            try await database.run("read the revoked sessions") { client in
-                try await client.withConnection { try await Self.readAll($0, into: memory) }
-            }
+            try await database.run("read the revoked sessions") { try await Self.readAll($0, into: memory) }
         } catch {
             throw ConfigurationError("\(database.url): cannot read the revoked sessions: \(SharedPostgresDatabase.describe(error))")
         }

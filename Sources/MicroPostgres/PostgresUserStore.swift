@@ -133,29 +133,27 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserTableStore
     ) async throws -> T {
         let summary = summary
         let source = source
-        return try await database.run(action) { client in
-            try await client.withConnection { connection in
-                let table = UserTable(connection.sql(queryLogLevel: nil), source: source) { name, user in
-                    summary.withLockedValue { $0.set(name, user) }
-                }
-                guard guarded else { return try await work(table) }
-                // What the transaction changed is kept in memory once it committed: a reading
-                // begun in between (another change's notification) would find the rows as they
-                // were, and keep that, being newer than a change made before it.
-                let changed = NIOLockedValueBox<[(name: String, user: StoredUser?)]>([])
-                let guardedTable = UserTable(connection.sql(queryLogLevel: nil), source: source) { name, user in
-                    changed.withLockedValue { $0.append((name, user)) }
-                }
-                let result = try await connection.withTransaction(logger: SharedPostgresDatabase.quiet) { connection in
-                    try await connection.query("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", logger: SharedPostgresDatabase.quiet)
-                    return try await work(guardedTable)
-                }
-                let committed = changed.withLockedValue { $0 }
-                summary.withLockedValue { summary in
-                    for change in committed { summary.set(change.name, change.user) }
-                }
-                return result
+        return try await database.run(action) { connection in
+            let table = UserTable(connection.sql(queryLogLevel: nil), source: source) { name, user in
+                summary.withLockedValue { $0.set(name, user) }
             }
+            guard guarded else { return try await work(table) }
+            // What the transaction changed is kept in memory once it committed: a reading
+            // begun in between (another change's notification) would find the rows as they
+            // were, and keep that, being newer than a change made before it.
+            let changed = NIOLockedValueBox<[(name: String, user: StoredUser?)]>([])
+            let guardedTable = UserTable(connection.sql(queryLogLevel: nil), source: source) { name, user in
+                changed.withLockedValue { $0.append((name, user)) }
+            }
+            let result = try await connection.withTransaction(logger: SharedPostgresDatabase.quiet) { connection in
+                try await connection.query("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", logger: SharedPostgresDatabase.quiet)
+                return try await work(guardedTable)
+            }
+            let committed = changed.withLockedValue { $0 }
+            summary.withLockedValue { summary in
+                for change in committed { summary.set(change.name, change.user) }
+            }
+            return result
         }
     }
 }

@@ -122,24 +122,33 @@ public final class SharedPostgresDatabase: Sendable {
     /// once): tests wait for a reconnection with it.
     public var reloadCount: Int { reloads.withLockedValue { $0 } }
 
-    /// Runs `work` on the pool, bounded by ``queryTimeout``. While the database is known to be
-    /// unreachable, fails at once. A failure to reach it (not an error the server answered
-    /// with) starts an outage and is a 503 ``HttpError``; the server's errors are
-    /// ``UserStoreError``s with its message.
-    public func run<T: Sendable>(_ what: String, _ work: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+    /// Runs `work` on a connection of the pool, bounded by ``queryTimeout``. While the database
+    /// is known to be unreachable, fails at once. A failure to reach it (not an error the server
+    /// answered with) starts an outage and is a 503 ``HttpError``; so is a wait for a connection
+    /// longer than the limit, but that is no outage: every connection is busy (transactions hold
+    /// theirs). The server's errors are ``UserStoreError``s with its message.
+    public func run<T: Sendable>(_ what: String, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard mayTry() else { throw Self.unavailable }
         let client = client
         var attempt = 0
         while true {
             attempt += 1
+            let leased = NIOLockedValueBox(false)
             do {
-                let result = try await withDeadline(queryTimeout, what) { try await work(client) }
+                let result = try await withDeadline(queryTimeout, what) {
+                    try await client.withConnection { connection in
+                        leased.withLockedValue { $0 = true }
+                        return try await work(connection)
+                    }
+                }
                 endOutage()
                 return result
             } catch let error as PSQLError where error.serverInfo != nil {
                 throw UserStoreError("\(url): cannot \(what): \(Self.describe(error))")
             } catch let error as UserStoreError {
                 throw error
+            } catch is DeadlineExceeded where !leased.withLockedValue({ $0 }) {
+                throw noConnection
             } catch is DeadlineExceeded {
                 beginOutage("\(what) took longer than \(queryTimeout)")
                 throw Self.unavailable
@@ -179,7 +188,7 @@ public final class SharedPostgresDatabase: Sendable {
             }
             group.addTask {
                 guard (try? await Task.sleep(for: limit)) != nil else { return nil }
-                if lease.withLockedValue({ $0.giveUp() }) { throw Self.busy }
+                if lease.withLockedValue({ $0.giveUp() }) { throw self.noConnection }
                 return nil
             }
             // The work's task ends with a value or an error; the timer's with neither (or `busy`).
@@ -232,8 +241,12 @@ public final class SharedPostgresDatabase: Sendable {
     static let unavailable = HttpError(.serviceUnavailable, "Sign-in is unavailable right now: the user database cannot be reached. Please try again in a minute.",
         headers: ["Retry-After": "30"])
 
-    /// What a transaction answers when no connection of the pool came free in time.
+    /// What a statement or a transaction answers when no connection of the pool came free in time.
     static let busy = HttpError(.serviceUnavailable, "The database is busy right now. Please try again in a minute.", headers: ["Retry-After": "30"])
+
+    /// Why no connection came: an outage the listening connection found meanwhile (the pool
+    /// could not connect), else every connection busy.
+    private var noConnection: HttpError { isReachable ? Self.busy : Self.unavailable }
 
     func subscribe(_ subscriber: Subscriber) {
         subscribers.withLockedValue { $0.append(subscriber) }

@@ -4,10 +4,10 @@ import MicroPostgres
 import Testing
 
 extension MicroPostgresTests {
-    /// The pool of a database that answers, every connection busy: a transaction waits for one
-    /// for a while, not for ever, and that is no outage.
+    /// The pool of a database that answers, every connection busy: a transaction or a statement
+    /// waits for one for a while, not for ever, and that is no outage.
     @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct Pool {
-        @Test func aTransactionThatGetsNoConnectionInTimeIsA503AndNoOutage() async throws {
+        @Test func whatGetsNoConnectionInTimeIsA503AndNoOutage() async throws {
             try await PostgresTestDatabase.withShared(1) { shared in
                 let database = shared[0].database
                 // Every connection of the pool (ten) held by an open transaction.
@@ -49,6 +49,11 @@ extension MicroPostgresTests {
                 let waited = ContinuousClock.now - started
                 // The query timeout (2 s in the tests), with room for a slow machine.
                 #expect(waited >= .seconds(2) && waited < .seconds(10), "\(waited)")
+                // So is a statement, which waits for a connection as a transaction does.
+                let statementStarted = ContinuousClock.now
+                await #expect(throws: HttpError.self) { try await database.sql.raw("SELECT 1").run() }
+                #expect(ContinuousClock.now - statementStarted >= .seconds(2))
+                #expect(shared[0].isReachable)
                 // A request that leaves (its client went) while it waits stops waiting.
                 let leaving = Task { try await database.transaction { sql in try await sql.raw("SELECT 1").run() } }
                 try await Task.sleep(for: .milliseconds(200))
