@@ -122,33 +122,30 @@ public final class SharedPostgresDatabase: Sendable {
     /// once): tests wait for a reconnection with it.
     public var reloadCount: Int { reloads.withLockedValue { $0 } }
 
-    /// Runs `work` on a connection of the pool, bounded by ``queryTimeout``. While the database
-    /// is known to be unreachable, fails at once. A failure to reach it (not an error the server
-    /// answered with) starts an outage and is a 503 ``HttpError``; so is a wait for a connection
-    /// longer than the limit, but that is no outage: every connection is busy (transactions hold
-    /// theirs). The server's errors are ``UserStoreError``s with its message.
+    /// Runs `work` on a connection of the pool, bounded by ``queryTimeout`` from the moment it has
+    /// one. While the database is known to be unreachable, fails at once. A failure to reach it
+    /// (not an error the server answered with) starts an outage and is a 503 ``HttpError``. A
+    /// wait for the connection longer than ``queryTimeout`` is a 503 too, but no outage: every
+    /// connection is busy (transactions hold theirs), or the listening connection is about to
+    /// find the outage. The server's errors are ``UserStoreError``s with its message.
     public func run<T: Sendable>(_ what: String, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard mayTry() else { throw Self.unavailable }
         let client = client
         var attempt = 0
         while true {
             attempt += 1
-            let leased = NIOLockedValueBox(false)
             do {
-                let result = try await withDeadline(queryTimeout, what) {
-                    try await client.withConnection { connection in
-                        leased.withLockedValue { $0 = true }
-                        return try await work(connection)
-                    }
-                }
+                let result = try await withLeasedConnection(client, limit: queryTimeout, what, work)
                 endOutage()
                 return result
             } catch let error as PSQLError where error.serverInfo != nil {
                 throw UserStoreError("\(url): cannot \(what): \(Self.describe(error))")
             } catch let error as UserStoreError {
                 throw error
-            } catch is DeadlineExceeded where !leased.withLockedValue({ $0 }) {
+            } catch is NoConnectionInTime {
                 throw noConnection
+            } catch let error as PSQLError where error.code == .poolClosed {
+                throw Self.unavailable
             } catch is DeadlineExceeded {
                 beginOutage("\(what) took longer than \(queryTimeout)")
                 throw Self.unavailable
@@ -180,8 +177,9 @@ public final class SharedPostgresDatabase: Sendable {
                         guard lease.withLockedValue({ $0.take() }) else { throw CancellationError() }
                         return Handed(value: try await work(connection))
                     }
-                } catch where lease.withLockedValue({ $0 }) == .waiting {
+                } catch where lease.withLockedValue({ $0.fail() }) {
                     if Task.isCancelled { throw CancellationError() }
+                    if let error = error as? PSQLError, error.code == .poolClosed { throw Self.unavailable }
                     self.beginOutage(Self.describe(error))
                     throw Self.unavailable
                 }
@@ -191,7 +189,7 @@ public final class SharedPostgresDatabase: Sendable {
                 if lease.withLockedValue({ $0.giveUp() }) { throw self.noConnection }
                 return nil
             }
-            // The work's task ends with a value or an error; the timer's with neither (or `busy`).
+            // The work's task ends with a value or an error; the timer's with neither, or a 503.
             while let ended = try await group.next() {
                 guard let handed = ended else { continue }
                 group.cancelAll()
@@ -205,25 +203,6 @@ public final class SharedPostgresDatabase: Sendable {
     /// sessions may return what is not `Sendable`.
     private struct Handed<T>: @unchecked Sendable {
         let value: T
-    }
-
-    /// Where a wait for a transaction's connection is: it came first, or the time limit did.
-    private enum LeaseWait {
-        case waiting, held, gaveUp
-
-        /// The connection came: true unless the wait was given up.
-        mutating func take() -> Bool {
-            guard self == .waiting else { return false }
-            self = .held
-            return true
-        }
-
-        /// The time is up: true unless the connection came.
-        mutating func giveUp() -> Bool {
-            guard self == .waiting else { return false }
-            self = .gaveUp
-            return true
-        }
     }
 
     /// Whether a statement may be tried now: always while the database answers; during an
