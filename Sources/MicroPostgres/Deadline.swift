@@ -9,9 +9,21 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
 }
 
 /// Runs `work` and gives up after `limit`: the caller gets ``DeadlineExceeded`` then, while the
-/// work, cancelled, ends in its own time. A task group would wait for a query that hangs; this
-/// does not.
+/// work, cancelled, ends in its own time.
 func withDeadline<T: Sendable>(_ limit: Duration, _ what: String, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await firstToEnd(work) {
+        guard (try? await Task.sleep(for: limit)) != nil else { return nil }
+        return DeadlineExceeded(what: what, limit: limit)
+    }
+}
+
+/// Runs `work` and `timeout` each in a task of its own, and answers with the first to end: the
+/// work's result, or the error `timeout` returns (nil when it was cancelled, the work done). The
+/// other is cancelled and ends in its own time. A task group would wait for a query that hangs;
+/// this does not.
+func firstToEnd<T: Sendable>(
+    _ work: @escaping @Sendable () async throws -> T, orTimeout timeout: @escaping @Sendable () async -> (any Error)?
+) async throws -> T {
     let resumed = NIOLockedValueBox(false)
     let worker = NIOLockedValueBox<Task<Void, Never>?>(nil)
     let timer = NIOLockedValueBox<Task<Void, Never>?>(nil)
@@ -33,8 +45,8 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ what: String, _ work: @escap
         }
         timer.withLockedValue { task in
             task = Task {
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
-                if finish(.failure(DeadlineExceeded(what: what, limit: limit))) { worker.withLockedValue { $0?.cancel() } }
+                guard let error = await timeout() else { return }
+                if finish(.failure(error)) { worker.withLockedValue { $0?.cancel() } }
             }
         }
     }
