@@ -4,7 +4,9 @@
 //   /none/NAME     answers the name without reading (the route's floor);
 //   /builder/NAME  reads the row with sql-kit's builder through `request.database` (the README's way);
 //   /raw/NAME      reads it with a raw statement through `request.database` (values still bound);
-//   /driver/NAME   reads it with SQLiteNIO's own query on a connection of its own (no data layer).
+//   /driver/NAME   reads it with SQLiteNIO's own query on a connection of its own (no data layer);
+//   /kit/NAME, /kitraw/NAME  read it as /builder and /raw do, with sql-kit straight over that
+//                  connection: what sql-kit costs, apart from what Micro's data layer adds.
 // Rounds alternate the routes, so that the machine's noise falls on each alike; the table gives
 // the median round's CPU and wall time per request, and each route's CPU against /driver's.
 // Run it from the repository's root:
@@ -70,8 +72,21 @@ app.get("/driver/:name") { request in
     return row.column("name")?.string ?? name
 }
 
+app.get("/kit/:name") { request in
+    guard let row = try await driver.sql().select().columns("username", "password_hash", "name", "roles").from("users")
+        .where("username", .equal, request.params["name"] ?? "").first(decoding: UserRow.self)
+    else { throw HttpError(.notFound, "No such user.") }
+    return row.name ?? row.username
+}
+app.get("/kitraw/:name") { request in
+    let name = request.params["name"] ?? ""
+    guard let row = try await driver.sql().raw("SELECT username, password_hash, name, roles FROM users WHERE username = \(bind: name)").first()
+    else { throw HttpError(.notFound, "No such user.") }
+    return try row.decode(column: "name", as: String?.self) ?? name
+}
+
 // `ROUTES=raw,driver` measures those alone (under callgrind, one at a time).
-let routes = environment["ROUTES"].map { $0.split(separator: ",").map(String.init) } ?? ["none", "builder", "raw", "driver"]
+let routes = environment["ROUTES"].map { $0.split(separator: ",").map(String.init) } ?? ["none", "builder", "kit", "raw", "kitraw", "driver"]
 let headers: HttpHeaders = ["Host": "localhost"]
 
 /// `requests` requests of `route`, after a warm-up: CPU and wall microseconds per request.
@@ -106,6 +121,11 @@ for route in routes {
     let cpu = median(results[route]!.map(\.cpu))
     let wall = median(results[route]!.map(\.wall))
     print("| /\(route)/NAME | \(String(format: "%.1f", cpu)) | \(String(format: "%.1f", wall)) | \(String(format: "%.3f", cpu / driverCpu)) |")
+}
+// What Micro's data layer adds to sql-kit, each way of reading against sql-kit's own.
+for (micro, kit) in [("builder", "kit"), ("raw", "kitraw")] {
+    guard let ours = results[micro], let theirs = results[kit] else { continue }
+    print("/\(micro) against /\(kit) (Micro's data layer over sql-kit alone), CPU: \(String(format: "%.3f", median(ours.map(\.cpu)) / median(theirs.map(\.cpu))))")
 }
 try await driver.close().get()
 await database.shutdown()
