@@ -49,6 +49,8 @@ func firstToEnd<T: Sendable>(
                 if finish(.failure(error)) { worker.withLockedValue { $0?.cancel() } }
             }
         }
+        // The work may have ended before the timer was there to be cancelled.
+        if resumed.withLockedValue({ $0 }) { timer.withLockedValue { $0?.cancel() } }
     }
 }
 #endif

@@ -18,7 +18,9 @@ func withLeasedConnection<T: Sendable>(
     let lease = NIOLockedValueBox(LeaseWait.waiting)
     return try await firstToEnd {
         try await client.withConnection { connection in
-            guard lease.withLockedValue({ $0.take() }) else { throw CancellationError() }
+            // Given up on a moment ago: the connection goes back unused, and this error may
+            // reach the caller before the timer's own.
+            guard lease.withLockedValue({ $0.take() }) else { throw NoConnectionInTime() }
             return try await work(connection)
         }
     } orTimeout: {

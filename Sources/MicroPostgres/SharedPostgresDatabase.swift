@@ -173,8 +173,9 @@ public final class SharedPostgresDatabase: Sendable {
             group.addTask {
                 do {
                     return try await client.withConnection { connection in
-                        // Given up on a moment ago: the connection goes back unused.
-                        guard lease.withLockedValue({ $0.take() }) else { throw CancellationError() }
+                        // Given up on a moment ago: the connection goes back unused, and this
+                        // error may reach the caller before the timer's own.
+                        guard lease.withLockedValue({ $0.take() }) else { throw self.noConnection }
                         return Handed(value: try await work(connection))
                     }
                 } catch where lease.withLockedValue({ $0.fail() }) {
