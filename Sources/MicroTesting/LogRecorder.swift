@@ -11,7 +11,7 @@ import Synchronization
 /// #expect(log.messages(at: .warning) == ["..."])
 /// ```
 public final class LogRecorder: Sendable {
-    private let entries = Mutex<[(level: Logger.Level, message: String)]>([])
+    private let entries = Mutex<[(level: Logger.Level, message: String, metadata: Logger.Metadata)]>([])
 
     /// An empty recorder.
     public init() {}
@@ -26,6 +26,16 @@ public final class LogRecorder: Sendable {
         entries.withLock { $0.filter { $0.level == level }.map(\.message) }
     }
 
+    /// The lines logged at `level`, in order, as a text handler writes them: the message, then
+    /// each metadata value as `key=value`, by key (the logger's own and the call's).
+    public func lines(at level: Logger.Level) -> [String] {
+        entries.withLock { entries in
+            entries.filter { $0.level == level }.map { entry in
+                ([entry.message] + entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
+            }
+        }
+    }
+
     private struct Handler: LogHandler {
         let recorder: LogRecorder
         var metadata: Logger.Metadata = [:]
@@ -37,7 +47,8 @@ public final class LogRecorder: Sendable {
         }
 
         func log(event: LogEvent) {
-            recorder.entries.withLock { $0.append((event.level, event.message.description)) }
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            recorder.entries.withLock { $0.append((event.level, event.message.description, merged)) }
         }
     }
 }

@@ -20,6 +20,30 @@ extension TestClient {
         return answer
     }
 
+    /// Confirms the signed-in admin on the users page (`POST /admin/users/confirm`, or
+    /// `path`) with their `password` (and `code`, where their second factor is on): the
+    /// page's changes that follow need no password for a few minutes. Throws when the app
+    /// refuses it.
+    ///
+    /// ```swift
+    /// try await client.signIn("ann", "correct horse")
+    /// try await client.confirmAdmin("correct horse")
+    /// #expect(try await client.post("/admin/users/disable", form: ["username": "bob"]).status == .seeOther)
+    /// ```
+    @discardableResult
+    public func confirmAdmin(_ password: String, code: String? = nil, path: String = "/admin/users/confirm") async throws -> TestResponse {
+        let answer: TestResponse
+        if let code {
+            answer = try await post(path, form: ["current_password": password, "code": code])
+        } else {
+            answer = try await post(path, form: ["current_password": password])
+        }
+        guard answer.status == .seeOther else {
+            throw TestClientError("The admin was not confirmed: \(answer.status.code) \(answer.text.prefix(200))")
+        }
+        return answer
+    }
+
     /// Signs out through the app's sign-out form (`POST /signout`, or `path`).
     @discardableResult
     public func signOut(path: String = "/signout") async throws -> TestResponse {

@@ -11,6 +11,8 @@ Secure, and this is plain http):
   session     signed in on instance one, the session opens on instance two and through nginx.
   sign-out    signed out on instance two: the old cookie, replayed on instance one, no longer
               opens (a redirect to /signin) within 5 seconds.
+  rehash      a user added at bcrypt cost 10 signs in (re-hashed at the app's cost): the
+              session opens on both instances at once and a second later.
   throttle    five failed sign-ins of one name split across both instances: the sixth, with the
               right password, is 429 on both.
   forwarded   twenty refused sign-ins from 127.0.0.5 through nginx (which took them to both
@@ -147,6 +149,25 @@ def add_user(args, username, password, name):
     return check(result.returncode == 0 and ("Saved new user" in result.stdout or "Replaced user" in result.stdout),
                  f"add-user {username} --database-url (password on stdin)",
                  f"status {result.returncode} in {time.monotonic() - started:.1f} s, {(result.stdout + result.stderr).strip()[:200]}")
+
+
+def scenario_rehash(args):
+    """A user whose hash has another cost than the app's: the sign-in re-hashes it, and the
+    session it signs in opens at once on both instances, and still once both have the new hash."""
+    username, password = f"carol-{secrets.token_hex(3)}", "carol-" + secrets.token_hex(8)
+    result = subprocess.run(
+        [args.binary, "add-user", username, "--database-url", args.database_url, "--name", "Carol Example", "--cost", "10"],
+        input=password + "\n", capture_output=True, text=True, timeout=60)
+    if not check(result.returncode == 0, f"add-user {username} --cost 10", (result.stdout + result.stderr).strip()[:200]):
+        return
+    browser = Browser(args.one)
+    answer = browser.sign_in(username, password)
+    check(answer.status == 303 and answer.location == "/", "sign-in that re-hashes, on instance one", str(answer))
+    check(signed_in(browser.at(args.two).get("/protected"), "Carol Example"), "its session opens on instance two at once")
+    check(signed_in(browser.at(args.one).get("/protected"), "Carol Example"), "and on instance one")
+    time.sleep(1)
+    check(signed_in(browser.at(args.two).get("/protected"), "Carol Example"), "and on instance two a second later")
+    check(signed_in(browser.at(args.proxy).get("/protected"), "Carol Example"), "and through nginx")
 
 
 def scenario_users(args, people):
@@ -362,6 +383,7 @@ def main():
         ("users", lambda: scenario_users(args, people)),
         ("session", lambda: scenario_session(args, alice)),
         ("sign-out", lambda: scenario_sign_out(args, alice, one)),
+        ("rehash", lambda: scenario_rehash(args)),
         ("throttle", lambda: scenario_throttle(args, bob)),
         ("forwarded", lambda: scenario_forwarded(args, alice)),
         ("edges", lambda: scenario_edges(args, alice)),

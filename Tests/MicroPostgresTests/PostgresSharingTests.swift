@@ -64,6 +64,35 @@ extension MicroPostgresTests {
             }
         }
 
+        @Test func aSignInThatReHashesKeepsItsSessionOnEveryInstance() async throws {
+            try await PostgresTestDatabase.withInstances(2) { _, instances in
+                let one = instances[0], two = instances[1]
+                // Another cost than the apps' (4): the sign-in re-hashes it.
+                let imported = try Password.hash("secret123", cost: 5)
+                try await one.users.save(username: "user", passwordHash: imported, name: nil)
+                #expect(await eventually { two.users.isCurrent(CredentialStamp(username: "user", passwordHash: imported), username: "user") })
+                let appOne = one.makeApp(), appTwo = two.makeApp()
+                let browser = TestClient(appOne)
+                #expect(try await signIn(browser).location == "/")
+                let cookie = try #require(browser.cookies["micro.session"]?.value)
+                let rehashed = try #require(try await one.users.find(username: "user", using: .shared)?.passwordHash)
+                #expect(Password.cost(of: rehashed) == 4)
+                // At once, on the other instance (which may not have heard of the new hash yet)
+                // and on this one, and still once every instance has.
+                let elsewhere = TestClient(appTwo)
+                elsewhere.setCookie("micro.session", cookie)
+                #expect(try await elsewhere.get("/me").text == "user")
+                #expect(try await browser.get("/me").text == "user")
+                #expect(await eventually { two.users.isCurrent(CredentialStamp(username: "user", passwordHash: rehashed), username: "user") })
+                #expect(try await elsewhere.get("/me").text == "user")
+                #expect(try await browser.get("/me").text == "user")
+                // A new password still ends it everywhere.
+                try await two.users.save(username: "user", passwordHash: TestHashes.ann, name: nil)
+                #expect(try await eventually { try await browser.get("/me").text == "nobody" })
+                #expect(try await eventually { try await elsewhere.get("/me").text == "nobody" })
+            }
+        }
+
         @Test func signOutEveryoneOnOneInstanceEndsEverySessionOnTheOthers() async throws {
             try await withTwoInstances { one, two, _ in
                 try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)

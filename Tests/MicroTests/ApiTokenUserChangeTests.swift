@@ -35,6 +35,7 @@ import Testing
 
         let admin = TestClient(app)
         try await admin.signIn("ann", "ann-password")
+        try await admin.confirmAdmin("ann-password")
         #expect(try await admin.post("/admin/users/disable", form: ["username": "user"]).status == .seeOther)
         #expect(try await script.get("/me", headers: Self.bearer(token)).status == .unauthorized)
 

@@ -473,6 +473,7 @@ import Testing
 
         let admin = TestClient(app)
         try await admin.signIn("ann", "ann-password")
+        try await admin.confirmAdmin("ann-password")
         let listed = try await admin.get("/admin/users")
         #expect(listed.text.contains("data-user=\"user\""))
         #expect(listed.text.contains("data-two-factor"))

@@ -65,6 +65,7 @@ import Testing
         }
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
         ann.sendsCsrfToken = false
         #expect(try await ann.post("/admin/users/disable", form: ["username": "user"]).status == .forbidden)
         ann.sendsCsrfToken = true
@@ -91,6 +92,7 @@ import Testing
         let (app, store) = try makeApp(folder, clock: TestClock(Date()))
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
         func add(_ name: String, display: String = "Bob Brown", roles: String = "editor", password: String = "correct horse 7") async throws -> TestResponse {
             try await ann.post("/admin/users/add", form: ["new_username": name, "name": display, "roles": roles, "password": password])
         }
@@ -131,6 +133,7 @@ import Testing
         let (app, _) = try makeApp(folder, clock: clock)
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
         let user = TestClient(app)
         try await user.signIn("user", "secret123")
         let weak = try await ann.post("/admin/users/password", form: ["username": "user", "new_password": "12345678"])
@@ -154,6 +157,7 @@ import Testing
         let (app, _) = try makeApp(folder, clock: clock)
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
         let user = TestClient(app)
         try await user.signIn("user", "secret123")
         let bad = try await ann.post("/admin/users/roles", form: ["username": "user", "roles": "admin <b>"])
@@ -174,6 +178,7 @@ import Testing
         let (app, store) = try makeApp(folder, clock: clock)
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
         let user = TestClient(app)
         try await user.signIn("user", "secret123")
         let script = TestClient(app)
@@ -208,6 +213,7 @@ import Testing
         let (app, store) = try makeApp(folder, clock: clock)
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
         let laptop = TestClient(app)
         let phone = TestClient(app)
         try await laptop.signIn("user", "secret123")
@@ -232,6 +238,7 @@ import Testing
         let (app, store) = try makeApp(folder, clock: TestClock(Date()))
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
         for (action, extra) in [("remove", ""), ("disable", ""), ("roles", "editor")] {
             let refused = try await ann.post("/admin/users/\(action)", form: ["username": "ann", "roles": extra])
             #expect(refused.status == .unprocessableEntity, "\(action)")

@@ -72,6 +72,7 @@ struct AccountRoutes {
         request.session.regenerate()
         request.session.restart()
         request.session[Session.credentialKey] = CredentialStamp(StoredUser(user: stored.user, passwordHash: hash)).text
+        request.session[Session.priorCredentialKey] = nil
         await service.record(request, username: user.username, event: ActivityEvent.Kind.passwordChanged, detail: "")
         await service.relist(request, user: user)
         request.flash["notice"] = settings.passwordChangedMessage

@@ -38,6 +38,8 @@ final class AccountsService: Sendable {
         let now = request.session.now
         let session = registered(request, user: user)
         request.session[Self.seenKey] = String(now)
+        // A provider's sign-in is the only proof a session by single sign-on can give here.
+        if request.session[Session.sourceKey] != nil { AdminProof.note(request, lifetime: settings.adminProofLifetime) }
         do {
             for dropped in try await settings.sessions.add(session) { end(dropped, request) }
         } catch {
@@ -46,14 +48,17 @@ final class AccountsService: Sendable {
         await record(request, username: user.username, event: ActivityEvent.Kind.signedIn, detail: detail)
     }
 
-    /// The registry's entry for `request`'s session of `user`, signed in now.
+    /// The registry's entry for `request`'s session of `user`, begun when the session last
+    /// restarted: a session re-keyed by "sign out everywhere else" counts from just after the
+    /// revocation it survives, and is listed as the live session it is.
     private func registered(_ request: Request, user: User) -> RegisteredSession {
         let now = request.session.now
+        let begun = max(now, request.session.data.created)
         return RegisteredSession(
             entry: SessionEntry(
                 id: Self.entryId(of: request.session.id), username: user.username, browser: UserAgentSummary.describe(request.userAgent),
                 userAgent: String(decoding: (request.userAgent ?? "").utf8.prefix(512), as: UTF8.self), address: request.clientAddress ?? "",
-                signedInAt: now, lastSeenAt: now),
+                signedInAt: begun, lastSeenAt: now),
             sessionId: request.session.id, expiresAt: now + request.services.sessions.settings.lifetimeSeconds)
     }
 
@@ -129,7 +134,7 @@ final class AccountsService: Sendable {
         request.services.sessions.settings.revocations.revoke(id: session.sessionId, until: session.expiresAt, now: request.session.now)
     }
 
-    /// Lists `request`'s session anew (after its identity changed), keeping its sign-in time.
+    /// Lists `request`'s session anew (after its identity changed).
     func relist(_ request: Request, user: User) async {
         request.session[Self.seenKey] = String(request.session.now)
         do {

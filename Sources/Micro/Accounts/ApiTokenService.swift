@@ -63,8 +63,11 @@ final class ApiTokenService: Sendable {
         let now = Int64(request.settings.clock().timeIntervalSince1970)
         let digest = ApiTokenSecret.digest(of: token)
         if let entry = recent.value(for: digest) {
+            // An admin's "End sessions" revokes the user's sessions by time, on every instance
+            // sharing the revocations: a look-up from before it is looked up again.
             if now >= entry.checked, now - entry.checked < settings.cacheLifetime, entry.token.isLive(at: now),
-                authentication.isCurrent(entry.stamp, username: entry.user.username)
+                authentication.isCurrent(entry.stamp, username: entry.user.username),
+                !request.services.sessions.settings.revocations.isRevoked(username: entry.user.username, created: entry.checked)
             {
                 request.credentialsUser = entry.user
                 await touch(entry.token, now: now)

@@ -12,6 +12,8 @@ public protocol ApiTokenStore: Sendable {
     func token(digest: String) async throws -> ApiToken?
     /// The live tokens of `username` at `now`, newest first.
     func tokens(of username: String, now: Int64) async throws -> [ApiToken]
+    /// The live tokens of every user at `now`, for the admin's users page.
+    func liveTokens(now: Int64) async throws -> [ApiToken]
     /// Revokes the live token `id` of `username`; returns it, or nil when `username` has no
     /// such live token.
     func revoke(id: String, of username: String, now: Int64) async throws -> ApiToken?

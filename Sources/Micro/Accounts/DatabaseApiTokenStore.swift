@@ -77,6 +77,13 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
         }
     }
 
+    public func liveTokens(now: Int64) async throws -> [ApiToken] {
+        try await database.run("list the API tokens") { sql in
+            try await Self.tokens(sql.select().column("*").from("micro_api_tokens").where("revoked_at", .equal, 0)
+                .where("expires_at", .greaterThan, now).orderBy("username").orderBy("created_at", .descending).orderBy("id").all())
+        }
+    }
+
     public func revoke(id: String, of username: String, now: Int64) async throws -> ApiToken? {
         try await database.run("revoke an API token") { sql in
             let found = try await Self.tokens(sql.select().column("*").from("micro_api_tokens").where("id", .equal, id)

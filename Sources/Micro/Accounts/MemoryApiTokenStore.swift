@@ -23,6 +23,10 @@ public final class MemoryApiTokenStore: ApiTokenStore {
         all.withLock { tokens in Array(tokens.filter { $0.username == username && $0.isLive(at: now) }.reversed()) }
     }
 
+    public func liveTokens(now: Int64) async throws -> [ApiToken] {
+        all.withLock { tokens in Array(tokens.filter { $0.isLive(at: now) }.reversed()) }
+    }
+
     public func revoke(id: String, of username: String, now: Int64) async throws -> ApiToken? {
         all.withLock { tokens in
             guard let index = tokens.firstIndex(where: { $0.id == id && $0.username == username && $0.isLive(at: now) }) else { return nil }

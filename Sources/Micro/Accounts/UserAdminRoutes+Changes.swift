@@ -4,6 +4,7 @@ import Foundation
 extension UserAdminRoutes {
     func setPassword(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let password = request.params["new_password"] ?? ""
         if let problem = settings.passwordRules.problem(with: password, username: username) {
@@ -19,6 +20,7 @@ extension UserAdminRoutes {
 
     func setRoles(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let typed = String((request.params["roles"] ?? "").prefix(2048))
         guard let roles = Self.roles(typed) else {
@@ -31,8 +33,10 @@ extension UserAdminRoutes {
             throw unavailable(request, error)
         }
         if let refused = try await refusal(change, request, username: username, typedRoles: (username, typed)) { return refused }
-        // The user's stamp holds their roles: their sessions are over, and the next sign-in
-        // brings the new roles.
+        // The user's stamp holds their roles, which ends their sessions only while the roles
+        // differ: revoked too, so that a cookie from before a demotion stays dead once the
+        // roles are given back. The next sign-in brings the new roles.
+        await endSessions(of: username, request, revokingTokens: false)
         return try await done(
             request, admin: admin, user: username, event: ActivityEvent.Kind.rolesChanged, flash: texts.rolesChanged,
             detail: roles.isEmpty ? "none" : roles.joined(separator: " "))
@@ -40,6 +44,7 @@ extension UserAdminRoutes {
 
     func setDisabled(_ request: Request, _ disabled: Bool) async throws -> Response {
         let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let change: UserChange
         do {
@@ -58,6 +63,7 @@ extension UserAdminRoutes {
 
     func remove(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let change: UserChange
         do {
@@ -75,6 +81,7 @@ extension UserAdminRoutes {
     /// their password alone signs them in again. Their sessions stay.
     func turnTwoFactorOff(_ request: Request) async throws -> Response {
         let (admin, _) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         guard let store = request.twoFactor?.store else { throw HttpError(.notFound, texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
         let turnedOff: Bool
@@ -97,6 +104,7 @@ extension UserAdminRoutes {
 
     func endSessions(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let exists: Bool
         do { exists = try await store.find(username: username, using: request.authenticationSettings?.hasher ?? .shared) != nil } catch { throw unavailable(request, error) }

@@ -25,6 +25,9 @@ struct UserAdminRoutes {
         app.post(path + "/remove") { request in try await remove(request) }
         app.post(path + "/sign-out") { request in try await endSessions(request) }
         app.post(path + "/two-factor-off") { request in try await turnTwoFactorOff(request) }
+        app.post(path + "/confirm") { request in try await confirm(request) }
+        app.post(path + "/tokens/revoke") { request in try await revokeToken(request) }
+        app.post(path + "/tokens/revoke-all") { request in try await revokeTokens(request) }
     }
 
     // MARK: The page
@@ -37,7 +40,7 @@ struct UserAdminRoutes {
     func page(
         _ request: Request, problem: String? = nil, typedRoles: (user: String, roles: String)? = nil, form: FormError? = nil
     ) async throws -> Response {
-        try request.authorize(role: settings.adminRole)
+        let admin = try request.authorize(role: settings.adminRole)
         let store = users(request)
         let managed = store as? any ManagedUserStore
         let listed: [ManagedUser]
@@ -51,9 +54,16 @@ struct UserAdminRoutes {
             throw unavailable(request, error)
         }
         let withTwoFactor: Set<String>
-        do { withTwoFactor = try await request.twoFactor?.store?.enabledUsers() ?? [] } catch { throw unavailable(request, error) }
+        let tokens: [String: [ApiToken]]
+        let now = request.session.now
+        do {
+            withTwoFactor = try await request.twoFactor?.store?.enabledUsers() ?? []
+            tokens = Dictionary(grouping: try await request.services.extension(ApiTokenService.self)?.store.liveTokens(now: now) ?? [], by: \.username)
+        } catch {
+            throw unavailable(request, error)
+        }
         if request.wantsJson, problem == nil, form == nil {
-            return try JsonBody(listed.map(ManagedUserJson.init)).makeResponse(for: request)
+            return try JsonBody(listed.map { ManagedUserJson($0, tokens: tokens[$0.user.username] ?? []) }).makeResponse(for: request)
         }
         var values: [String: Any] = [
             "title": "Users", "action": request.url(settings.usersPath), "minimumLength": settings.passwordRules.minimumLength,
@@ -64,10 +74,25 @@ struct UserAdminRoutes {
                     "username": listed.user.username, "name": listed.user.name,
                     "roles": listed.user.roles.isEmpty ? "none" : listed.user.roles.joined(separator: ", "), "rolesList": roles,
                     "disabled": listed.isDisabled, "twoFactor": withTwoFactor.contains(Username.key(listed.user.username)),
+                    "hasTokens": tokens[listed.user.username] != nil,
+                    "tokens": (tokens[listed.user.username] ?? []).map { token -> [String: Any] in
+                        [
+                            "id": token.id, "name": token.name, "createdText": AccountTime.shown(token.createdAt),
+                            "createdAt": AccountTime.iso(token.createdAt), "expiresText": AccountTime.shown(token.expiresAt),
+                            "expiresAt": AccountTime.iso(token.expiresAt),
+                            "lastUsedText": token.lastUsedAt == 0 ? "never" : AccountTime.shown(token.lastUsedAt),
+                        ]
+                    },
                 ]
             },
         ]
         if managed == nil { values["readOnly"] = texts.readOnly } else { values["canManage"] = true }
+        switch managed == nil ? nil : try await AdminProof(settings: settings).demand(of: admin, request) {
+        case .password: values["proof"] = ["code": false]
+        case .passwordAndCode: values["proof"] = ["code": true]
+        case .signInAgain: values["signInAgain"] = texts.signInAgain
+        case nil: break
+        }
         if let problem { values["problem"] = problem }
         if let form { return try request.render("admin/users", values, form: form).makeResponse(for: request) }
         if problem != nil { request.response.status = .unprocessableEntity }
@@ -83,6 +108,24 @@ struct UserAdminRoutes {
         return (admin, store)
     }
 
+    /// `POST PATH/confirm`: the acting admin's password (and code) alone, which then confirms
+    /// the changes that follow for ``Accounts/adminProofLifetime``.
+    func confirm(_ request: Request) async throws -> Response {
+        let admin = try request.authorize(role: settings.adminRole)
+        if let refused = try await unproven(admin, request) { return refused }
+        if request.wantsJson { return Response(status: .noContent) }
+        request.flash["notice"] = texts.confirmed
+        try request.redirect(to: settings.usersPath)
+    }
+
+    /// The refusal of a change the acting admin has not confirmed (``AdminProof``): the page
+    /// with the wrong field named; nil once the proof holds.
+    func unproven(_ admin: User, _ request: Request) async throws -> Response? {
+        guard let wrong = try await AdminProof(settings: settings).check(admin, request) else { return nil }
+        if request.wantsJson { throw HttpError(.forbidden, wrong.message) }
+        return try await page(request, problem: wrong.message)
+    }
+
     /// The user a row's form names, in its enforced form; a 404 when it is no name.
     func target(_ request: Request) throws -> String {
         let typed = String((request.params["username"] ?? "").prefix(256))
@@ -92,6 +135,7 @@ struct UserAdminRoutes {
 
     func add(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
         let typed = (request.params["new_username"] ?? "").trimmingSpaces()
         let name = (request.params["name"] ?? "").trimmingSpaces()
         let rolesText = request.params["roles"] ?? ""
@@ -145,10 +189,17 @@ struct UserAdminRoutes {
     // MARK: Pieces
 
     /// Ends every session of `username` begun until now, on every instance that shares the
-    /// revocations, and takes them off the sessions page.
-    func endSessions(of username: String, _ request: Request) async {
+    /// revocations, and takes them off the sessions page; with `revokingTokens`, their API
+    /// tokens too: an admin answering an incident ends every way into the account at once.
+    func endSessions(of username: String, _ request: Request, revokingTokens: Bool = true) async {
         request.services.sessions.revokeSessions(of: username, now: request.session.now)
         _ = try? await settings.sessions.removeAll(of: username, keeping: nil)
+        guard revokingTokens, let tokens = request.services.extension(ApiTokenService.self) else { return }
+        do {
+            try await tokens.store.removeAll(of: username)
+        } catch {
+            request.logger.error("Cannot revoke the API tokens of \(username): \(error)")
+        }
     }
 
     /// The answer to a change the store refused; nil when it was made.

@@ -6,11 +6,11 @@ public struct UsersPageTexts: Sendable {
     /// The flash after adding a user (`NAME` is their name).
     public var added = "NAME has been added."
     /// The flash after setting a user's password.
-    public var passwordSet = "NAME has a new password; their sessions have ended."
+    public var passwordSet = "NAME has a new password; their sessions and API tokens have ended."
     /// The flash after changing a user's roles.
-    public var rolesChanged = "The roles of NAME have been changed."
+    public var rolesChanged = "The roles of NAME have been changed; their sessions have ended."
     /// The flash after disabling a user.
-    public var disabled = "NAME has been disabled; their sessions have ended."
+    public var disabled = "NAME has been disabled; their sessions and API tokens have ended."
     /// The flash after enabling a user.
     public var enabled = "NAME has been enabled."
     /// The flash after removing a user.
@@ -20,7 +20,7 @@ public struct UsersPageTexts: Sendable {
     /// The refusal of turning two-factor sign-in off for a user who does not have it on.
     public var twoFactorNotOn = "NAME does not have two-factor sign-in on."
     /// The flash after ending a user's sessions.
-    public var sessionsEnded = "Every session of NAME has ended."
+    public var sessionsEnded = "Every session and API token of NAME has ended."
     /// The refusal of a name that is taken.
     public var nameTaken = "There is already a user of that name."
     /// The refusal of roles that are not role names.
@@ -29,6 +29,19 @@ public struct UsersPageTexts: Sendable {
     public var badName = "The name must be at most 200 characters, with no control characters."
     /// The refusal of a change that would leave no enabled admin.
     public var lastAdmin = "That would leave no enabled admin: make another user an admin first."
+    /// The refusal of a change asked with an API token: tokens do not manage users.
+    public var tokenRefused = "Users cannot be changed with an API token: sign in to the users page."
+    /// The refusal of a change from a single sign-on session whose sign-in is too old to
+    /// confirm it.
+    public var signInAgain = "Sign out and sign in again to change users: your sign-in is too old to confirm it."
+    /// The flash after the acting admin confirmed who they are.
+    public var confirmed = "Confirmed: changes will not ask for your password again for a few minutes."
+    /// The flash after revoking one of a user's API tokens.
+    public var tokenRevoked = "A token of NAME has been revoked."
+    /// The flash after revoking every API token of a user.
+    public var tokensRevoked = "Every token of NAME has been revoked."
+    /// The refusal of a token that is not the user's, or no longer live.
+    public var noSuchToken = "NAME has no such live token."
     /// The answer for a user who is not there.
     public var noSuchUser = "There is no such user."
 

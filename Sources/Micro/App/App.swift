@@ -62,7 +62,7 @@ public final class App: RouteBuilder {
         }
         var logger = Logger(label: "micro")
         logger.logLevel = settings.environment == .test ? .warning : .info
-        self.logger = logger
+        self.logger = Self.escaping(logger)
         definition = Locked(Definition(settings: settings, problems: problems))
     }
 
@@ -70,13 +70,22 @@ public final class App: RouteBuilder {
     /// given, else to its own (label `micro`, warnings and worse in the test environment).
     public init(settings: Settings, logger: Logger? = nil) {
         if let logger {
-            self.logger = logger
+            self.logger = Self.escaping(logger)
         } else {
             var logger = Logger(label: "micro")
             logger.logLevel = settings.environment == .test ? .warning : .info
-            self.logger = logger
+            self.logger = Self.escaping(logger)
         }
         definition = Locked(Definition(settings: settings))
+    }
+
+    /// `logger` writing every value with its control characters escaped
+    /// (``ControlEscapingLogHandler``): what clients send reaches many log lines.
+    private static func escaping(_ logger: Logger) -> Logger {
+        guard !(logger.handler is ControlEscapingLogHandler) else { return logger }
+        var logger = logger
+        logger.handler = ControlEscapingLogHandler(wrapping: logger.handler)
+        return logger
     }
 
     /// The settings; change them before the app starts.

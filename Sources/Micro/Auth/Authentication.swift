@@ -109,6 +109,9 @@ public struct Authentication: AppPlugin, Sendable {
             let credential = CredentialStamp(text: stamp)
             guard !revocations.isRevoked(username: user.username, created: data.created) else { return false }
             if service.isCurrent(credential, username: user.username) { return true }
+            if let prior = data.values[Session.priorCredentialKey].flatMap(Session.plainString),
+                service.isCurrent(CredentialStamp(text: prior), username: user.username)
+            { return true }
             // A session another way signed in (single sign-on) for a user the store does not
             // hold as it was: that way decides.
             guard let source = data.values[Session.sourceKey].flatMap(Session.plainString),

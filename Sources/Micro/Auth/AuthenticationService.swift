@@ -96,16 +96,18 @@ final class AuthenticationService: Sendable {
     /// After a successful sign-in: a hash of another cost than the configured one is replaced,
     /// where the store can write, on the hasher's threads (a write may wait for a lock). The
     /// sessions signed in with the old hash stay signed in. A failure leaves the old hash and is
-    /// logged: the sign-in stands.
-    func upgradeHashIfNeeded(of stored: StoredUser, password: String, logger: Logger) async {
+    /// logged: the sign-in stands. Returns the user as the store now holds them when this
+    /// sign-in re-hashed, so that its session carries the new stamp, which every instance
+    /// learns from the store (the notes here are this instance's only).
+    func upgradeHashIfNeeded(of stored: StoredUser, password: String, logger: Logger) async -> StoredUser? {
         guard Password.cost(of: stored.passwordHash) != settings.passwordCost,
             let store = settings.users as? any PasswordUpgradingUserStore
-        else { return }
+        else { return nil }
         let cost = settings.passwordCost
         let username = stored.user.username
         let upgrades = upgrades
         do {
-            try await settings.hasher.run {
+            return try await settings.hasher.run { () throws -> StoredUser? in
                 let new = try Password.hash(password, cost: cost)
                 let upgrade = Upgrade(from: CredentialStamp(stored), to: CredentialStamp(username: username, passwordHash: new, roles: stored.user.roles))
                 upgrades.withLock { $0[username, default: []] = $0[username, default: []].suffix(31) + [upgrade] }
@@ -113,15 +115,17 @@ final class AuthenticationService: Sendable {
                     // False when another sign-in re-hashed it first: its note stands, not this one.
                     guard try store.replacePasswordHash(of: username, stored.passwordHash, with: new) else {
                         upgrades.withLock { $0[username]?.removeAll { $0 == upgrade } }
-                        return
+                        return nil
                     }
                 } catch {
                     upgrades.withLock { $0[username]?.removeAll { $0 == upgrade } }
                     throw error
                 }
+                return StoredUser(user: stored.user, passwordHash: new)
             }
         } catch {
             logger.warning("Could not re-hash the password of \(username) at cost \(cost): \(error)")
+            return nil
         }
     }
 

@@ -1,6 +1,8 @@
 extension Session {
     /// The key of the signed-in user's ``CredentialStamp``.
     static let credentialKey = "_credential"
+    /// The key of the stamp the user's hash had before the sign-in re-hashed it, if it did.
+    static let priorCredentialKey = "_credential_prior"
     /// The key of the ``ExternalSignIn/source`` that signed the session in; absent for a password.
     static let sourceKey = "_signed_in_via"
 
@@ -44,6 +46,7 @@ extension Request {
         session[Self.originalPathKey] = originalPath
         try session.set(Session.userKey, user)
         session[Session.credentialKey] = credentialStamp.text
+        session[Session.priorCredentialKey] = nil
         session[Session.sourceKey] = source
         await accounts?.signedIn(self, user: user, detail: detail)
     }
@@ -138,6 +141,9 @@ extension Request {
         session[Self.originalPathKey] = originalPath
         try session.set(Session.userKey, stored.user)
         session[Session.credentialKey] = CredentialStamp(stored).text
+        // A sign-in that re-hashed also keeps the stamp before it (the same password): an
+        // instance that has not heard of the new hash yet still holds that one.
+        session[Session.priorCredentialKey] = storage[RehashedFrom.self]?.text
         await accounts?.signedIn(self, user: stored.user, detail: detail)
     }
 
@@ -218,8 +224,9 @@ extension Request {
         }
         guard matches, let stored else { return nil }
         outcome = .success
-        await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger)
-        return stored
+        guard let rehashed = await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger) else { return stored }
+        storage[RehashedFrom.self] = CredentialStamp(stored)
+        return rehashed
     }
 
     /// Waits while checks in flight hold the budget; throws the 429 when it is spent.
@@ -272,4 +279,9 @@ extension Request {
         defer { session.remove(Self.originalPathKey) }
         return session[Self.originalPathKey].flatMap(LocalPath.sanitize)
     }
+}
+
+/// The stamp a sign-in's check found before it re-hashed the password.
+enum RehashedFrom: RequestStorageKey {
+    typealias Value = CredentialStamp
 }
