@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MicroTesting
 import SQLKit
 import Testing
@@ -9,12 +10,12 @@ import Testing
 @Suite struct TwoFactorTests {
     /// An app over the users of `folder` (`user`/`secret123`, `Ann`/`ann-password`, admin) with
     /// the account pages' state in `folder`'s app.db.
-    private func makeApp(
-        _ folder: TemporaryFolder, clock: TestClock, environment: Environment = .test, passwordCost: Int = 4,
+    func makeApp(
+        _ folder: TemporaryFolder, clock: TestClock, environment: Environment = .test, passwordCost: Int = 4, log: LogRecorder? = nil,
         configure: (inout Accounts) -> Void = { _ in }
     ) async throws -> (App, Database) {
         try folder.write("views/layout.mustache", "<main>{{#flashMessages}}<p class=\"flash\">{{message}}</p>{{/flashMessages}}{{{yield}}}</main>")
-        let app = isolatedApp(environment: environment) {
+        let app = isolatedApp(environment: environment, logger: log?.logger ?? .quietForTests) {
             $0.views = folder.file("views")
             $0.clock = { clock.now }
         }
@@ -39,12 +40,12 @@ import Testing
     }
 
     /// The values of `attribute` in `html`, in order.
-    private func values(of attribute: String, in html: String) -> [String] {
+    func values(of attribute: String, in html: String) -> [String] {
         html.components(separatedBy: attribute + "=\"").dropFirst().compactMap { $0.split(separator: "\"", maxSplits: 1).first.map(String.init) }
     }
 
     /// Turns two-factor on for the signed-in `client`; the secret and the recovery codes.
-    private func turnOn(_ client: TestClient, password: String, clock: TestClock) async throws -> (totp: Totp, codes: [String]) {
+    func turnOn(_ client: TestClient, password: String, clock: TestClock) async throws -> (totp: Totp, codes: [String]) {
         let setup = try await client.post("/account/two-factor/setup", form: ["current_password": password])
         #expect(setup.status == .ok)
         let secret = try #require(values(of: "data-totp-secret", in: setup.text).first.flatMap(Base32.decode))
@@ -54,9 +55,9 @@ import Testing
         return (totp, values(of: "data-recovery-code", in: enabled.text))
     }
 
-    private func now(_ clock: TestClock) -> Int64 { Int64(clock.now.timeIntervalSince1970) }
+    func now(_ clock: TestClock) -> Int64 { Int64(clock.now.timeIntervalSince1970) }
 
-    private func events(_ client: TestClient) async throws -> String {
+    func events(_ client: TestClient) async throws -> String {
         try await client.get("/account/activity", headers: ["Accept": "application/json"]).text
     }
 

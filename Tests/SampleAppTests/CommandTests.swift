@@ -50,6 +50,12 @@ import Testing
         let now = Int64(Date().timeIntervalSince1970)
         let token = ApiToken(id: "t1", digest: "d1", username: "carol", name: "cron", createdAt: now, expiresAt: now + 3600)
         #expect(try await DatabaseApiTokenStore(tables).add(token, limit: 50, now: now))
+        // A session of hers listed, and an event: the session goes, the event stays as an ended account's.
+        try await tables.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations)
+        _ = try await DatabaseSessionRegistry(tables).add(RegisteredSession(
+            entry: SessionEntry(id: "e1", username: "carol", browser: "Firefox", userAgent: "", address: "192.0.2.7", signedInAt: now, lastSeenAt: now),
+            sessionId: "s1", expiresAt: now + 3600))
+        try await DatabaseActivityLog(tables).record(ActivityEvent(username: "carol", event: "signed_in", at: now, address: "192.0.2.7", browser: "Firefox"))
         await tables.shutdown()
 
         let removed = try run(["remove-user", "CAROL", "--db", database], input: "")
@@ -58,6 +64,8 @@ import Testing
         #expect(try store.find(username: "carol") == nil)
         let after = try await Database.sqlite(path: database)
         #expect(try await DatabaseApiTokenStore(after).token(digest: "d1") == nil)
+        #expect(try await DatabaseSessionRegistry(after).sessions(of: "carol", now: now, idle: 600, lifetime: 3600).isEmpty)
+        #expect(try await DatabaseActivityLog(after).events(of: "carol", offset: 0, limit: 10).map { $0.accountEndedAt != nil } == [true])
         await after.shutdown()
         #expect(try run(["remove-user", "carol", "--db", database], input: "").status != 0)
         // A file that is not there is not created by remove-user.

@@ -146,7 +146,10 @@ struct AccountRoutes {
 
     private func activity(_ request: Request) async throws -> Response {
         let user = try request.authenticate()
+        // Only this account's: events kept under the name from an account removed before are
+        // older than all of these, so none of this account's is lost to the filter.
         let events = try await settings.activity.events(of: user.username, offset: 0, limit: ActivityLogLimits.pageSize)
+            .filter { $0.accountEndedAt == nil }
         if request.wantsJson {
             return try JsonBody(events.map { EventJson($0, withUser: false) }).makeResponse(for: request)
         }
@@ -173,6 +176,7 @@ struct AccountRoutes {
         return try self.page(request, "admin/audit", [
             "title": "Audit", "events": shown.map(eventValues), "user": filter ?? "", "olderLink": older as Any,
             "action": request.url(settings.auditPath),
+            "unknownLink": (filter == nil ? request.url(settings.auditPath) + "?user=" + PercentEncoding.encode(ActivityEvent.unknownUser) : nil) as Any,
         ])
     }
 
@@ -190,6 +194,7 @@ struct AccountRoutes {
         [
             "user": event.username, "event": event.event, "at": AccountTime.iso(event.at), "atText": AccountTime.shown(event.at),
             "address": event.address, "browser": event.browser, "detail": event.detail,
+            "accountEnded": event.accountEndedAt.map(AccountTime.iso) as Any, "accountEndedText": event.accountEndedAt.map(AccountTime.shown) as Any,
         ]
     }
 }

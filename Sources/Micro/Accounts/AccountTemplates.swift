@@ -75,8 +75,9 @@ public enum AccountTemplates {
         <p><a href="{{accountPath}}">Your account</a></p>
         """
 
-    /// `admin/audit`: `events` (as the activity page's, with `user`), `user` (the filter),
-    /// `olderLink`, `action`.
+    /// `admin/audit`: `events` (as the activity page's, with `user`, and `accountEnded` for
+    /// events of an earlier account of the name), `user` (the filter), `olderLink`, `action`,
+    /// and unfiltered `unknownLink` (the failed sign-ins under names that are no user, kept apart).
     public static let audit = """
         <h1>{{title}}</h1>
         <form method="get" action="{{action}}"><label for="user">User</label> <input id="user" name="user" value="{{user}}"> <button type="submit">Filter</button></form>
@@ -84,11 +85,12 @@ public enum AccountTemplates {
           <thead><tr><th scope="col">When</th><th scope="col">User</th><th scope="col">Event</th><th scope="col">Address</th><th scope="col">Browser</th><th scope="col">Detail</th></tr></thead>
           <tbody>
             {{#events}}
-            <tr data-event="{{event}}" data-user="{{user}}"><td><time datetime="{{at}}">{{atText}}</time></td><td>{{user}}</td><td>{{event}}</td><td>{{address}}</td><td>{{browser}}</td><td>{{detail}}</td></tr>
+            <tr data-event="{{event}}" data-user="{{user}}"{{#accountEnded}} data-account-ended="{{accountEnded}}"{{/accountEnded}}><td><time datetime="{{at}}">{{atText}}</time></td><td>{{user}}{{#accountEnded}} <small>(an earlier account, removed <time datetime="{{accountEnded}}">{{accountEndedText}}</time>)</small>{{/accountEnded}}</td><td>{{event}}</td><td>{{address}}</td><td>{{browser}}</td><td>{{detail}}</td></tr>
             {{/events}}
           </tbody>
         </table>
         {{#olderLink}}<p><a rel="next" href="{{olderLink}}">Older events</a></p>{{/olderLink}}
+        {{#unknownLink}}<p><a href="{{unknownLink}}">Failed sign-ins under names that are no user</a> are kept apart.</p>{{/unknownLink}}
         """
 
     /// Every template, by name.

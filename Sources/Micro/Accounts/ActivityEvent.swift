@@ -14,18 +14,24 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
     public var browser: String
     /// A word more: how a sign-in was made (`password`), which admin did it (`by ann`).
     public var detail: String
+    /// When the account these events were of ended (removed, or its name given to a new user):
+    /// nil for the current account of ``username``. The audit keeps them; the new user's own
+    /// activity does not show them.
+    public var accountEndedAt: Int64?
 
     /// An event.
-    public init(username: String, event: String, at: Int64, address: String, browser: String, detail: String = "") {
+    public init(username: String, event: String, at: Int64, address: String, browser: String, detail: String = "", accountEndedAt: Int64? = nil) {
         self.username = username
         self.event = event
         self.at = at
         self.address = address
         self.browser = browser
         self.detail = detail
+        self.accountEndedAt = accountEndedAt
     }
 
-    /// The name under which failed sign-ins for names that are no user are kept.
+    /// The name under which failed sign-ins for names that are no user are kept: apart from the
+    /// accounts' events, within bounds of their own, so that they cannot push those out.
     public static let unknownUser = "unknown user"
 
     /// The kinds of event Micro records.

@@ -6,6 +6,8 @@ struct EventJson: Encodable {
     var address: String
     var browser: String
     var detail: String
+    /// When the account the event was of ended, for an earlier account of the name.
+    var accountEndedAt: String?
 
     init(_ event: ActivityEvent, withUser: Bool) {
         user = withUser ? event.username : nil
@@ -14,9 +16,10 @@ struct EventJson: Encodable {
         address = event.address
         browser = event.browser
         detail = event.detail
+        accountEndedAt = event.accountEndedAt.map(AccountTime.iso)
     }
 
-    private enum CodingKeys: String, CodingKey { case user, event, at, address, browser, detail }
+    private enum CodingKeys: String, CodingKey { case user, event, at, address, browser, detail, accountEndedAt }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -26,5 +29,6 @@ struct EventJson: Encodable {
         try container.encode(address, forKey: .address)
         try container.encode(browser, forKey: .browser)
         try container.encode(detail, forKey: .detail)
+        if let accountEndedAt { try container.encode(accountEndedAt, forKey: .accountEndedAt) }
     }
 }

@@ -73,8 +73,12 @@ extension UserAdminRoutes {
         }
         if let refused = try await refusal(change, request, username: username) { return refused }
         await endSessions(of: username, request)
+        // The removal is the removed account's last event: recorded before its history is
+        // marked as ended, so that a new user of the name does not see it either.
+        await service.record(request, username: username, event: ActivityEvent.Kind.userRemoved, detail: "by \(admin.username)")
         await forgetLeftovers(of: username, request)
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userRemoved, flash: texts.removed)
+        request.flash["notice"] = texts.removed.replacingOccurrences(of: "NAME", with: username)
+        try request.redirect(to: settings.usersPath)
     }
 
     /// Turns the user's second factor off, for one who lost their device and recovery codes:
@@ -90,15 +94,18 @@ extension UserAdminRoutes {
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.twoFactorDisabled, flash: texts.twoFactorReset)
     }
 
-    /// Deletes the API tokens and the second factor kept under `username` in the account
-    /// pages' tables: after a removal, and before an add (a user removed some other way, by
-    /// `remove-user` or SQL, left them), so that a new user of the name inherits neither.
+    /// Deletes the API tokens, the second factor and the listed sessions kept under `username`
+    /// in the account pages' tables, and marks its activity as an ended account's: after a
+    /// removal, and before an add (a user removed some other way, by `remove-user` or SQL, left
+    /// them), so that a new user of the name inherits none of it and sees only their own history.
     func forgetLeftovers(of username: String, _ request: Request) async {
         do {
             try await request.services.extension(ApiTokenService.self)?.store.removeAll(of: username)
             _ = try await request.twoFactor?.store?.disable(Username.key(username))
+            _ = try await settings.sessions.removeAll(of: username, keeping: nil)
+            try await settings.activity.endAccount(of: username, at: request.session.now)
         } catch {
-            request.logger.error("Cannot delete the tokens or second factor left by \(username): \(error)")
+            request.logger.error("Cannot delete the tokens, second factor or history left by \(username): \(error)")
         }
     }
 

@@ -9,8 +9,11 @@ import Foundation
 /// beside the session secret; in tests a random one per process. Production without it has no
 /// key: two-factor cannot be turned on, and start-up is refused once a user has it on.
 ///
-/// Losing or changing it makes every sealed secret unreadable: the users who had two-factor on
-/// cannot sign in until an admin resets it (`SampleApp reset-two-factor NAME`).
+/// It also keys the recovery codes' digests (``RecoveryCodes``): a dump opens neither. Losing or
+/// changing it makes every sealed secret unreadable: the database keeps a check value of it
+/// (``DataKeyCheck``), so production refuses to start with another key while secrets are sealed
+/// under the old one, until the key is set back or their users' two-factor is reset
+/// (`SampleApp reset-two-factor NAME`).
 public struct DataKey: Sendable {
     let key: SymmetricKey
 

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// Recovery codes: ten random codes of 50 bits each (`k7m2q-x4pzd`), shown once and kept only
-/// as digests, each good for one sign-in instead of a TOTP code.
+/// as digests keyed with the ``DataKey``, each good for one sign-in instead of a TOTP code.
 enum RecoveryCodes {
     /// How many a user gets.
     static let count = 10
@@ -26,9 +26,24 @@ enum RecoveryCodes {
         return String(decoding: kept, as: UTF8.self)
     }
 
-    /// What is kept of a code of `username`: SHA-256 of both, in base64url (the code's 50
-    /// random bits are what a guess would need; the name keeps equal codes of two users apart).
-    static func digest(_ normalized: String, of username: String) -> String {
-        Base64Url.encode(Array(SHA256.hash(data: Data("micro recovery code \(username) \(normalized)".utf8))))
+    /// What is kept of a code of `username`: ``keyedPrefix`` and an HMAC, under a subkey of the
+    /// data key, of the code's ``unkeyedDigest(_:of:)``. A copy of the database alone gives no
+    /// way to try the 2^50 codes offline; and rows kept unkeyed by an earlier version are keyed
+    /// in place (``TwoFactorStore/keyUnkeyedCodes(with:)``) without knowing the codes.
+    static func digest(_ normalized: String, of username: String, key: DataKey) -> String {
+        keyedPrefix + key.recoveryCodeDigest(unkeyedHash(normalized, of: username))
+    }
+
+    /// What marks a keyed digest: unkeyed ones are bare base64url, which has no `.`.
+    static let keyedPrefix = "h1."
+
+    /// The digest an earlier version kept: SHA-256 of the code and its user's name, in
+    /// base64url (the name keeps equal codes of two users apart).
+    static func unkeyedDigest(_ normalized: String, of username: String) -> String {
+        Base64Url.encode(unkeyedHash(normalized, of: username))
+    }
+
+    private static func unkeyedHash(_ normalized: String, of username: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data("micro recovery code \(username) \(normalized)".utf8)))
     }
 }

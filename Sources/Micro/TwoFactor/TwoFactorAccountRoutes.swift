@@ -121,7 +121,7 @@ struct TwoFactorAccountRoutes {
         let codes = RecoveryCodes.make()
         try await store.enable(
             name, sealedSecret: try key.seal(secret, context: TwoFactorService.context(of: user.username)), usedStep: step,
-            codeDigests: codes.map { RecoveryCodes.digest(RecoveryCodes.normalized($0)!, of: name) }, now: now)
+            codeDigests: TwoFactorService.digests(of: codes, username: user.username, key: key), now: now)
         request.session.remove(Self.setupKey)
         service.noteTurnedOn(user.username, now: now)
         await accounts.record(request, username: user.username, event: ActivityEvent.Kind.twoFactorEnabled, detail: "")

@@ -8,7 +8,7 @@ enum TwoFactorFeature {
             app.addProblem("accounts.twoFactor.requiredForRoles needs the account pages' database (Accounts(database:)): without it, two-factor sign-in cannot be turned on.")
         }
         let store = database.map(TwoFactorStore.init)
-        let service = TwoFactorService(settings: settings, store: store, accountsPrefix: prefix)
+        let service = TwoFactorService(settings: settings, store: store, accountsPrefix: prefix, logger: app.logger)
         app.register(service)
         app.addStartupCheck { settings in
             guard let material = settings.dataKey.material else { return (nil, DataKey.startupWarning(settings)) }
@@ -16,7 +16,7 @@ enum TwoFactorFeature {
         }
         // Weakly: the app keeps its preparations.
         app.addPreparation { [weak app] in
-            if let database { try await database.migrate(TwoFactorStore.migrations) }
+            if let database { try await database.migrate(TwoFactorStore.migrations + DataKeyCheck.migrations) }
             if let app { try await service.prepare(app.settings) }
         }
         app.addBuiltInTemplates(TwoFactorTemplates.all)

@@ -9,6 +9,7 @@ final class TwoFactorService: Sendable {
     let store: TwoFactorStore?
     /// Where the account pages are.
     let accountsPrefix: String
+    private let logger: Logger
     private let dataKey = Locked<DataKey?>(nil)
     /// When each user turned it on here: HTTP Basic checks cached before then no longer hold.
     private let turnedOnAt = Locked<[String: Int64]>([:])
@@ -19,10 +20,13 @@ final class TwoFactorService: Sendable {
         case recoveryCode = "recovery_code"
     }
 
-    init(settings: TwoFactorSettings, store: TwoFactorStore?, accountsPrefix: String) {
+    init(settings: TwoFactorSettings, store: TwoFactorStore?, accountsPrefix: String, logger: Logger) {
         self.settings = settings
         self.store = store
         self.accountsPrefix = accountsPrefix
+        var logger = logger
+        logger[metadataKey: "component"] = "two-factor"
+        self.logger = logger
     }
 
     /// The answer to HTTP Basic credentials of a user with a second factor.
@@ -32,11 +36,19 @@ final class TwoFactorService: Sendable {
     /// The key, once the app's preparations resolved it; nil in production without one.
     var key: DataKey? { dataKey.withLock { $0 } }
 
-    /// At start: resolves the key; in production refuses to start without one once a user has a
-    /// second factor on (their secrets could not be opened).
+    /// At start: resolves the key, checks it against the database's check value (another key
+    /// with secrets sealed under the old one stops a production start) and keys recovery codes
+    /// kept unkeyed; in production refuses to start without a key once a user has a second
+    /// factor on (their secrets could not be opened).
     func prepare(_ settings: Settings) async throws {
         let key = try DataKey.resolve(settings)
         dataKey.withLock { $0 = key }
+        if let key, let store {
+            try await DataKeyCheck(store: store).verify(
+                key, environment: settings.environment, now: Int64(settings.clock().timeIntervalSince1970), logger: logger)
+            try await store.keyUnkeyedCodes(with: key)
+            return
+        }
         guard key == nil, let store, try await store.anyEnabled() else { return }
         throw ConfigurationError(
             "MICRO_DATA_KEY is not set, and users have two-factor sign-in on: their secrets are sealed with it. Set it to the key they were sealed with (or reset their two-factor sign-in with `reset-two-factor` and set a new key).")
@@ -62,6 +74,12 @@ final class TwoFactorService: Sendable {
         return at >= time
     }
 
+    /// What is kept of `codes` of `username`.
+    static func digests(of codes: [String], username: String, key: DataKey) -> [String] {
+        let name = Username.key(username)
+        return codes.map { RecoveryCodes.digest(RecoveryCodes.normalized($0)!, of: name, key: key) }
+    }
+
     /// The context a user's secret is sealed under in the table.
     static func context(of username: String) -> String { "micro totp secret " + Username.key(username) }
     /// The context a secret being set up is sealed under in the session.
@@ -69,29 +87,40 @@ final class TwoFactorService: Sendable {
 
     /// Whether `code` is right for `username` at `now`: a TOTP code of a step not used before
     /// (that step is then used, on every instance), or one of their recovery codes (then gone).
-    /// Nil when it is neither, or their secret does not open (another data key).
+    /// Nil when it is neither. Throws ``unreadable`` when their secret does not open (another
+    /// data key, an altered row): the server's fault, logged as that, not a wrong code.
     func verify(_ code: String, of username: String, now: Int64) async throws -> Method? {
         guard let store else { return nil }
         let name = Username.key(username)
+        guard let record = try await store.record(of: name) else { return nil }
+        guard let key, let secret = key.open(record.sealedSecret, context: Self.context(of: username)) else {
+            logger.error(
+                "The two-factor secret of \(name) does not open with this MICRO_DATA_KEY: the key is not the one it was sealed with, or the row was altered. Their codes cannot be checked; set the key back, or reset their two-factor sign-in (`reset-two-factor`).")
+            throw Self.unreadable(settings)
+        }
         let digits = code.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }
         if digits.count == 6, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-            guard let record = try await store.record(of: name), let key,
-                let secret = key.open(record.sealedSecret, context: Self.context(of: username)),
-                let step = Totp(secret: secret).matchingStep(of: code, at: now, after: record.lastStep)
-            else { return nil }
+            guard let step = Totp(secret: secret).matchingStep(of: code, at: now, after: record.lastStep) else { return nil }
             return try await store.use(step: step, of: name) ? .totp : nil
         }
-        guard let normalized = RecoveryCodes.normalized(code), try await store.record(of: name) != nil else { return nil }
-        return try await store.useCode(digest: RecoveryCodes.digest(normalized, of: name), of: name) ? .recoveryCode : nil
+        guard let normalized = RecoveryCodes.normalized(code) else { return nil }
+        if try await store.useCode(digest: RecoveryCodes.digest(normalized, of: name, key: key), of: name) { return .recoveryCode }
+        // Codes an instance of an earlier version stored while this one ran; keyed at the next start.
+        return try await store.useCode(digest: RecoveryCodes.unkeyedDigest(normalized, of: name), of: name) ? .recoveryCode : nil
+    }
+
+    /// The answer when a user's secret does not open: a 503, which is no failed sign-in.
+    static func unreadable(_ settings: TwoFactorSettings) -> HttpError {
+        HttpError(.serviceUnavailable, settings.unreadableMessage)
     }
 
     /// New recovery codes for `username`, stored as digests (the old ones void); the codes to
     /// show once.
     func newRecoveryCodes(of username: String) async throws -> [String] {
         guard let store else { return [] }
+        guard let key else { throw HttpError(.serviceUnavailable, settings.noKeyMessage) }
         let codes = RecoveryCodes.make()
-        let name = Username.key(username)
-        try await store.replaceCodes(of: name, with: codes.map { RecoveryCodes.digest(RecoveryCodes.normalized($0)!, of: name) })
+        try await store.replaceCodes(of: Username.key(username), with: Self.digests(of: codes, username: username, key: key))
         return codes
     }
 }

@@ -19,6 +19,9 @@ public struct TwoFactorSettings: Sendable {
     public var unavailableMessage = "These users are managed in credentials.yml: a second factor needs a users table (SQLite or PostgreSQL) and a database for the account pages."
     /// What the page says in production without `MICRO_DATA_KEY`.
     public var noKeyMessage = "Two-factor sign-in needs MICRO_DATA_KEY to be set on the server."
+    /// The answer (503) when a user's secret does not open with the server's key: their codes
+    /// cannot be checked, and that is no failed sign-in of theirs.
+    public var unreadableMessage = "Two-factor sign-in cannot be checked right now: the server cannot read your second factor. Please tell its administrators."
     /// The refusal of a setup started, or confirmed, while it is on.
     public var alreadyOnMessage = "Two-factor sign-in is already on: turn it off first."
     /// The flash after turning it off.

@@ -44,7 +44,7 @@ struct AddUser: AsyncParsableCommand {
             if others.contains(key) {
                 print("Replaced user '\(key)' in \(table.place): a new password, name and roles; their sessions end.")
             } else {
-                // A user of that name removed by hand may have left tokens or a second factor.
+                // A user of that name removed by hand may have left tokens, a second factor, sessions and history.
                 try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
                 print("Saved new user '\(key)' in \(table.place).")
             }

@@ -25,7 +25,7 @@ struct RemoveUser: AsyncParsableCommand {
                 throw ExitCode.failure
             }
             try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
-            print("Removed user '\(key)' from \(table.place), with their API tokens and second factor.")
+            print("Removed user '\(key)' from \(table.place), with their API tokens, second factor and listed sessions; their activity stays in the audit as a removed account's.")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Micro
 import MicroTesting
 import Testing
@@ -9,8 +10,8 @@ let sessionCookie = "micro.session"
 /// A test app (see ``testApp(publicFolder:environment:configure:)``) whose views folder is a
 /// path that does not exist, so that nobody's work in progress in the repository's `views/`
 /// can break it.
-func isolatedApp(environment: Environment = .test, configure: (inout Settings) -> Void = { _ in }) -> App {
-    testApp(environment: environment) { settings in
+func isolatedApp(environment: Environment = .test, logger: Logger = .quietForTests, configure: (inout Settings) -> Void = { _ in }) -> App {
+    testApp(environment: environment, logger: logger) { settings in
         settings.views = nil
         configure(&settings)
     }

@@ -1,8 +1,11 @@
 import Foundation
+import Logging
 import Micro
 
 /// An app for tests: test environment, no access log, no public folder unless given.
-func testApp(publicFolder: String? = nil, environment: Environment = .test, configure: (inout Settings) -> Void = { _ in }) -> App {
+func testApp(
+    publicFolder: String? = nil, environment: Environment = .test, logger: Logger = .quietForTests, configure: (inout Settings) -> Void = { _ in }
+) -> App {
     var settings = Settings()
     settings.environment = environment
     settings.accessLog = false
@@ -18,5 +21,5 @@ func testApp(publicFolder: String? = nil, environment: Environment = .test, conf
         settings.allowsDemoUsers = true
     }
     configure(&settings)
-    return App(settings: settings, logger: .quietForTests)
+    return App(settings: settings, logger: logger)
 }
