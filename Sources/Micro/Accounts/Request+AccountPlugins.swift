@@ -1,0 +1,29 @@
+extension Request {
+    /// Records `event` in `username`'s activity (with this request's address and browser) and
+    /// in the log, when the app uses ``Accounts``; else only in the log. For what a plugin does
+    /// to an account (a single sign-on identity linked): the audit then shows it beside
+    /// Micro's own events.
+    ///
+    /// ```swift
+    /// await request.recordAccountEvent("identity_linked", of: "ann", detail: "sub-123 by password")
+    /// ```
+    public func recordAccountEvent(_ event: String, of username: String, detail: String) async {
+        if let accounts {
+            await accounts.record(self, username: username, event: event, detail: detail)
+        } else {
+            logger.info("account event", metadata: ["event": "\(event)", "user": "\(username)", "detail": "\(detail)"])
+        }
+    }
+
+    /// The admin making a change on the users page from a plugin's form (a
+    /// ``UsersPageButton``): a `403` unless the app uses ``Accounts`` and the signed-in user
+    /// has its admin role. The users page's own changes are checked the same way.
+    @discardableResult
+    public func authorizeUsersPageChange() throws -> User {
+        guard let accounts else { throw HttpError(.notFound, "This app has no users page.") }
+        return try authorize(role: accounts.settings.adminRole)
+    }
+
+    /// The path of the admin's users page, when the app uses ``Accounts``.
+    public var usersPagePath: String? { accounts?.settings.usersPath }
+}
