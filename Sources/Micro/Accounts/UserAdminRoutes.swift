@@ -55,6 +55,13 @@ struct UserAdminRoutes {
         if request.wantsJson, problem == nil, form == nil {
             return try JsonBody(listed.map(ManagedUserJson.init)).makeResponse(for: request)
         }
+        // What plugins show under each user (``UsersPageSection``).
+        let sections: [String: [[String: Any]]]
+        do {
+            sections = try await request.services.extension(UsersPageSections.self)?.values(request, usernames: listed.map(\.user.username)) ?? [:]
+        } catch {
+            throw unavailable(request, error)
+        }
         var values: [String: Any] = [
             "title": "Users", "action": request.url(settings.usersPath), "minimumLength": settings.passwordRules.minimumLength,
             "users": listed.map { listed -> [String: Any] in
@@ -64,6 +71,7 @@ struct UserAdminRoutes {
                     "username": listed.user.username, "name": listed.user.name,
                     "roles": listed.user.roles.isEmpty ? "none" : listed.user.roles.joined(separator: ", "), "rolesList": roles,
                     "disabled": listed.isDisabled, "twoFactor": withTwoFactor.contains(Username.key(listed.user.username)),
+                    "sections": sections[listed.user.username] ?? [],
                 ]
             },
         ]
@@ -139,7 +147,11 @@ struct UserAdminRoutes {
             return try await refuse(request, errors)
         }
         await forgetLeftovers(of: username, request)
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: texts.added)
+        // Sessions that carried the name before (a user from outside the store) are not this user's.
+        await endSessions(of: username, request)
+        let said = await request.services.extension(UsersPageSections.self)?.added(username, request) ?? []
+        return try await done(
+            request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: ([texts.added] + said).joined(separator: " "))
     }
 
     // MARK: Pieces

@@ -4,7 +4,8 @@ public enum UsersTemplates {
     /// `admin/users`: `users` (each `username`, `name`, `roles`, `disabled`, `twoFactor`),
     /// `canManage` or `readOnly` (the message), `action` (the page's path: forms post to
     /// `action/add`, `action/password`, `action/roles`, `action/disable`, `action/enable`,
-    /// `action/remove`, `action/sign-out`, `action/two-factor-off`, each with the field `username`), `minimumLength`, and on a refusal
+    /// `action/remove`, `action/sign-out`, `action/two-factor-off`, each with the field `username`), each user's `sections` (what
+    /// plugins add: ``UsersPageSection``), `minimumLength`, and on a refusal
     /// `problem` (a row's form: the message; its user's `rolesList` is what was typed) or
     /// `form` (the add form: `form.errors.FIELD`, `form.values.FIELD`; never a password).
     public static let users = """
@@ -27,6 +28,9 @@ public enum UsersTemplates {
                 {{#twoFactor}}<form class="inline" method="post" action="{{action}}/two-factor-off">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Turn off two-factor</button></form>{{/twoFactor}}
                 <form class="inline" method="post" action="{{action}}/remove">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><button type="submit">Remove</button></form>
               </td>{{/canManage}}</tr>
+            {{#sections}}<tr class="user-section" data-section-of="{{username}}"><td colspan="5">{{sectionTitle}}:<ul>{{#sectionLines}}<li>{{lineText}}
+              {{#button}}<form class="inline" method="post" action="{{buttonAction}}">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#buttonFields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/buttonFields}}
+                {{#buttonInput}}<label>{{buttonInputLabel}} <input name="{{buttonInput}}" required></label> {{/buttonInput}}<button type="submit">{{buttonLabel}}</button></form>{{/button}}</li>{{/sectionLines}}</ul></td></tr>{{/sections}}
             {{/users}}
           </tbody>
         </table>
