@@ -1,0 +1,54 @@
+import Foundation
+import Micro
+import MicroOpenIdConnect
+import MicroTesting
+import Testing
+
+/// The links on the admin's users page: listed under each user, linked and unlinked there.
+@Suite(.serialized) struct IdentityLinkAdminTests {
+    @Test func anAdminSeesLinksAndLinksAndUnlinksThem() async throws {
+        let provider = try await HostileProvider.start()
+        defer { Task { await provider.stop() } }
+        let users = TestUsers([User(username: "cy", roles: ["admin"])])
+        try users.addWithPassword(User(username: "ann"), "correct horse battery")
+        let links = MemoryIdentityLinkStore()
+        let activity = MemoryActivityLog()
+        let app = ssoApp(provider, users: users, activity: activity, configure: { $0.links = links })
+        // cy, made for single sign-on only, signs in by the claim: an admin.
+        provider.state.withLock { $0.claims["preferred_username"] = .string("cy"); $0.claims["sub"] = .string("sub-cy") }
+        let admin = TestClient(app)
+        #expect(try await signInThroughProvider(admin, provider).status == .seeOther)
+        let page = try await admin.get("/admin/users")
+        #expect(page.status == .ok)
+        #expect(page.text.contains("Single sign-on with Test IdP"))
+        #expect(page.text.contains("\(provider.issuer), subject sub-cy: linked "))
+        #expect(page.text.contains("action=\"/auth/oidc/links/unlink\""))
+        #expect(page.text.contains("Not linked."))
+        #expect(page.text.contains("action=\"/auth/oidc/links/link\""))
+        // The admin links ann to her subject: her first single sign-on then asks nothing.
+        let linked = try await admin.post("/auth/oidc/links/link", form: ["username": "ann", "subject": "sub-ann"])
+        #expect(linked.status == .seeOther)
+        #expect(linked.location == "/admin/users")
+        let event = try #require(try await activity.events(of: "ann", offset: 0, limit: 10).first { $0.event == "identity_linked" })
+        #expect(event.detail == "issuer=\(provider.issuer) subject=sub-ann claim=none by cy")
+        provider.state.withLock { $0.claims["preferred_username"] = .string("ann"); $0.claims["sub"] = .string("sub-ann") }
+        let ann = TestClient(app)
+        #expect(try await signInThroughProvider(ann, provider).location == "/")
+        #expect(try await ann.get("/protected").text.hasPrefix("Hello ann []"))
+        // A user who is no admin changes no link.
+        #expect(try await ann.post("/auth/oidc/links/unlink", form: ["username": "cy", "issuer": provider.issuer, "subject": "sub-cy"]).status == .forbidden)
+        #expect(try await links.username(linkedTo: ExternalIdentity(issuer: provider.issuer, subject: "sub-cy")) == "cy")
+        // A subject no provider sends is refused, not stored.
+        #expect(try await admin.post("/auth/oidc/links/link", form: ["username": "ann", "subject": "a\r\nb"]).status == .unprocessableEntity)
+        #expect(try await admin.post("/auth/oidc/links/link", form: ["username": "ann", "subject": String(repeating: "s", count: 256)]).status == .unprocessableEntity)
+        // Unlinked: listed no more, and an event says so.
+        let unlinked = try await admin.post("/auth/oidc/links/unlink", form: ["username": "ann", "issuer": provider.issuer, "subject": "sub-ann"])
+        #expect(unlinked.status == .seeOther)
+        #expect(try await links.username(linkedTo: ExternalIdentity(issuer: provider.issuer, subject: "sub-ann")) == nil)
+        #expect(try await activity.events(of: "ann", offset: 0, limit: 10).first?.event == "identity_unlinked")
+        #expect(try await admin.post("/auth/oidc/links/unlink", form: ["username": "ann", "issuer": provider.issuer, "subject": "sub-ann"]).status == .notFound)
+        // Her next single sign-on is a first one again: her password is asked.
+        let again = TestClient(app)
+        #expect(try await signInThroughProvider(again, provider).location == "/auth/oidc/link")
+    }
+}
