@@ -147,9 +147,10 @@ struct UserAdminRoutes {
             return try await refuse(request, errors)
         }
         await forgetLeftovers(of: username, request)
-        // Sessions that carried the name before (a user from outside the store) are not this user's.
-        await endSessions(of: username, request)
         let said = await request.services.extension(UsersPageSections.self)?.added(username, request) ?? []
+        // A plugin dropped what an earlier holder of the name left (a user from outside the
+        // store): the sessions that carried the name are not this user's.
+        if !said.isEmpty { await endSessions(of: username, request) }
         return try await done(
             request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: ([texts.added] + said).joined(separator: " "))
     }
