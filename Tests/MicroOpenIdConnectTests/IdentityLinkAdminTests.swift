@@ -52,3 +52,41 @@ import Testing
         #expect(try await signInThroughProvider(again, provider).location == "/auth/oidc/link")
     }
 }
+
+/// With `any`, a store user added under a name someone from outside the store signed in with
+/// does not become that person.
+@Suite(.serialized) struct IdentityLinkNewUserTests {
+    @Test func addingAStoreUserUnderAnOutsideNameDropsTheLinkAndEndsItsSessions() async throws {
+        let provider = try await HostileProvider.start()
+        defer { Task { await provider.stop() } }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-oidc-add-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let users = try SqliteUserStore(path: folder.appendingPathComponent("users.db").path, create: true)
+        try users.save(username: "ann", passwordHash: try Password.hash("ann's own password", cost: 4), name: nil, roles: ["admin"])
+        let links = MemoryIdentityLinkStore()
+        let activity = MemoryActivityLog()
+        let app = ssoApp(provider, users: users, activity: activity, configure: { $0.users = .any; $0.links = links })
+        provider.state.withLock { $0.claims["preferred_username"] = .string("dee"); $0.claims["sub"] = .string("sub-outsider") }
+        let outsider = TestClient(app)
+        #expect(try await signInThroughProvider(outsider, provider).location == "/")
+        #expect(try await outsider.get("/protected").text.hasPrefix("Hello dee "))
+        let admin = TestClient(app)
+        try await admin.signIn("ann", "ann's own password")
+        #expect(try await admin.get("/admin/users").text.contains("name=\"no_password\""))
+        let added = try await admin.post("/admin/users/add", form: ["new_username": "dee", "name": "", "roles": "", "password": "dee's new password 1"])
+        #expect(added.status == .seeOther)
+        // The admin is told (the test app's page shows the flash).
+        let page = try await admin.get("/protected")
+        #expect(page.text.contains("dee has been added. The name was linked to an account at Test IdP from outside the store (subject sub-outsider): unlinked, and their sessions ended."))
+        #expect(try await outsider.get("/protected").status == .found)
+        #expect(try await links.username(linkedTo: ExternalIdentity(issuer: provider.issuer, subject: "sub-outsider")) == nil)
+        #expect(try await activity.events(of: "dee", offset: 0, limit: 10).contains { $0.event == "identity_unlinked" })
+        // The outside account's next single sign-on must prove the new dee's password.
+        #expect(try await signInThroughProvider(TestClient(app), provider).location == "/auth/oidc/link")
+        // A user added for single sign-on only has no password.
+        let sso = try await admin.post("/admin/users/add", form: ["new_username": "eve", "name": "", "roles": "", "password": "", "no_password": "on"])
+        #expect(sso.status == .seeOther)
+        #expect(try users.find(username: "eve")?.passwordHash == StoredUser.noPasswordHash)
+    }
+}

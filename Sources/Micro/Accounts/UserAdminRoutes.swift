@@ -76,6 +76,7 @@ struct UserAdminRoutes {
             },
         ]
         if managed == nil { values["readOnly"] = texts.readOnly } else { values["canManage"] = true }
+        if hasExternalSignIn(request) { values["externalSignIn"] = true }
         if let problem { values["problem"] = problem }
         if let form { return try request.render("admin/users", values, form: form).makeResponse(for: request) }
         if problem != nil { request.response.status = .unprocessableEntity }
@@ -104,6 +105,8 @@ struct UserAdminRoutes {
         let name = (request.params["name"] ?? "").trimmingSpaces()
         let rolesText = request.params["roles"] ?? ""
         let password = request.params["password"] ?? ""
+        // A user for another way in only (single sign-on): no password, none asked.
+        let noPassword = request.params["no_password"] == "on" && hasExternalSignIn(request)
         var errors = FieldErrors()
         var username = ""
         if typed.utf8.count > Authentication.maximumUsernameLength {
@@ -131,11 +134,11 @@ struct UserAdminRoutes {
         if !Self.isAcceptable(name: name) { errors.add("name", texts.badName) }
         let roles = Self.roles(rolesText)
         if roles == nil { errors.add("roles", texts.badRoles) }
-        if let problem = settings.passwordRules.problem(with: password, username: username.isEmpty ? typed : username) {
+        if !noPassword, let problem = settings.passwordRules.problem(with: password, username: username.isEmpty ? typed : username) {
             errors.add("password", problem)
         }
         guard errors.isEmpty, let roles else { return try await refuse(request, errors) }
-        let hash = try await hash(password, request)
+        let hash = noPassword ? StoredUser.noPasswordHash : try await hash(password, request)
         let added: Bool
         do {
             added = try await store.addUser(username: username, name: name.isEmpty ? nil : name, roles: roles, passwordHash: hash)
@@ -156,6 +159,12 @@ struct UserAdminRoutes {
     }
 
     // MARK: Pieces
+
+    /// Whether the app has a way in beside the password (``ExternalSignIn``): then a user may
+    /// be added without one.
+    func hasExternalSignIn(_ request: Request) -> Bool {
+        request.services.extension(ExternalSignIns.self)?.list.isEmpty == false
+    }
 
     /// Ends every session of `username` begun until now, on every instance that shares the
     /// revocations, and takes them off the sessions page.

@@ -5,7 +5,7 @@ public enum UsersTemplates {
     /// `canManage` or `readOnly` (the message), `action` (the page's path: forms post to
     /// `action/add`, `action/password`, `action/roles`, `action/disable`, `action/enable`,
     /// `action/remove`, `action/sign-out`, `action/two-factor-off`, each with the field `username`), each user's `sections` (what
-    /// plugins add: ``UsersPageSection``), `minimumLength`, and on a refusal
+    /// plugins add: ``UsersPageSection``), `minimumLength`, `externalSignIn` (the add form's `no_password` box), and on a refusal
     /// `problem` (a row's form: the message; its user's `rolesList` is what was typed) or
     /// `form` (the add form: `form.errors.FIELD`, `form.values.FIELD`; never a password).
     public static let users = """
@@ -51,9 +51,10 @@ public enum UsersTemplates {
             {{#form.errors.roles}}aria-invalid="true" aria-describedby="new-roles-error"{{/form.errors.roles}}>
           {{#form.errors.roles}}<span class="field-error" id="new-roles-error">{{.}}</span>{{/form.errors.roles}}</p>
           <p><label for="new-password">Password</label><br>
-          <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="{{minimumLength}}" required
+          <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="{{minimumLength}}"{{^externalSignIn}} required{{/externalSignIn}}
             {{#form.errors.password}}aria-invalid="true" aria-describedby="new-password-error"{{/form.errors.password}}>
           {{#form.errors.password}}<span class="field-error" id="new-password-error">{{.}}</span>{{/form.errors.password}}</p>
+          {{#externalSignIn}}<p><label><input name="no_password" type="checkbox" value="on"> No password: single sign-on only (linked by the provider's name for them on their first sign-in)</label></p>{{/externalSignIn}}
           <p><button type="submit">Add user</button></p>
         </form>
         {{/canManage}}
