@@ -41,6 +41,16 @@ extension DatabaseIdentityLinkStore: IdentityLinkListing {
         return found
     }
 
+    public func allLinks(limit: Int) async throws -> [IdentityLink] {
+        let cutoff = cutoff(Date())
+        return try await database.run("list identity links") { sql in
+            try await sql.select().columns("issuer", "subject", "username", "linked_at", "last_used_at").from("micro_identity_links")
+                .where("last_used_at", .greaterThanOrEqual, cutoff)
+                .orderBy("username").orderBy("issuer").orderBy("subject").limit(max(0, limit))
+                .all(decoding: ListedRow.self).map(\.link)
+        }
+    }
+
     public func unlinkAll(of username: String) async throws -> [IdentityLink] {
         try await database.run("remove identity links") { sql in
             let rows = try await sql.select().columns("issuer", "subject", "username", "linked_at", "last_used_at").from("micro_identity_links")

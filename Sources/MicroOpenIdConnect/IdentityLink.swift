@@ -29,5 +29,7 @@ public protocol IdentityLinkListing: IdentityLinkStore {
     func links(of usernames: [String], limit: Int) async throws -> [IdentityLink]
     /// Removes every link of `username`; returns those removed.
     func unlinkAll(of username: String) async throws -> [IdentityLink]
+    /// The unexpired links, by username, at most `limit`.
+    func allLinks(limit: Int) async throws -> [IdentityLink]
 }
 #endif

@@ -120,6 +120,16 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
         }
     }
 
+    public func allLinks(limit: Int) async throws -> [IdentityLink] {
+        let now = Date()
+        return links.withLock { links in
+            links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) <= retention }
+                .map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
+                .sorted { ($0.username, $0.identity.issuer, $0.identity.subject) < ($1.username, $1.identity.issuer, $1.identity.subject) }
+                .prefix(max(0, limit)).map { $0 }
+        }
+    }
+
     public func unlinkAll(of username: String) async throws -> [IdentityLink] {
         links.withLock { links in
             let removed = links.usernames.filter { $0.value.username == username }

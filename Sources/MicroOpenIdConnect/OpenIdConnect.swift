@@ -116,7 +116,10 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         app.post(path) { request -> String in try await flow.start(request) }
         app.get(path + "/callback") { request -> String in try await flow.complete(request) }
         IdentityLinkProof(flow: flow).install(in: app)
-        if let listing = links as? any IdentityLinkListing { IdentityLinkAdmin(settings: self, links: listing).install(in: app) }
+        if let listing = links as? any IdentityLinkListing {
+            IdentityLinkAdmin(settings: self, links: listing).install(in: app)
+            OutsideUsersPage(settings: self, links: listing).install(in: app)
+        }
         if logout { flow.installLogout(in: app) }
     }
 }

@@ -89,4 +89,29 @@ import Testing
         #expect(sso.status == .seeOther)
         #expect(try users.find(username: "eve")?.passwordHash == StoredUser.noPasswordHash)
     }
+
+    @Test func anAdminEndsTheSessionsOfSomeoneFromOutsideTheStore() async throws {
+        let provider = try await HostileProvider.start()
+        defer { Task { await provider.stop() } }
+        let users = TestUsers([])
+        try users.addWithPassword(User(username: "ann", roles: ["admin"]), "ann's own password")
+        let activity = MemoryActivityLog()
+        let app = ssoApp(provider, users: users, activity: activity, configure: { $0.users = .any })
+        provider.state.withLock { $0.claims["preferred_username"] = .string("dee"); $0.claims["sub"] = .string("sub-outsider") }
+        let outsider = TestClient(app)
+        #expect(try await signInThroughProvider(outsider, provider).location == "/")
+        // Not an admin: no page, no action.
+        #expect(try await outsider.get("/auth/oidc/outside").status == .forbidden)
+        #expect(try await outsider.post("/auth/oidc/outside/sign-out", form: ["username": "dee"]).status == .forbidden)
+        let admin = TestClient(app)
+        try await admin.signIn("ann", "ann's own password")
+        let page = try await admin.get("/auth/oidc/outside")
+        #expect(page.status == .ok)
+        #expect(page.text.contains("<td>dee</td>") && page.text.contains("sub-outsider"))
+        #expect(!page.text.contains("<td>ann</td>"))
+        let ended = try await admin.post("/auth/oidc/outside/sign-out", form: ["username": "dee"])
+        #expect(ended.status == .seeOther)
+        #expect(try await outsider.get("/protected").status == .found)
+        #expect(try await activity.events(of: "dee", offset: 0, limit: 10).first?.detail == "by ann")
+    }
 }
