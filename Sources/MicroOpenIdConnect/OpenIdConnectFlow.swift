@@ -169,7 +169,8 @@ final class OpenIdConnectFlow: Sendable {
         do {
             return try await step()
         } catch {
-            request.logger.warning("Single sign-on failed: \(error.logReason)")
+            // A reason may quote what the provider sent (an address, a token endpoint's words).
+            request.logger.warning("Single sign-on failed: \(LogText.escape(error.logReason, limit: 2000, doublingBackslashes: false))")
             throw error.httpError
         }
     }

@@ -220,6 +220,18 @@ import Testing
         #expect(!(try await client.get("/signin").text.contains("\u{1B}")))
     }
 
+    @Test func claimsQuotedInARefusalReachTheLogEscaped() async throws {
+        let provider = try await HostileProvider.start()
+        defer { Task { await provider.stop() } }
+        provider.state.withLock { $0.claims["email"] = .string("x@evil.example\r\nsigned_in user=root\u{1B}[2J") }
+        let log = LogRecorder()
+        let client = TestClient(ssoApp(provider, log: log, configure: { $0.allowedDomains = ["corp.example"] }))
+        #expect(try await signInThroughProvider(client, provider).status == .forbidden)
+        let line = try #require(log.messages(at: .warning).first { $0.hasPrefix("Single sign-on failed") })
+        #expect(!line.contains("\r") && !line.contains("\n") && !line.contains("\u{1B}"))
+        #expect(line.contains("evil.example\\u{d}\\u{a}signed_in user=root\\u{1b}[2J"))
+    }
+
     @Test func signingOutAtTheProviderSendsTheIdTokenHint() async throws {
         let provider = try await HostileProvider.start()
         defer { Task { await provider.stop() } }
