@@ -122,7 +122,7 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     }
 
     /// The last use before which a link has expired at `now`.
-    private func cutoff(_ now: Date) -> Int64 { Int64(now.timeIntervalSince1970 - retention) }
+    func cutoff(_ now: Date) -> Int64 { Int64(now.timeIntervalSince1970 - retention) }
 
     /// The unexpired link of `identity` at `now`.
     private func row(_ identity: ExternalIdentity, at now: Date) async throws -> Row? {

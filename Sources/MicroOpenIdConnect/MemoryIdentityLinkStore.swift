@@ -8,10 +8,11 @@ import Synchronization
 /// ``capacity`` links kept first deletes the expired ones, then if need be the least recently
 /// used, as a restart would forget it (its next sign-in links afresh, by username or verified
 /// email). Sweeping only when full keeps making a link cheap.
-public final class MemoryIdentityLinkStore: IdentityLinkStore {
+public final class MemoryIdentityLinkStore: IdentityLinkListing {
     private struct Link {
         var username: String
         var lastUsedAt: Date
+        var linkedAt: Date
     }
 
     private struct Links {
@@ -95,7 +96,7 @@ public final class MemoryIdentityLinkStore: IdentityLinkStore {
                         links.remove(oldest)
                     }
                 }
-                links.usernames[identity] = Link(username: username, lastUsedAt: now)
+                links.usernames[identity] = Link(username: username, lastUsedAt: now, linkedAt: now)
                 links.identities[key] = identity
                 return true
             case (let linked, let linkedIdentity):
@@ -106,6 +107,35 @@ public final class MemoryIdentityLinkStore: IdentityLinkStore {
 
     public func unlink(_ identity: ExternalIdentity) async throws {
         links.withLock { $0.remove(identity) }
+    }
+
+    public func links(of usernames: [String], limit: Int) async throws -> [IdentityLink] {
+        let wanted = Set(usernames)
+        let now = Date()
+        return links.withLock { links in
+            links.usernames.filter { wanted.contains($0.value.username) && now.timeIntervalSince($0.value.lastUsedAt) <= retention }
+                .map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
+                .sorted { ($0.username, $0.identity.issuer, $0.identity.subject) < ($1.username, $1.identity.issuer, $1.identity.subject) }
+                .prefix(max(0, limit)).map { $0 }
+        }
+    }
+
+    public func allLinks(limit: Int) async throws -> [IdentityLink] {
+        let now = Date()
+        return links.withLock { links in
+            links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) <= retention }
+                .map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
+                .sorted { ($0.username, $0.identity.issuer, $0.identity.subject) < ($1.username, $1.identity.issuer, $1.identity.subject) }
+                .prefix(max(0, limit)).map { $0 }
+        }
+    }
+
+    public func unlinkAll(of username: String) async throws -> [IdentityLink] {
+        links.withLock { links in
+            let removed = links.usernames.filter { $0.value.username == username }
+            for identity in removed.keys { links.remove(identity) }
+            return removed.map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
+        }
     }
 }
 #endif

@@ -35,6 +35,12 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     /// (else a verified email), or a verified email alone where people edit their username at
     /// the provider.
     public var linkBy = IdentityLinkClaim.username
+    /// What makes the first link to a store user who has a password: ``IdentityLinkRule/proof``
+    /// (their password, and code, asked in the same flow) or ``IdentityLinkRule/claim`` (the
+    /// claim alone: only where the provider's administrators own it).
+    public var linkRule = IdentityLinkRule.proof
+    /// How long a provider's identity waits for the person's proof, in seconds.
+    public var proofLifetime: Int64 = 300
     /// When not empty, only verified email addresses in these domains sign in.
     public var allowedDomains: [String] = []
     /// The claim the roles of a user from outside the store are read from.
@@ -66,6 +72,10 @@ public struct OpenIdConnect: AppPlugin, Sendable {
 
     /// The source sessions signed in this way carry.
     public static let source = "oidc"
+    /// The account event of a provider's identity linked to a user.
+    public static let linkedEvent = "identity_linked"
+    /// The account event of a link removed.
+    public static let unlinkedEvent = "identity_unlinked"
 
     /// A provider at `issuer` that knows this app as `clientId` with `clientSecret`.
     public init(issuer: String, clientId: String, clientSecret: String) {
@@ -81,6 +91,7 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         if clientSecret.isEmpty { return "OpenIdConnect.clientSecret is empty." }
         if !scopes.contains("openid") { return "OpenIdConnect.scopes must hold openid." }
         if maximumPendingFlows < 1 || flowLifetime < 1 { return "OpenIdConnect.maximumPendingFlows and flowLifetime must be positive." }
+        if !(10...3600).contains(proofLifetime) { return "OpenIdConnect.proofLifetime is \(proofLifetime); it is from 10 to 3600 seconds." }
         return nil
     }
 
@@ -89,7 +100,8 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         let provider = OpenIdProvider(
             issuer: issuer, http: ProviderHttpClient(timeout: timeout, maximumBodySize: maximumResponseSize),
             keyRefetchInterval: keyRefetchInterval, clock: app.settings.clock)
-        let flow = OpenIdConnectFlow(settings: self, provider: provider)
+        let flow = OpenIdConnectFlow(
+            settings: self, provider: provider, sessionLifetime: app.settings.sessions.absoluteLifetime.components.seconds)
         app.register(flow)
         let mapping = users
         app.addExternalSignIn(ExternalSignIn(source: Self.source, label: "Sign in with \(name)", action: path) { user, stamp in
@@ -103,6 +115,11 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         app.get(path) { request in try flow.buttonPage(request) }
         app.post(path) { request -> String in try await flow.start(request) }
         app.get(path + "/callback") { request -> String in try await flow.complete(request) }
+        IdentityLinkProof(flow: flow).install(in: app)
+        if let listing = links as? any IdentityLinkListing {
+            IdentityLinkAdmin(settings: self, links: listing).install(in: app)
+            OutsideUsersPage(settings: self, links: listing).install(in: app)
+        }
         if logout { flow.installLogout(in: app) }
     }
 }

@@ -14,11 +14,18 @@ public struct OpenIdConnectError: Error, Sendable, CustomStringConvertible {
     private let kind: Kind
     /// For the log: what exactly failed (never shown to the browser for a rejected token).
     public let reason: String
+    /// What the log says instead of ``reason``, where the page's words must name nobody
+    /// while the operator needs to know who (a user linked to another subject).
+    private let logged: String?
 
-    private init(_ kind: Kind, _ reason: String) {
+    private init(_ kind: Kind, _ reason: String, logged: String? = nil) {
         self.kind = kind
         self.reason = reason
+        self.logged = logged
     }
+
+    /// What the log says of it.
+    public var logReason: String { logged ?? reason }
 
     /// The callback's `state` is missing, unknown, expired or used already: `400`.
     public static func invalidState(_ reason: String) -> Self { Self(.invalidState, reason) }
@@ -26,6 +33,8 @@ public struct OpenIdConnectError: Error, Sendable, CustomStringConvertible {
     public static func rejected(_ reason: String) -> Self { Self(.rejected, reason) }
     /// The provider vouched for someone this app does not let in: `403`, saying why.
     public static func notAllowed(_ reason: String) -> Self { Self(.notAllowed, reason) }
+    /// ``notAllowed(_:)`` saying `reason` to the browser and `logged` to the log.
+    public static func notAllowed(_ reason: String, logging logged: String) -> Self { Self(.notAllowed, reason, logged: logged) }
     /// The provider did not answer in time, or answered with an outage: `503` with `Retry-After`.
     public static func providerUnavailable(_ reason: String) -> Self { Self(.providerUnavailable, reason) }
 

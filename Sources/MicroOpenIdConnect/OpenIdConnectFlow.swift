@@ -8,10 +8,13 @@ final class OpenIdConnectFlow: Sendable {
     let settings: OpenIdConnect
     let provider: OpenIdProvider
     let verifier: IdTokenVerifier
+    /// The ID tokens kept for the provider's sign-out (with ``OpenIdConnect/logout``).
+    let hints: IdTokenHints
 
-    init(settings: OpenIdConnect, provider: OpenIdProvider) {
+    init(settings: OpenIdConnect, provider: OpenIdProvider, sessionLifetime: Int64 = 86_400) {
         self.settings = settings
         self.provider = provider
+        hints = IdTokenHints(lifetime: sessionLifetime)
         verifier = IdTokenVerifier(
             issuer: settings.issuer, clientId: settings.clientId, trustedAudiences: settings.trustedAudiences, leeway: settings.clockSkew)
     }
@@ -69,26 +72,33 @@ final class OpenIdConnectFlow: Sendable {
             return flow
         }
         if let error = request.params["error"] {
-            request.logger.notice("Single sign-on refused by the provider: \(error.prefix(100)) \(request.params["error_description"]?.prefix(200) ?? "")")
-            request.flash[flashKey] = "Single sign-on was refused by \(settings.name)\(error == "access_denied" ? "" : " (\(error.prefix(64)))"). You were not signed in."
+            // Both are the client's words: escaped, so that they write no line of their own.
+            let description = request.params["error_description"] ?? ""
+            request.logger.notice(
+                "Single sign-on refused by the provider: error=\(LogText.escape(error, limit: 100)) error_description=\(LogText.escape(description, limit: 200))")
+            let shown = String(error.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_") }.prefix(64))
+            request.flash[flashKey] = "Single sign-on was refused by \(settings.name)\(error == "access_denied" || shown.isEmpty ? "" : " (\(shown))"). You were not signed in."
             try request.redirect(to: signInPath)
         }
         let code = request.params["code"] ?? ""
         let redirectUri = request.absoluteUrl(callbackPath)
-        let signedIn = try await answering(request) { () async throws(OpenIdConnectError) -> OpenIdConnectUserMapping.Result in
+        let (signedIn, claims, token) = try await answering(request) { () async throws(OpenIdConnectError) -> (OpenIdConnectUserMapping.Result, IdTokenClaims, String) in
             guard !code.isEmpty, code.utf8.count <= 4096 else { throw .rejected("the callback has no code") }
             let metadata = try await provider.discover()
             let token = try await provider.exchange(
                 code: code, verifier: flow.verifier, redirectUri: redirectUri, clientId: settings.clientId, clientSecret: settings.clientSecret,
                 metadata: metadata)
             let claims = try await verifier.verify(token, nonce: flow.nonce, provider: provider, metadata: metadata, now: now)
+            // OpenID Connect bounds `sub` so; the session (a cookie) keeps it while a link waits.
+            guard !claims.subject.isEmpty, claims.subject.utf8.count <= 255 else { throw .rejected("the ID token's sub is empty or longer than 255 bytes") }
             try checkDomain(claims)
             guard let users = authentication?.users else { throw .notAllowed("this app has no user store (app.use(Authentication(...)) is missing).") }
-            let context = OpenIdConnectUserMapping.Context(
+            var context = OpenIdConnectUserMapping.Context(
                 claims: claims, users: users, links: settings.links, rolesClaim: settings.rolesClaim, hasher: authentication?.hasher ?? .shared,
                 linkBy: settings.linkBy, now: now)
+            context.linkRule = settings.linkRule
             do {
-                return try await settings.users.map(context)
+                return (try await settings.users.map(context), claims, token)
             } catch let error as OpenIdConnectError {
                 throw error
             } catch let error as HttpError {
@@ -97,13 +107,38 @@ final class OpenIdConnectFlow: Sendable {
                 throw .providerUnavailable("the user store or the identity links: \(error)")
             }
         }
-        try await finish(request, signedIn, authentication, flashKey: flashKey)
+        let seconds = Int64(now.timeIntervalSince1970)
+        if signedIn.needsProof {
+            // Nobody signed in, nothing linked: the identity waits, sealed in this session, for
+            // the person to prove the user its claim named.
+            let pending = PendingLink(
+                issuer: claims.issuer, subject: claims.subject, username: signedIn.user.username, claim: signedIn.linkedBy ?? "claim",
+                stamp: signedIn.credentialStamp.text, started: seconds, hint: settings.logout ? hints.keep(token, now: seconds) : nil)
+            try request.session.set(PendingLink.sessionKey, pending)
+            request.logger.notice(
+                "Single sign-on: subject \(LogText.escape(claims.subject)) at \(LogText.escape(claims.issuer)) names \(signedIn.user.username) by \(pending.claim); waiting for the password")
+            try request.redirect(to: settings.path + "/link", status: .seeOther)
+        }
+        try await finish(request, signedIn, identity: claims.identity, idToken: token, provenBy: nil)
     }
 
-    /// Signs the user in as a password does, greets them, and sends them back.
-    private func finish(_ request: Request, _ signedIn: OpenIdConnectUserMapping.Result, _ authentication: Authentication?, flashKey: String) async throws -> Never {
+    /// Signs the user in as a password does, records a link made, greets them, and sends them back.
+    func finish(
+        _ request: Request, _ signedIn: OpenIdConnectUserMapping.Result, identity: ExternalIdentity, idToken: String?, provenBy: String?
+    ) async throws -> Never {
+        let authentication = request.authenticationSettings
+        let flashKey = authentication?.flashKey ?? "notice"
+        let username = signedIn.user.username
+        let subject = "subject \(LogText.escape(identity.subject)) at \(LogText.escape(identity.issuer))"
         try await request.signIn(signedIn.user, credentialStamp: signedIn.credentialStamp, via: OpenIdConnect.source)
-        request.logger.info("Signed in by single sign-on: \(signedIn.user.username)")
+        if let claim = signedIn.linkedBy {
+            let detail = "issuer=\(LogText.escape(identity.issuer, limit: 256)) subject=\(LogText.escape(identity.subject, limit: 256)) claim=\(claim)"
+            await request.recordAccountEvent(OpenIdConnect.linkedEvent, of: username, detail: detail + (provenBy.map { " proven by \($0)" } ?? ""))
+        }
+        if settings.logout, let idToken {
+            hints.remember(idToken, in: request.session, now: Int64(request.settings.clock().timeIntervalSince1970))
+        }
+        request.logger.info("Signed in by single sign-on: \(username) (\(subject))")
         if let authentication {
             request.flash[flashKey] = authentication.welcomeMessage(signedIn.user)
         } else {
@@ -134,7 +169,8 @@ final class OpenIdConnectFlow: Sendable {
         do {
             return try await step()
         } catch {
-            request.logger.warning("Single sign-on failed: \(error.reason)")
+            // A reason may quote what the provider sent (an address, a token endpoint's words).
+            request.logger.warning("Single sign-on failed: \(LogText.escape(error.logReason, limit: 2000, doublingBackslashes: false))")
             throw error.httpError
         }
     }
@@ -143,26 +179,32 @@ final class OpenIdConnectFlow: Sendable {
     /// to the provider's `end_session_endpoint`, which sends the browser back home.
     func installLogout(in app: App) {
         let signOut = settings.signOutPath + "/?"
+        let hints = hints
         app.before(signOut) { request in
             if request.method == .POST, request.signInSource == OpenIdConnect.source {
-                request.storage[SignedInBySingleSignOn.self] = true
+                // Read before the sign-out empties the session.
+                request.storage[SignedInBySingleSignOn.self] = hints.token(of: request.session, now: Int64(request.settings.clock().timeIntervalSince1970)) ?? ""
             }
         }
         let provider = provider
         let clientId = settings.clientId
         app.after(signOut) { request in
-            guard request.storage[SignedInBySingleSignOn.self] == true, request.response.status == .seeOther,
+            guard let token = request.storage[SignedInBySingleSignOn.self], request.response.status == .seeOther,
                 let metadata = try? await provider.discover(), let endpoint = metadata.endSessionEndpoint
             else { return }
-            let query = [("client_id", clientId), ("post_logout_redirect_uri", request.absoluteUrl("/"))]
-                .map { FormEncoding.encode($0.0) + "=" + FormEncoding.encode($0.1) }.joined(separator: "&")
+            // The hint names the session to end (Okta requires it; Keycloak otherwise asks the
+            // person to confirm); the client id, for providers that read it beside the hint.
+            var fields = [("client_id", clientId), ("post_logout_redirect_uri", request.absoluteUrl("/"))]
+            if !token.isEmpty { fields.insert(("id_token_hint", token), at: 0) }
+            let query = fields.map { FormEncoding.encode($0.0) + "=" + FormEncoding.encode($0.1) }.joined(separator: "&")
             request.response.headers.replaceOrAdd(name: "Location", value: endpoint + (endpoint.contains("?") ? "&" : "?") + query)
         }
     }
 }
 
-/// Noted before a sign-out: the session was signed in by single sign-on.
+/// Noted before a sign-out: the session was signed in by single sign-on, with this ID token
+/// ("" when it is not known here).
 private enum SignedInBySingleSignOn: RequestStorageKey {
-    typealias Value = Bool
+    typealias Value = String
 }
 #endif

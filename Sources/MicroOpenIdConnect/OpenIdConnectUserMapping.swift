@@ -24,6 +24,8 @@ public struct OpenIdConnectUserMapping: Sendable {
         public let hasher: PasswordHasher
         /// Which claim names the user on a first sign-in.
         public var linkBy: IdentityLinkClaim = .username
+        /// What makes the first link to a store user who has a password.
+        public var linkRule: IdentityLinkRule = .proof
         /// The sign-in's time (the app's `settings.clock`): links are followed, made and
         /// expired by it, so that tests travel in time without sleeping.
         public var now: Date = Date()
@@ -36,11 +38,19 @@ public struct OpenIdConnectUserMapping: Sendable {
         /// The session stands while the store's stamp for the user is this one, or while
         /// the mapping's `acceptsSession` says so.
         public var credentialStamp: CredentialStamp
+        /// The claim (`preferred_username`, `email`) that named the user for a link made, or
+        /// to be made, in this sign-in; nil when the sign-in followed a link.
+        public var linkedBy: String?
+        /// Whether the person must first prove they are the store's user (their password, and
+        /// code): nobody is signed in and nothing is linked until they do.
+        public var needsProof = false
 
         /// The user and their stamp.
-        public init(user: User, credentialStamp: CredentialStamp) {
+        public init(user: User, credentialStamp: CredentialStamp, linkedBy: String? = nil, needsProof: Bool = false) {
             self.user = user
             self.credentialStamp = credentialStamp
+            self.linkedBy = linkedBy
+            self.needsProof = needsProof
         }
     }
 
@@ -57,13 +67,15 @@ public struct OpenIdConnectUserMapping: Sendable {
         self.acceptsSession = acceptsSession
     }
 
-    /// Only the store's users: the first sign-in links the user the provider's
-    /// `preferred_username` names (else its verified `email`) to the provider's (`iss`,
-    /// `sub`); later sign-ins follow that link only. Roles are the store's; the session ends
-    /// when the store's user is removed or changed, as a password session does.
+    /// Only the store's users: later sign-ins follow the link of the provider's (`iss`, `sub`)
+    /// only. On the first, the user the provider's `preferred_username` names (else its
+    /// verified `email`) is linked at once where they have no password (made for single
+    /// sign-on) or ``IdentityLinkRule/claim`` says so; else the person proves that user first
+    /// (``Result/needsProof``). Roles are the store's; the session ends when the store's user
+    /// is removed or changed, as a password session does.
     public static let existing = OpenIdConnectUserMapping { context in
-        guard let stored = try await storeUser(context) else { throw unmatched }
-        return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+        guard let found = try await storeUser(context) else { throw unmatched }
+        return found
     }
 
     /// Anyone the provider vouches for (within the allowed domains): the store's user when
@@ -76,26 +88,28 @@ public struct OpenIdConnectUserMapping: Sendable {
     }) { context in
         let identity = context.claims.identity
         let username: String
+        var linkedBy: String?
         if let linked = try await context.links.follow(identity, at: context.now) {
             if let stored = try await context.users.find(username: linked, using: context.hasher) {
                 return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
             }
             username = linked
         } else {
-            if let stored = try await storeUser(context) {
-                return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
-            }
-            guard let name = candidateName(context.claims, by: context.linkBy) else {
+            if let found = try await storeUser(context) { return found }
+            guard let named = try candidate(context.claims, by: context.linkBy) else {
                 throw OpenIdConnectError.notAllowed("the provider sent neither a username nor a verified email address.")
             }
+            let name = named.name
             guard try await context.links.link(identity, to: name, at: context.now) else {
-                throw OpenIdConnectError.notAllowed("the name your provider gives you is already used here by another account at the provider.")
+                throw OpenIdConnectError.notAllowed(
+                    "the name your provider gives you is already used here by another account at the provider.",
+                    logging: "the name \(name) is linked to another subject at \(LogText.escape(identity.issuer))")
             }
             username = name
+            linkedBy = named.claim
         }
-        let roles = (context.claims.strings[context.rolesClaim] ?? []).map { $0.lowercased() }.filter { User.problem(withRole: $0) == nil }
-        let user = User(username: username, name: context.claims.name, roles: Array(Set(roles)).sorted().prefix(64).map { $0 })
-        return Result(user: user, credentialStamp: outsideStamp(user))
+        let user = User(username: username, name: ProviderClaims.displayName(context.claims.name), roles: ProviderClaims.roles(context.claims.strings[context.rolesClaim] ?? []))
+        return Result(user: user, credentialStamp: outsideStamp(user), linkedBy: linkedBy)
     }
 
     /// The stamp of a user who is not in the store: their name and roles.
@@ -103,12 +117,21 @@ public struct OpenIdConnectUserMapping: Sendable {
         CredentialStamp(username: user.username, passwordHash: "\u{0}openid-connect", roles: user.roles)
     }
 
-    /// `preferred_username` (unless linking by `email`), else a verified `email`, folded as
-    /// usernames are.
-    static func candidateName(_ claims: IdTokenClaims, by claim: IdentityLinkClaim) -> String? {
-        if claim == .username, let name = claims.preferredUsername.flatMap(ProviderUsername.fold) { return name }
-        guard claims.emailVerified else { return nil }
-        return claims.email.flatMap(ProviderUsername.fold)
+    /// The name a first sign-in is matched by, and the claim it came from: `preferred_username`
+    /// (unless linking by `email`), else a verified `email` of the form `local@domain`, folded
+    /// as usernames are. Nil when the provider sent neither; a `preferred_username` that no user
+    /// can have is a refusal, not a reason to read the email instead.
+    static func candidate(_ claims: IdTokenClaims, by claim: IdentityLinkClaim) throws(OpenIdConnectError) -> (name: String, claim: String)? {
+        if claim == .username, let sent = claims.preferredUsername {
+            guard let name = ProviderUsername.fold(sent) else {
+                throw .notAllowed(
+                    "the username your provider sends is not one a user here can have.",
+                    logging: "preferred_username '\(LogText.escape(sent))' is not a username here")
+            }
+            return (name, "preferred_username")
+        }
+        guard claims.emailVerified, let email = claims.email, ProviderUsername.isAddress(email), let name = ProviderUsername.fold(email) else { return nil }
+        return (name, "email")
     }
 
     /// The refusal of someone the store has no user for, or whose user is linked to another
@@ -117,23 +140,43 @@ public struct OpenIdConnectUserMapping: Sendable {
     static let unmatched = OpenIdConnectError.notAllowed(
         "your account at the identity provider matches no user here. Ask an administrator to add you.")
 
+    /// ``unmatched`` to the browser, `why` to the log.
+    static func unmatchedLogging(_ why: String) -> OpenIdConnectError {
+        .notAllowed(unmatched.reason, logging: why)
+    }
+
     /// The store's user for the claims: the one linked to the identity, else (first sign-in)
-    /// the one named by ``candidateName(_:by:)``, linked now. Nil when the store has none; a
-    /// store user linked to another identity is refused.
+    /// the one named by ``candidate(_:by:)``: linked now when they have no password or the
+    /// rule is ``IdentityLinkRule/claim``, else waiting for the person's proof. Nil when the
+    /// store has none. A store user who is disabled, or linked to another identity, is
+    /// refused, and nothing is linked.
     ///
     /// A link to a user the store no longer holds is dropped, and the sign-in goes on as a
     /// first one: otherwise a new user given that name later would inherit the link.
-    static func storeUser(_ context: Context) async throws -> StoredUser? {
+    static func storeUser(_ context: Context) async throws -> Result? {
         let identity = context.claims.identity
         if let linked = try await context.links.follow(identity, at: context.now) {
-            if let stored = try await context.users.find(username: linked, using: context.hasher) { return stored }
+            if let stored = try await context.users.find(username: linked, using: context.hasher) {
+                return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+            }
             try await context.links.unlink(identity)
         }
-        guard let name = candidateName(context.claims, by: context.linkBy),
-            let stored = try await context.users.find(username: name, using: context.hasher)
+        guard let named = try candidate(context.claims, by: context.linkBy),
+            let stored = try await context.users.find(username: named.name, using: context.hasher)
         else { return nil }
-        guard try await context.links.link(identity, to: stored.user.username, at: context.now) else { throw unmatched }
-        return stored
+        let claim = named.claim
+        let username = stored.user.username
+        guard !stored.isDisabled else { throw unmatchedLogging("\(claim) names \(username), who is disabled: not linked") }
+        if let other = try await context.links.identity(linkedTo: username, issuer: identity.issuer), other != identity {
+            throw unmatchedLogging("\(claim) names \(username), who is linked to another subject (\(LogText.escape(other.subject))) at \(LogText.escape(identity.issuer))")
+        }
+        if stored.hasPassword, context.linkRule == .proof {
+            return Result(user: stored.user, credentialStamp: CredentialStamp(stored), linkedBy: claim, needsProof: true)
+        }
+        guard try await context.links.link(identity, to: username, at: context.now) else {
+            throw unmatchedLogging("\(claim) names \(username), who is linked to another subject at \(LogText.escape(identity.issuer))")
+        }
+        return Result(user: stored.user, credentialStamp: CredentialStamp(stored), linkedBy: claim)
     }
 }
 #endif

@@ -12,5 +12,12 @@ enum ProviderUsername {
         guard trimmed.utf8.count <= Authentication.maximumUsernameLength else { return nil }
         return try? Username.enforce(trimmed)
     }
+
+    /// Whether `email` is an address: one `@` between a local part and a domain. Anything
+    /// else (`ROOT`) names nobody, even verified: it would be taken for a bare username.
+    static func isAddress(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+    }
 }
 #endif

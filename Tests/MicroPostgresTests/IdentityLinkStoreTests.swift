@@ -13,6 +13,20 @@ extension MicroPostgresTests {
         private func identity(_ subject: String) -> ExternalIdentity { ExternalIdentity(issuer: issuer, subject: subject) }
 
         @Test(arguments: TestDatabaseKind.available)
+        func theLinksOfUsersAreListedAndRemoved(_ kind: TestDatabaseKind) async throws {
+            try await kind.with(instances: 1) { (databases: [Database]) async throws in
+                let links = try await DatabaseIdentityLinkStore(databases[0])
+                #expect(try await links.link(identity("sub-ann"), to: "ann"))
+                #expect(try await links.link(ExternalIdentity(issuer: "https://other.example", subject: "9"), to: "ann"))
+                #expect(try await links.link(identity("sub-bob"), to: "bob"))
+                #expect(try await links.links(of: ["ann", "cy"], limit: 10).map(\.identity.issuer) == [issuer, "https://other.example"])
+                #expect(try await links.allLinks(limit: 10).map(\.username) == ["ann", "ann", "bob"])
+                #expect(try await links.unlinkAll(of: "ann").count == 2)
+                #expect(try await links.allLinks(limit: 10).map(\.username) == ["bob"])
+            }
+        }
+
+        @Test(arguments: TestDatabaseKind.available)
         func aLinkIsSharedByInstancesAndKeptByANewConnection(_ kind: TestDatabaseKind) async throws {
             try await kind.with(instances: 3) { (databases: [Database]) async throws in
                 let one = try await DatabaseIdentityLinkStore(databases[0])

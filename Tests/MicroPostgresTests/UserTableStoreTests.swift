@@ -76,6 +76,21 @@ import Testing
     }
 
     @Test(arguments: TestDatabaseKind.available)
+    func aUserWithoutAPasswordIsKeptAndStaysSoWhenDisabled(_ kind: TestDatabaseKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.addUser(username: "dee", name: nil, roles: [], passwordHash: StoredUser.noPasswordHash))
+            let dee = try #require(try await store.find(username: "dee", using: PasswordHasher.shared))
+            #expect(!dee.hasPassword && !dee.isDisabled)
+            #expect(try await store.addUser(username: "ann", name: nil, roles: ["admin"], passwordHash: TestHashes.ann))
+            #expect(try await store.setDisabled(true, username: "dee", keepingOne: "admin") == .done)
+            let disabled = try #require(try await store.find(username: "dee", using: PasswordHasher.shared))
+            #expect(disabled.isDisabled && !disabled.hasPassword)
+            // Anything else that is no bcrypt hash is still refused.
+            await #expect(throws: (any Error).self) { try await store.addUser(username: "eve", name: nil, roles: [], passwordHash: "*other") }
+        }
+    }
+
+    @Test(arguments: TestDatabaseKind.available)
     func valuesAreBoundNeverSpliced(_ kind: TestDatabaseKind) async throws {
         try await withStore(kind) { store async throws in
             let name = "o'brien_%"

@@ -39,6 +39,11 @@ def csrf(session, base, path="/signin"):
     return page, match.group(1)
 
 
+def prove_page(session, base):
+    """The page asking for the store user's password, and its CSRF token."""
+    return csrf(session, base, "/auth/oidc/link")
+
+
 def start(app, base):
     """POST /auth/oidc from /signin; the provider's authorize URL."""
     _, token = csrf(app, base)
@@ -94,14 +99,25 @@ def existing(args):
     callback = approve(authorize, "user", "idp-user-pw", base + "/auth/oidc/callback")
     # Completed on the other instance: the flow's state travels in the encrypted cookie.
     on_twin = twin + callback[len(base):]
-    done = app.get(on_twin, allow_redirects=False)
+    waiting = app.get(on_twin, allow_redirects=False)
+    # `user` has a password: the claim alone does not take the account.
+    check(waiting.status_code == 303 and waiting.headers.get("Location") == "/auth/oidc/link",
+          "the callback, on the other instance, signs nobody in and asks for user's password", f"{waiting.status_code} {waiting.headers.get('Location')}")
+    check(app.get(base + "/protected", allow_redirects=False).status_code == 302, "nobody signed in while the identity waits")
+    page, token = prove_page(app, base)
+    check("Password of user" in page.text, "the page asks for user's password")
+    wrong = app.post(base + "/auth/oidc/link", data={"_csrf": token, "password": "not it"}, allow_redirects=False)
+    check(wrong.status_code == 422, "a wrong password: 422, nothing linked", str(wrong.status_code))
+    done = app.post(base + "/auth/oidc/link", data={"_csrf": token, "password": "secret123"}, allow_redirects=False)
     check(done.status_code == 303 and done.headers.get("Location") == "/protected",
-          "the callback, on the other instance, signs in and returns to the remembered page", f"{done.status_code} {done.headers.get('Location')}")
+          "the right password links, signs in and returns to the remembered page", f"{done.status_code} {done.headers.get('Location')}")
     page = app.get(base + "/protected", allow_redirects=False)
     check(page.status_code == 200 and "Welcome back" in page.text, "signed in on the first instance too, welcomed")
     # A users file keeps the activity in each instance's memory: the one that signed in has it.
-    events = app.get(twin + "/account/activity", headers={"Accept": "application/json"}).json()
+    events = app.get(base + "/account/activity", headers={"Accept": "application/json"}).json()
     check(any(e["event"] == "signed_in" and e["detail"] == "sso" for e in events), "activity: signed_in, detail sso")
+    check(any(e["event"] == "identity_linked" and "claim=preferred_username proven by password" in e["detail"] for e in events),
+          "activity: identity_linked, proven by password")
     check(app.get(on_twin, allow_redirects=False).status_code == 400, "the same callback again: 400 (state used)")
     # A used code with a fresh state: the provider refuses it (invalid_grant).
     other = requests.Session()
@@ -134,6 +150,10 @@ def anyone(args):
     check(answer.status_code == 403, "an email outside example.com: 403", str(answer.status_code))
     inside = requests.Session()
     answer = inside.get(approve(start(inside, base), "user", "idp-user-pw", base + "/auth/oidc/callback"), allow_redirects=False)
+    # The store's `user` has a password (passwords off or not): proven before the link.
+    check(answer.status_code == 303 and answer.headers.get("Location") == "/auth/oidc/link", "an example.com user who is a store user: asked for the password", str(answer.status_code))
+    _, token = prove_page(inside, base)
+    answer = inside.post(base + "/auth/oidc/link", data={"_csrf": token, "password": "secret123"}, allow_redirects=False)
     check(answer.status_code == 303, "an example.com user signs in", str(answer.status_code))
     check("Welcome back" in inside.get(base + "/", allow_redirects=False).text, "welcomed")
     # Roles of users outside the store: the provider's `groups` claim.

@@ -95,7 +95,8 @@ sample_app_start "$work/app-$port_any.log" PORT="$port_any" MICRO_ENV=developmen
 sample_app_wait "http://127.0.0.1:$port_any/css/app.css" "$SAMPLE_APP_PID" "$work/app-$port_any.log"
 # Users in a SQLite table: the identity links are kept beside them.
 users_db="$work/users.db"
-printf '%s\n' "a db $RANDOM password here" | "$SAMPLE_APP" add-user user --db "$users_db" --name User --cost 4 >/dev/null
+# Made for single sign-on only: linked by the claim on a first sign-in, as the walks below expect.
+"$SAMPLE_APP" add-user user --db "$users_db" --name User --sso-only >/dev/null
 start_db_app() {
     sample_app_start "$work/app-$port_db.log" PORT="$port_db" MICRO_ENV=development MICRO_USERS_DB="$users_db" \
         MICRO_OIDC_ISSUER="$issuer" MICRO_OIDC_CLIENT_ID=micro-sample MICRO_OIDC_CLIENT_SECRET="$client_secret" MICRO_OIDC_NAME="Test IdP"

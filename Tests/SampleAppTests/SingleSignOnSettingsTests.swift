@@ -36,6 +36,7 @@ struct SingleSignOnSettingsTests {
         #expect(problem(["MICRO_OIDC_ISSUER": "http://login.example.com", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b"])?.contains("not https") == true)
         #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b", "MICRO_OIDC_USERS": "all"])?.contains("MICRO_OIDC_USERS") == true)
         #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b", "MICRO_OIDC_LINK_BY": "sub"])?.contains("MICRO_OIDC_LINK_BY") == true)
+        #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b", "MICRO_OIDC_LINK": "name"])?.contains("MICRO_OIDC_LINK is 'name'; it is proof or claim") == true)
         #expect(problem(["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET_FILE": "/nope"])?.contains("MICRO_OIDC_CLIENT_SECRET_FILE") == true)
     }
 
@@ -44,6 +45,7 @@ struct SingleSignOnSettingsTests {
             "MICRO_OIDC_ISSUER": "http://127.0.0.1:9000", "MICRO_OIDC_CLIENT_ID": "tools", "MICRO_OIDC_CLIENT_SECRET_FILE": "/run/secrets/oidc",
             "MICRO_OIDC_NAME": "Okta", "MICRO_OIDC_USERS": "any", "MICRO_OIDC_ALLOWED_DOMAINS": "Example.com, corp.example",
             "MICRO_OIDC_ROLES_CLAIM": "roles", "MICRO_OIDC_LOGOUT": "on", "MICRO_PASSWORD_SIGNIN": "off", "MICRO_OIDC_LINK_BY": "Email",
+            "MICRO_OIDC_LINK": "Claim",
         ], readFile: { _ in "from-file\n" })
         let provider = try #require(settings.provider)
         #expect(provider.clientSecret == "from-file")
@@ -52,6 +54,7 @@ struct SingleSignOnSettingsTests {
         #expect(provider.rolesClaim == "roles")
         #expect(provider.logout)
         #expect(provider.linkBy == .email)
+        #expect(provider.linkRule == .claim)
         #expect(!settings.acceptsPasswords)
         // Anyone the provider vouches for adds a link: they expire when unused.
         #expect(settings.linkRetention == IdentityLinkRetention.default)
@@ -62,5 +65,7 @@ struct SingleSignOnSettingsTests {
             "MICRO_OIDC_ISSUER": "https://login.example.com", "MICRO_OIDC_CLIENT_ID": "tools", "MICRO_OIDC_CLIENT_SECRET": "s",
         ])
         #expect(settings.linkRetention == IdentityLinkRetention.whileTheUserIsKept)
+        // A store user with a password proves it on a first single sign-on, by default.
+        #expect(settings.provider?.linkRule == .proof)
     }
 }

@@ -65,6 +65,13 @@ struct UserAdminRoutes {
         if request.wantsJson, problem == nil, form == nil {
             return try JsonBody(listed.map { ManagedUserJson($0, tokens: tokens[$0.user.username] ?? []) }).makeResponse(for: request)
         }
+        // What plugins show under each user (``UsersPageSection``).
+        let sections: [String: [[String: Any]]]
+        do {
+            sections = try await request.services.extension(UsersPageSections.self)?.values(request, usernames: listed.map(\.user.username)) ?? [:]
+        } catch {
+            throw unavailable(request, error)
+        }
         var values: [String: Any] = [
             "title": "Users", "action": request.url(settings.usersPath), "minimumLength": settings.passwordRules.minimumLength,
             "users": listed.map { listed -> [String: Any] in
@@ -83,6 +90,7 @@ struct UserAdminRoutes {
                             "lastUsedText": token.lastUsedAt == 0 ? "never" : AccountTime.shown(token.lastUsedAt),
                         ]
                     },
+                    "sections": sections[listed.user.username] ?? [],
                 ]
             },
         ]
@@ -93,6 +101,7 @@ struct UserAdminRoutes {
         case .signInAgain: values["signInAgain"] = texts.signInAgain
         case nil: break
         }
+        if hasExternalSignIn(request) { values["externalSignIn"] = true }
         if let problem { values["problem"] = problem }
         if let form { return try request.render("admin/users", values, form: form).makeResponse(for: request) }
         if problem != nil { request.response.status = .unprocessableEntity }
@@ -140,6 +149,8 @@ struct UserAdminRoutes {
         let name = (request.params["name"] ?? "").trimmingSpaces()
         let rolesText = request.params["roles"] ?? ""
         let password = request.params["password"] ?? ""
+        // A user for another way in only (single sign-on): no password, none asked.
+        let noPassword = request.params["no_password"] == "on" && hasExternalSignIn(request)
         var errors = FieldErrors()
         var username = ""
         if typed.utf8.count > Authentication.maximumUsernameLength {
@@ -167,11 +178,11 @@ struct UserAdminRoutes {
         if !Self.isAcceptable(name: name) { errors.add("name", texts.badName) }
         let roles = Self.roles(rolesText)
         if roles == nil { errors.add("roles", texts.badRoles) }
-        if let problem = settings.passwordRules.problem(with: password, username: username.isEmpty ? typed : username) {
+        if !noPassword, let problem = settings.passwordRules.problem(with: password, username: username.isEmpty ? typed : username) {
             errors.add("password", problem)
         }
         guard errors.isEmpty, let roles else { return try await refuse(request, errors) }
-        let hash = try await hash(password, request)
+        let hash = noPassword ? StoredUser.noPasswordHash : try await hash(password, request)
         let added: Bool
         do {
             added = try await store.addUser(username: username, name: name.isEmpty ? nil : name, roles: roles, passwordHash: hash)
@@ -183,10 +194,21 @@ struct UserAdminRoutes {
             return try await refuse(request, errors)
         }
         await forgetLeftovers(of: username, request)
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: texts.added)
+        let said = await request.services.extension(UsersPageSections.self)?.added(username, request) ?? []
+        // A plugin dropped what an earlier holder of the name left (a user from outside the
+        // store): the sessions that carried the name are not this user's.
+        if !said.isEmpty { await endSessions(of: username, request) }
+        return try await done(
+            request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: ([texts.added] + said).joined(separator: " "))
     }
 
     // MARK: Pieces
+
+    /// Whether the app has a way in beside the password (``ExternalSignIn``): then a user may
+    /// be added without one.
+    func hasExternalSignIn(_ request: Request) -> Bool {
+        request.services.extension(ExternalSignIns.self)?.list.isEmpty == false
+    }
 
     /// Ends every session of `username` begun until now, on every instance that shares the
     /// revocations, and takes them off the sessions page; with `revokingTokens`, their API

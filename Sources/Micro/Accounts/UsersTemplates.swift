@@ -8,7 +8,8 @@ public enum UsersTemplates {
     /// `canManage` or `readOnly` (the message), `action` (the page's path: forms post to
     /// `action/add`, `action/password`, `action/roles`, `action/disable`, `action/enable`,
     /// `action/remove`, `action/sign-out`, `action/two-factor-off`, `action/tokens/revoke` (with `id`), `action/confirm`,
-    /// `action/tokens/revoke-all`, each with the field `username`), `minimumLength`, and on a refusal
+    /// `action/tokens/revoke-all`, each with the field `username`), each user's `sections` (what plugins add:
+    /// ``UsersPageSection``), `minimumLength`, `externalSignIn` (the add form's `no_password` box), and on a refusal
     /// `problem` (a row's form: the message; its user's `rolesList` is what was typed) or
     /// `form` (the add form: `form.errors.FIELD`, `form.values.FIELD`; never a password).
     public static let users = """
@@ -43,6 +44,9 @@ public enum UsersTemplates {
                   <form class="inline" method="post" action="{{action}}/tokens/revoke-all">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Revoke all tokens</button></form></details>{{/hasTokens}}
                 <form class="inline" method="post" action="{{action}}/remove">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Remove</button></form>
               </td>{{/canManage}}</tr>
+            {{#sections}}<tr class="user-section" data-section-of="{{username}}"><td colspan="5">{{sectionTitle}}:<ul>{{#sectionLines}}<li>{{lineText}}
+              {{#button}}<form class="inline" method="post" action="{{buttonAction}}">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#buttonFields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/buttonFields}}
+                {{#buttonInput}}<label>{{buttonInputLabel}} <input name="{{buttonInput}}" required></label> {{/buttonInput}}{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">{{buttonLabel}}</button></form>{{/button}}</li>{{/sectionLines}}</ul></td></tr>{{/sections}}
             {{/users}}
           </tbody>
         </table>
@@ -63,9 +67,10 @@ public enum UsersTemplates {
             {{#form.errors.roles}}aria-invalid="true" aria-describedby="new-roles-error"{{/form.errors.roles}}>
           {{#form.errors.roles}}<span class="field-error" id="new-roles-error">{{.}}</span>{{/form.errors.roles}}</p>
           <p><label for="new-password">Password</label><br>
-          <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="{{minimumLength}}" required
+          <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="{{minimumLength}}"{{^externalSignIn}} required{{/externalSignIn}}
             {{#form.errors.password}}aria-invalid="true" aria-describedby="new-password-error"{{/form.errors.password}}>
           {{#form.errors.password}}<span class="field-error" id="new-password-error">{{.}}</span>{{/form.errors.password}}</p>
+          {{#externalSignIn}}<p><label><input name="no_password" type="checkbox" value="on"> No password: single sign-on only (linked by the provider's name for them on their first sign-in)</label></p>{{/externalSignIn}}
           {{#proof}}<p><label for="proof-password">Your password</label><br>
           <input id="proof-password" name="current_password" type="password" autocomplete="current-password" required></p>
           {{#code}}<p><label for="proof-code">Your code</label><br>

@@ -66,7 +66,8 @@ final class AuthenticationService: Sendable {
         hasher.verifications.add(1, ordering: .relaxed)
         return try await hasher.run {
             // A disabled user's own hash is checked too, and refused: the time tells nothing.
-            let hash = try stored?.enabledHash ?? dummies.hash(cost: slowest)
+            // A user without a password (``StoredUser/noPasswordHash``) costs a dummy check too.
+            let hash = try stored.map(\.enabledHash).flatMap { Password.isValidHash($0) ? $0 : nil } ?? dummies.hash(cost: slowest)
             let matches = Password.verify(password, against: hash) && stored != nil && stored?.isDisabled == false && !password.isEmpty
             if !matches {
                 for padding in cost..<max(cost, slowest) where stored != nil {

@@ -21,9 +21,19 @@ public struct StoredUser: Sendable, Equatable {
     /// so that a refusal takes as long as another's.
     public var enabledHash: String { isDisabled ? String(passwordHash.dropFirst()) : passwordHash }
 
-    /// Whether `stored` is what a store may hold as a hash: a bcrypt hash, or one behind the
-    /// `!` of a disabled user.
+    /// What a store holds as the hash of a user who has no password: one made to sign in
+    /// another way only (single sign-on). It starts with `*`, which libcrypt writes for a
+    /// failure and no bcrypt hash has, so that no password ever verifies against it.
+    public static let noPasswordHash = "*no-password"
+
+    /// Whether the user has a password, and so can sign in with one: a way in beside the
+    /// password (single sign-on) must not take over such a user by a name it was sent.
+    public var hasPassword: Bool { Password.isValidHash(enabledHash) }
+
+    /// Whether `stored` is what a store may hold as a hash: a bcrypt hash or
+    /// ``noPasswordHash``, either behind the `!` of a disabled user.
     public static func isValidStoredHash(_ stored: String) -> Bool {
-        Password.isValidHash(stored.utf8.first == UInt8(ascii: "!") ? String(stored.dropFirst()) : stored)
+        let enabled = stored.utf8.first == UInt8(ascii: "!") ? String(stored.dropFirst()) : stored
+        return Password.isValidHash(enabled) || enabled == noPasswordHash
     }
 }

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import Micro
+import MicroOpenIdConnect
 
 /// Adds a user to a users table (SQLite or PostgreSQL), or changes their password.
 struct AddUser: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-user",
-        abstract: "Add a user to a users table, SQLite or PostgreSQL (or change their password); the password is read as by hash-password.")
+        abstract: "Add a user to a users table, SQLite or PostgreSQL (or change their password); the password is read as by hash-password, or with --sso-only the user has none.")
 
     @Argument(help: "The username (case-insensitive: ÉMILE is émile; letters, digits and ASCII punctuation, no spaces or ':').")
     var username: String
@@ -22,6 +23,9 @@ struct AddUser: AsyncParsableCommand {
     @Option(help: "The bcrypt cost, 4 to 31.")
     var cost = Password.defaultCost
 
+    @Flag(help: "A user for single sign-on only: no password (none is read), and a first single sign-on whose username or verified email names them links to them at once, with no password asked.")
+    var ssoOnly = false
+
     func validate() throws {
         try UsernameArgument.validate(username)
     }
@@ -35,18 +39,32 @@ struct AddUser: AsyncParsableCommand {
                     "Warning: '\(key)' looks like the existing user '\(lookalike)' (Unicode's confusables, UTS #39): "
                     + "make sure this is who you mean, not someone posing as them.\n").utf8))
             }
-            let password = try PasswordPrompt.read()
-            if let problem = PasswordRules().problem(with: password, username: key) {
-                throw ValidationError(problem)
-            }
-            let hash = try Password.hash(password, cost: cost)
-            try await table.save(username: key, passwordHash: hash, name: name, roles: roles)
-            if others.contains(key) {
-                print("Replaced user '\(key)' in \(table.place): a new password, name and roles; their sessions end.")
+            let hash: String
+            if ssoOnly {
+                hash = StoredUser.noPasswordHash
             } else {
-                // A user of that name removed by hand may have left tokens, a second factor, sessions and history.
-                try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
-                print("Saved new user '\(key)' in \(table.place).")
+                let password = try PasswordPrompt.read()
+                if let problem = PasswordRules().problem(with: password, username: key) {
+                    throw ValidationError(problem)
+                }
+                hash = try Password.hash(password, cost: cost)
+            }
+            try await table.save(username: key, passwordHash: hash, name: name, roles: roles)
+            let password = ssoOnly ? "no password (single sign-on only)" : "a new password"
+            if others.contains(key) {
+                print("Replaced user '\(key)' in \(table.place): \(password), name and roles; their sessions end.")
+            } else {
+                // A user of that name removed by hand may have left tokens, a second factor,
+                // sessions and history; a provider's account signed in under that name from outside the store left a
+                // link, which must not make that account this new user.
+                let dropped = try await table.withDatabase { database -> [IdentityLink] in
+                    try await AccountLeftovers.forget(key, in: database)
+                    return try await DatabaseIdentityLinkStore(database).unlinkAll(of: key)
+                }
+                print("Saved new user '\(key)' in \(table.place)\(ssoOnly ? " for single sign-on only" : "").")
+                for link in dropped {
+                    print("Dropped the link of '\(key)' to subject \(link.identity.subject) at \(link.identity.issuer): that account signed in under this name from outside the store, and is not this user.")
+                }
             }
         }
     }

@@ -7,6 +7,6 @@ struct SampleAppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "SampleApp",
         abstract: "Micro's sample app: engineering utilities behind sign-in.",
-        subcommands: [Serve.self, HashPassword.self, AddUser.self, RemoveUser.self, ResetTwoFactor.self],
+        subcommands: [Serve.self, HashPassword.self, AddUser.self, RemoveUser.self, ResetTwoFactor.self, IdentityLinks.self, UnlinkIdentity.self],
         defaultSubcommand: Serve.self)
 }

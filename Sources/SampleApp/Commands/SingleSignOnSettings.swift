@@ -70,6 +70,11 @@ struct SingleSignOnSettings {
             }
             provider.linkBy = linkBy
         }
+        switch value("MICRO_OIDC_LINK")?.lowercased() {
+        case nil, "proof": provider.linkRule = .proof
+        case "claim": provider.linkRule = .claim
+        case let other?: throw ConfigurationError("MICRO_OIDC_LINK is '\(other)'; it is proof or claim.")
+        }
         if let domains = value("MICRO_OIDC_ALLOWED_DOMAINS") {
             provider.allowedDomains = domains.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         }

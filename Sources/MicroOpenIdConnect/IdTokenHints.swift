@@ -1,0 +1,73 @@
+#if OpenIdConnect
+import Crypto
+import Foundation
+import Micro
+import Synchronization
+
+/// The ID tokens of single sign-on sessions, for the provider's sign-out (`id_token_hint`,
+/// which Okta requires and without which Keycloak asks the person to confirm). A token small
+/// enough travels in the session itself, so that any instance finds it; a larger one stays in
+/// this bounded, expiring table, the session holding only its handle (a sign-out on another
+/// instance then sends `client_id` alone).
+final class IdTokenHints: Sendable {
+    /// The largest token kept in the session: the session cookie has 4096 bytes for all.
+    static let inlineLimit = 1200
+    /// The largest token kept at all.
+    static let maximumLength = 16 * 1024
+    static let tokenKey = "_oidc_id_token"
+    static let handleKey = "_oidc_hint"
+
+    private struct Entry {
+        let token: String
+        let expires: Int64
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    let capacity: Int
+    let lifetime: Int64
+
+    init(capacity: Int = 10_000, lifetime: Int64) {
+        self.capacity = max(1, capacity)
+        self.lifetime = lifetime
+    }
+
+    /// Keeps `token` in the table; returns its handle (nil for a token too large to keep).
+    func keep(_ token: String, now: Int64) -> String? {
+        guard token.utf8.count <= Self.maximumLength else { return nil }
+        let handle = PendingFlow.base64Url(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
+        entries.withLock { entries in
+            if entries.count >= capacity {
+                entries = entries.filter { $0.value.expires > now }
+                // Still full: the soonest to expire goes.
+                if entries.count >= capacity, let soonest = entries.min(by: { $0.value.expires < $1.value.expires })?.key {
+                    entries[soonest] = nil
+                }
+            }
+            entries[handle] = Entry(token: token, expires: now + lifetime)
+        }
+        return handle
+    }
+
+    /// The token of `handle`, taken out of the table; nil when unknown or expired.
+    func take(_ handle: String, now: Int64) -> String? {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: handle) }), entry.expires > now else { return nil }
+        return entry.token
+    }
+
+    /// Puts what the signed-in session needs to find `token` into it: the token when small,
+    /// else the handle of the table's copy.
+    func remember(_ token: String, in session: Session, now: Int64) {
+        if token.utf8.count <= Self.inlineLimit {
+            session[Self.tokenKey] = token
+        } else if let handle = keep(token, now: now) {
+            session[Self.handleKey] = handle
+        }
+    }
+
+    /// The ID token of the session that is signing out, if it can be found.
+    func token(of session: Session, now: Int64) -> String? {
+        if let token = session[Self.tokenKey] { return token }
+        return session[Self.handleKey].flatMap { take($0, now: now) }
+    }
+}
+#endif

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import Micro
+import MicroOpenIdConnect
+
+/// Removes a user's single sign-on links: their next single sign-on is a first one again.
+struct UnlinkIdentity: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlink",
+        abstract: "Remove a user's single sign-on links (or the one of --subject); sessions they signed in go on until they end.")
+
+    @Argument(help: "The username (case-insensitive).")
+    var username: String
+
+    @Option(help: "Only the link of this subject (sub).")
+    var subject: String?
+
+    @OptionGroup var database: UserDatabaseOptions
+
+    func validate() throws {
+        try UsernameArgument.validate(username)
+    }
+
+    func run() async throws {
+        let key = try Username.enforce(username)
+        try await database.withTable(create: false) { table in
+            let removed = try await table.withDatabase { database -> [IdentityLink] in
+                let store = try await DatabaseIdentityLinkStore(database)
+                guard let subject else { return try await store.unlinkAll(of: key) }
+                let matching = try await store.links(of: [key], limit: 1000).filter { $0.identity.subject == subject }
+                for link in matching { try await store.unlink(link.identity) }
+                return matching
+            }
+            guard !removed.isEmpty else {
+                FileHandle.standardError.write(Data("'\(key)' has no such link in \(table.place).\n".utf8))
+                throw ExitCode.failure
+            }
+            for link in removed { print("Unlinked '\(key)' from subject \(link.identity.subject) at \(link.identity.issuer).") }
+        }
+    }
+}

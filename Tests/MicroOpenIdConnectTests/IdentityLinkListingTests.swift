@@ -1,0 +1,46 @@
+import Foundation
+import Micro
+import MicroOpenIdConnect
+import Testing
+
+/// What the users page and the commands read of the links, in memory and in SQLite.
+@Suite struct IdentityLinkListingTests {
+    enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case memory, sqlite
+        var testDescription: String { rawValue }
+    }
+
+    private func withStore(_ kind: StoreKind, _ body: (any IdentityLinkListing) async throws -> Void) async throws {
+        switch kind {
+        case .memory:
+            try await body(MemoryIdentityLinkStore())
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-links-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let database = try await Database.sqlite(path: folder.appendingPathComponent("app.db").path)
+            do { try await body(try await DatabaseIdentityLinkStore(database)) } catch {
+                await database.shutdown()
+                throw error
+            }
+            await database.shutdown()
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func listsTheLinksOfTheUsersAskedForAndRemovesAUsersAll(_ kind: StoreKind) async throws {
+        try await withStore(kind) { links in
+            let made = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
+            #expect(try await links.link(ExternalIdentity(issuer: "https://a.example", subject: "1"), to: "ann", at: made))
+            #expect(try await links.link(ExternalIdentity(issuer: "https://b.example", subject: "2"), to: "ann", at: made))
+            #expect(try await links.link(ExternalIdentity(issuer: "https://a.example", subject: "3"), to: "bob", at: made))
+            let listed = try await links.links(of: ["ann", "cy"], limit: 10)
+            #expect(listed.map(\.identity.subject) == ["1", "2"])
+            #expect(listed.allSatisfy { $0.username == "ann" && $0.linkedAt == made && $0.lastUsedAt == made })
+            #expect(try await links.links(of: ["ann", "bob"], limit: 2).count == 2)
+            let removed = try await links.unlinkAll(of: "ann")
+            #expect(Set(removed.map(\.identity.subject)) == ["1", "2"])
+            #expect(try await links.links(of: ["ann", "bob"], limit: 10).map(\.username) == ["bob"])
+            #expect(try await links.username(linkedTo: ExternalIdentity(issuer: "https://a.example", subject: "1")) == nil)
+        }
+    }
+}
