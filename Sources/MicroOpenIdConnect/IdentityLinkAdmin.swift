@@ -23,7 +23,15 @@ struct IdentityLinkAdmin: Sendable {
         let section = UsersPageSection(title: "Single sign-on with \(settings.name)", userAdded: { request, username in
             // A link to a name the store did not hold was made for someone from outside the
             // store (the `any` mapping): that account is not the user now given the name.
-            guard let dropped = try? await links.unlinkAll(of: username), !dropped.isEmpty else { return nil }
+            let dropped: [IdentityLink]
+            do {
+                dropped = try await links.unlinkAll(of: username)
+            } catch {
+                // Said, not swallowed: a link left under the name would make that account this user.
+                request.logger.error("Cannot drop the single sign-on links left under \(username): \(error)")
+                return "The links at \(settings.name) left under this name could not be checked: look below and unlink any before \(username) signs in."
+            }
+            guard !dropped.isEmpty else { return nil }
             for link in dropped {
                 await request.recordAccountEvent(
                     OpenIdConnect.unlinkedEvent, of: username,

@@ -84,7 +84,15 @@ struct IdentityLinkProof: Sendable {
         }
         let password = String((request.params["password"] ?? "").prefix(Password.maximumLength + 1))
         let code = String((request.params["code"] ?? "").prefix(64))
-        guard let proven = try await request.proveAccount(username: pending.username, password: password, code: code) else {
+        let answer: StoredUser?
+        do {
+            answer = try await request.proveAccount(username: pending.username, password: password, code: code)
+        } catch let error as HttpError {
+            throw error
+        } catch {
+            throw unavailable(request, error)
+        }
+        guard let proven = answer else {
             pending.failures += 1
             request.logger.notice("Single sign-on link of subject \(LogText.escape(pending.subject)) to \(pending.username): a wrong password or code")
             guard pending.failures < PendingLink.maximumFailures else {

@@ -28,7 +28,7 @@ public struct StoredUser: Sendable, Equatable {
 
     /// Whether the user has a password, and so can sign in with one: a way in beside the
     /// password (single sign-on) must not take over such a user by a name it was sent.
-    public var hasPassword: Bool { Password.isValidHash(enabledHash) }
+    public var hasPassword: Bool { enabledHash != Self.noPasswordHash }
 
     /// Whether `stored` is what a store may hold as a hash: a bcrypt hash or
     /// ``noPasswordHash``, either behind the `!` of a disabled user.
