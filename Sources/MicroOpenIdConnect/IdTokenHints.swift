@@ -22,35 +22,52 @@ final class IdTokenHints: Sendable {
         let expires: Int64
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private struct Table {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+
+        mutating func remove(_ handle: String) -> Entry? {
+            guard let entry = entries.removeValue(forKey: handle) else { return nil }
+            bytes -= entry.token.utf8.count
+            return entry
+        }
+    }
+
+    private let table = Mutex(Table())
     let capacity: Int
+    let byteLimit: Int
     let lifetime: Int64
 
-    init(capacity: Int = 10_000, lifetime: Int64) {
+    init(capacity: Int = 10_000, byteLimit: Int = 8 << 20, lifetime: Int64) {
         self.capacity = max(1, capacity)
+        self.byteLimit = max(Self.maximumLength, byteLimit)
         self.lifetime = lifetime
     }
 
     /// Keeps `token` in the table; returns its handle (nil for a token too large to keep).
+    /// Bounded by count and by bytes: when full, the expired go, then the soonest to expire.
     func keep(_ token: String, now: Int64) -> String? {
-        guard token.utf8.count <= Self.maximumLength else { return nil }
+        let size = token.utf8.count
+        guard size <= Self.maximumLength else { return nil }
         let handle = PendingFlow.base64Url(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
-        entries.withLock { entries in
-            if entries.count >= capacity {
-                entries = entries.filter { $0.value.expires > now }
-                // Still full: the soonest to expire goes.
-                if entries.count >= capacity, let soonest = entries.min(by: { $0.value.expires < $1.value.expires })?.key {
-                    entries[soonest] = nil
-                }
+        table.withLock { table in
+            if table.entries.count >= capacity || table.bytes + size > byteLimit {
+                for (key, entry) in table.entries where entry.expires <= now { _ = table.remove(key) }
             }
-            entries[handle] = Entry(token: token, expires: now + lifetime)
+            while table.entries.count >= capacity || table.bytes + size > byteLimit,
+                let soonest = table.entries.min(by: { $0.value.expires < $1.value.expires })?.key
+            {
+                _ = table.remove(soonest)
+            }
+            table.entries[handle] = Entry(token: token, expires: now + lifetime)
+            table.bytes += size
         }
         return handle
     }
 
     /// The token of `handle`, taken out of the table; nil when unknown or expired.
     func take(_ handle: String, now: Int64) -> String? {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: handle) }), entry.expires > now else { return nil }
+        guard let entry = table.withLock({ $0.remove(handle) }), entry.expires > now else { return nil }
         return entry.token
     }
 

@@ -61,14 +61,16 @@ struct IdentityLinkAdmin: Sendable {
     }
 
     /// The user and the subject a form names: a 404 for a name no user can have, a 422 for a
-    /// subject that is empty, too long or holds controls.
-    private func fields(_ request: Request) throws -> (username: String, subject: String) {
+    /// subject that is empty, too long or (typed, to link) holds controls. One to unlink is
+    /// matched against the links as it is: a provider may send any `sub`, and each link made
+    /// must be removable from the page.
+    private func fields(_ request: Request, typed: Bool = true) throws -> (username: String, subject: String) {
         guard let username = try? Username.enforce(String((request.params["username"] ?? "").prefix(Authentication.maximumUsernameLength))) else {
             throw HttpError(.notFound, "There is no such user.")
         }
         let subject = request.params["subject"] ?? ""
         guard !subject.isEmpty, subject.utf8.count <= Self.maximumSubjectLength,
-            !subject.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+            !typed || !subject.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
         else {
             throw HttpError(.unprocessableEntity, "A subject is 1 to \(Self.maximumSubjectLength) bytes, without control characters: the `sub` the provider sends for the person.")
         }
@@ -77,7 +79,7 @@ struct IdentityLinkAdmin: Sendable {
 
     func unlink(_ request: Request) async throws -> Never {
         let admin = try await request.authorizeUsersPageChange()
-        let (username, subject) = try fields(request)
+        let (username, subject) = try fields(request, typed: false)
         let issuer = String((request.params["issuer"] ?? settings.issuer).prefix(1024))
         let identity = ExternalIdentity(issuer: issuer, subject: subject)
         let removed: Bool

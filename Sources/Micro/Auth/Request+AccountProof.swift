@@ -11,7 +11,11 @@ extension Request {
         guard let stored = try await checkCredentials(username: username, password: password) else { return nil }
         guard storage[SecondFactorDue.self] != nil else { return stored }
         storage[SecondFactorDue.self] = nil
-        return try await checkSecondFactor(code, of: stored.user.username) == nil ? nil : stored
+        guard let method = try await checkSecondFactor(code, of: stored.user.username) else { return nil }
+        if method == .recoveryCode {
+            await accounts?.record(self, username: stored.user.username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
+        }
+        return stored
     }
 
     /// Whether `username` has a second factor on: ``proveAccount(username:password:code:)``
