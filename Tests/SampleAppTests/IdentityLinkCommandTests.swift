@@ -54,5 +54,13 @@ import Testing
         #expect(unlinked.status == 0)
         #expect(unlinked.output.contains("Unlinked 'dee' from subject sub-dee at https://idp.example."))
         #expect(try run(["links", "dee", "--db", path]).output == "No links.\n")
+        // Both removals are in the audit, as the page's are.
+        let audit = try await Database.sqlite(path: path)
+        let events = try await DatabaseActivityLog(audit).events(of: "dee", offset: 0, limit: 10).filter { $0.event == "identity_unlinked" }
+        await audit.shutdown()
+        #expect(events.map(\.detail).sorted() == [
+            "issuer=https://idp.example subject=sub-dee by command",
+            "issuer=https://idp.example subject=sub-outsider the name was given to a new user",
+        ])
     }
 }

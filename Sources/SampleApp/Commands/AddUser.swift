@@ -59,7 +59,13 @@ struct AddUser: AsyncParsableCommand {
                 // link, which must not make that account this new user.
                 let dropped = try await table.withDatabase { database -> [IdentityLink] in
                     try await AccountLeftovers.forget(key, in: database)
-                    return try await DatabaseIdentityLinkStore(database).unlinkAll(of: key)
+                    let dropped = try await DatabaseIdentityLinkStore(database).unlinkAll(of: key)
+                    for link in dropped {
+                        try await CommandEvent.record(
+                            OpenIdConnect.unlinkedEvent, of: key,
+                            detail: "issuer=\(link.identity.issuer) subject=\(link.identity.subject) the name was given to a new user", in: database)
+                    }
+                    return dropped
                 }
                 print("Saved new user '\(key)' in \(table.place)\(ssoOnly ? " for single sign-on only" : "").")
                 for link in dropped {

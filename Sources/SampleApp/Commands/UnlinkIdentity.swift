@@ -26,10 +26,19 @@ struct UnlinkIdentity: AsyncParsableCommand {
         try await database.withTable(create: false) { table in
             let removed = try await table.withDatabase { database -> [IdentityLink] in
                 let store = try await DatabaseIdentityLinkStore(database)
-                guard let subject else { return try await store.unlinkAll(of: key) }
-                let matching = try await store.links(of: [key], limit: 1000).filter { $0.identity.subject == subject }
-                for link in matching { try await store.unlink(link.identity) }
-                return matching
+                let removed: [IdentityLink]
+                if let subject {
+                    removed = try await store.links(of: [key], limit: 1000).filter { $0.identity.subject == subject }
+                    for link in removed { try await store.unlink(link.identity) }
+                } else {
+                    removed = try await store.unlinkAll(of: key)
+                }
+                for link in removed {
+                    try await CommandEvent.record(
+                        OpenIdConnect.unlinkedEvent, of: key, detail: "issuer=\(link.identity.issuer) subject=\(link.identity.subject) by command",
+                        in: database)
+                }
+                return removed
             }
             guard !removed.isEmpty else {
                 FileHandle.standardError.write(Data("'\(key)' has no such link in \(table.place).\n".utf8))
