@@ -170,7 +170,7 @@ final class OpenIdConnectFlow: Sendable {
             return try await step()
         } catch {
             // A reason may quote what the provider sent (an address, a token endpoint's words).
-            request.logger.warning("Single sign-on failed: \(LogText.escape(error.logReason, limit: 2000, doublingBackslashes: false))")
+            request.logger.warning("Single sign-on failed: \(LogText.escape(error.logReason, limit: 2000))")
             throw error.httpError
         }
     }

@@ -215,8 +215,8 @@ import Testing
         #expect(lines.count == 1)
         let line = try #require(lines.first)
         #expect(!line.contains("\r") && !line.contains("\n") && !line.contains("\u{1B}"))
-        #expect(line.contains("error=bad\\u{d}\\u{a}error\\u{1b}]0;"))
-        #expect(line.contains("error_description=x\\u{d}\\u{a}2026-01-01 signed_in user=root\\u{1b}[2J"))
+        #expect(line.contains("error=bad\\r\\nerror\\u{1B}]0;"))
+        #expect(line.contains("error_description=x\\r\\n2026-01-01 signed_in user=root\\u{1B}[2J"))
         #expect(!(try await client.get("/signin").text.contains("\u{1B}")))
     }
 
@@ -229,7 +229,7 @@ import Testing
         #expect(try await signInThroughProvider(client, provider).status == .forbidden)
         let line = try #require(log.messages(at: .warning).first { $0.hasPrefix("Single sign-on failed") })
         #expect(!line.contains("\r") && !line.contains("\n") && !line.contains("\u{1B}"))
-        #expect(line.contains("evil.example\\u{d}\\u{a}signed_in user=root\\u{1b}[2J"))
+        #expect(line.contains("evil.example\\r\\nsigned_in user=root\\u{1B}[2J"))
     }
 
     @Test func signingOutAtTheProviderSendsTheIdTokenHint() async throws {

@@ -38,5 +38,7 @@ import Testing
             #expect(ControlEscapingLogHandler.escape(text) == text)
         }
         #expect(ControlEscapingLogHandler.escape("a\tb\u{85}c\u{2066}") == #"a\tb\u{85}c\u{2066}"#)
+        // Invisible and private characters too: a zero-width space, a private-use one, an unassigned one.
+        #expect(ControlEscapingLogHandler.escape("a\u{200B}b\u{E000}c\u{0378}") == #"a\u{200B}b\u{E000}c\u{378}"#)
     }
 }

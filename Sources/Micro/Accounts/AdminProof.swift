@@ -19,8 +19,7 @@ struct AdminProof {
     func demand(of admin: User, _ request: Request) async throws -> Demand? {
         if request.credentialsUser != nil || holds(request) { return nil }
         if request.signInSource != nil { return .signInAgain }
-        let code = try await request.twoFactor?.isOn(admin.username) ?? false
-        return code ? .passwordAndCode : .password
+        return try await request.hasSecondFactor(admin.username) ? .passwordAndCode : .password
     }
 
     /// What a change must bring. Throws a `403` for a Bearer token and for a single sign-on

@@ -37,9 +37,9 @@ extension Request {
     }
 
     /// Ends every session of `username` begun until now, on every instance that shares the
-    /// revocations, and takes them off the sessions page (with ``Accounts``): for a plugin's
-    /// admin action on someone the user store does not hold (a single sign-on user from
-    /// outside it).
+    /// revocations, and takes them off the sessions page (with ``Accounts``): what the users
+    /// page's changes do, and a plugin's admin action on someone the user store does not hold
+    /// (a single sign-on user from outside it).
     public func endSessions(of username: String) async {
         services.sessions.revokeSessions(of: Username.key(username), now: session.now)
         _ = try? await accounts?.settings.sessions.removeAll(of: Username.key(username), keeping: nil)

@@ -8,7 +8,8 @@ extension UserAdminRoutes {
         let username = try target(request)
         let id = request.params["id"] ?? ""
         let missing = HttpError(.notFound, texts.noSuchToken.replacingOccurrences(of: "NAME", with: username))
-        guard let service = request.services.extension(ApiTokenService.self), id.utf8.count <= 64 else { throw missing }
+        guard let service = request.services.extension(ApiTokenService.self) else { throw HttpError(.notFound, texts.noTokens) }
+        guard id.utf8.count <= 64 else { throw missing }
         let revoked: ApiToken?
         do { revoked = try await service.store.revoke(id: id, of: username, now: request.session.now) } catch { throw unavailable(request, error) }
         guard let revoked else { throw missing }
@@ -21,15 +22,8 @@ extension UserAdminRoutes {
         let (admin, _) = try begin(request)
         if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
-        guard let service = request.services.extension(ApiTokenService.self) else { throw HttpError(.notFound, texts.noSuchUser) }
-        let live: [ApiToken]
-        do {
-            live = try await service.store.tokens(of: username, now: request.session.now)
-            try await service.store.removeAll(of: username)
-        } catch {
-            throw unavailable(request, error)
-        }
-        for token in live { service.forget(digest: token.digest) }
+        guard request.services.extension(ApiTokenService.self) != nil else { throw HttpError(.notFound, texts.noTokens) }
+        do { try await revokeTokens(of: username, request) } catch { throw unavailable(request, error) }
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.tokenRevoked, flash: texts.tokensRevoked, detail: "all")
     }
 }

@@ -95,7 +95,9 @@ struct UserAdminRoutes {
             },
         ]
         if managed == nil { values["readOnly"] = texts.readOnly } else { values["canManage"] = true }
-        switch managed == nil ? nil : try await AdminProof(settings: settings).demand(of: admin, request) {
+        let demand: AdminProof.Demand?
+        do { demand = managed == nil ? nil : try await AdminProof(settings: settings).demand(of: admin, request) } catch { throw unavailable(request, error) }
+        switch demand {
         case .password: values["proof"] = ["code": false]
         case .passwordAndCode: values["proof"] = ["code": true]
         case .signInAgain: values["signInAgain"] = texts.signInAgain
@@ -210,18 +212,27 @@ struct UserAdminRoutes {
         request.services.extension(ExternalSignIns.self)?.list.isEmpty == false
     }
 
-    /// Ends every session of `username` begun until now, on every instance that shares the
-    /// revocations, and takes them off the sessions page; with `revokingTokens`, their API
-    /// tokens too: an admin answering an incident ends every way into the account at once.
+    /// Ends every session of `username` (``Request/endSessions(of:)``); with `revokingTokens`,
+    /// their API tokens too: an admin answering an incident ends every way into the account at
+    /// once.
     func endSessions(of username: String, _ request: Request, revokingTokens: Bool = true) async {
-        request.services.sessions.revokeSessions(of: username, now: request.session.now)
-        _ = try? await settings.sessions.removeAll(of: username, keeping: nil)
-        guard revokingTokens, let tokens = request.services.extension(ApiTokenService.self) else { return }
+        await request.endSessions(of: username)
+        guard revokingTokens else { return }
         do {
-            try await tokens.store.removeAll(of: username)
+            try await revokeTokens(of: username, request)
         } catch {
             request.logger.error("Cannot revoke the API tokens of \(username): \(error)")
         }
+    }
+
+    /// Deletes the API tokens of `username`, and forgets this instance's look-ups of them;
+    /// other instances drop theirs once the user's sessions are revoked, or within the cache's
+    /// lifetime.
+    func revokeTokens(of username: String, _ request: Request) async throws {
+        guard let service = request.services.extension(ApiTokenService.self) else { return }
+        let live = try await service.store.tokens(of: username, now: request.session.now)
+        try await service.store.removeAll(of: username)
+        for token in live { service.forget(digest: token.digest) }
     }
 
     /// The answer to a change the store refused; nil when it was made.

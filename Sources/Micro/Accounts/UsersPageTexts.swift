@@ -40,6 +40,8 @@ public struct UsersPageTexts: Sendable {
     public var tokenRevoked = "A token of NAME has been revoked."
     /// The flash after revoking every API token of a user.
     public var tokensRevoked = "Every token of NAME has been revoked."
+    /// The answer to a token form where the app has no API tokens (``Accounts/apiTokens``).
+    public var noTokens = "This app has no API tokens: Accounts(database:) keeps them."
     /// The refusal of a token that is not the user's, or no longer live.
     public var noSuchToken = "NAME has no such live token."
     /// The answer for a user who is not there.

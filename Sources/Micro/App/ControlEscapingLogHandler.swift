@@ -41,12 +41,13 @@ public struct ControlEscapingLogHandler: LogHandler {
         wrapped.log(event: event)
     }
 
-    /// `text` with each control character, line or paragraph separator and bidirectional
-    /// override written as an escape; the text itself when it has none (most lines).
+    /// `text` with each control character, invisible formatting character (bidirectional
+    /// overrides, zero-width marks), line or paragraph separator, and private-use, surrogate or
+    /// unassigned code point written as an escape; the text itself when it has none (most
+    /// lines, which are ASCII and need one pass over their bytes).
     public static func escape(_ text: String) -> String {
-        // Every such character's UTF-8 begins with a byte below 0x20, 0x7F, 0xC2 (C1 controls)
-        // or 0xE2 (the separators and overrides): text without one is returned untouched.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else { return text }
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F }) else { return text }
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count + 8)
         for scalar in text.unicodeScalars {
@@ -66,8 +67,10 @@ public struct ControlEscapingLogHandler: LogHandler {
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        if scalar.value < 0x20 || scalar.value == 0x7F { return true }
+        if scalar.isASCII { return false }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned: return true
         default: return false
         }
     }

@@ -61,7 +61,7 @@ struct AddUser: AsyncParsableCommand {
                     try await AccountLeftovers.forget(key, in: database)
                     let dropped = try await DatabaseIdentityLinkStore(database).unlinkAll(of: key)
                     for link in dropped {
-                        try await CommandEvent.record(
+                        await CommandEvent.record(
                             OpenIdConnect.unlinkedEvent, of: key,
                             detail: "issuer=\(link.identity.issuer) subject=\(link.identity.subject) the name was given to a new user", in: database)
                     }

@@ -34,7 +34,7 @@ struct UnlinkIdentity: AsyncParsableCommand {
                     removed = try await store.unlinkAll(of: key)
                 }
                 for link in removed {
-                    try await CommandEvent.record(
+                    await CommandEvent.record(
                         OpenIdConnect.unlinkedEvent, of: key, detail: "issuer=\(link.identity.issuer) subject=\(link.identity.subject) by command",
                         in: database)
                 }
