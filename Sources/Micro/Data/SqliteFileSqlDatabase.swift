@@ -31,7 +31,16 @@ struct SqliteFileSqlDatabase: SQLDatabase {
             // Another connection's lock is waited for inside SQLite (its busy timeout, set on
             // each connection), at whichever step meets it, the commit's included: a statement
             // is never run again here, which could hand its rows over twice.
-            try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
+            //
+            // SQLite's thread pool makes the rows; they are handed to `onRow` here, on the
+            // awaiting task, through a lock. Handed over by the pool's resume alone, the rows'
+            // memory can cross threads by the concurrency runtime's uninstrumented atomics
+            // alone, and the thread sanitizer reported their reading as a race with their making.
+            let rows = Locked<[any SQLRow]>([])
+            try await connection.sql(queryLogLevel: nil).execute(sql: query) { row in
+                rows.withLock { $0.append(row) }
+            }
+            for row in rows.withLock({ $0 }) { onRow(row) }
         } catch let error as SQLiteError {
             if shared, Self.breaksConnection(error.reason) { await backend.disconnect(connection) }
             throw error
