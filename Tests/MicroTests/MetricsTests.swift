@@ -167,7 +167,27 @@ import Testing
         #expect(lines.contains(#"micro_requests_total{method="GET",route="/notes/:id",status="200"} 3"#), "\(text)")
         #expect(lines.contains(#"micro_requests_total{method="GET",route="unmatched",status="404"} 1"#), "\(text)")
         #expect(lines.contains(#"micro_request_duration_seconds_count{method="GET",route="/notes/:id"} 3"#), "\(text)")
-        #expect(lines.contains(#"micro_sign_ins_total{via="form",outcome="success"} 0"#), "\(text)")
+        // Sign-ins are Authentication's metrics: an app without it exports none.
+        #expect(!text.contains("micro_sign_ins_total"), "\(text)")
+    }
+
+    /// A plugin's metrics (Authentication's sign-ins) are made with the app's backend when the
+    /// app is built: each series exported at zero before the first sign-in.
+    @Test func authenticationsMetricsAreExportedBeforeTheFirstSignIn() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let registry = PrometheusCollectorRegistry()
+        let app = testApp { $0.metricsFactory = PrometheusMetricsFactory(registry: registry) }
+        app.use(Authentication(users: try UserStoreKind.yaml.make(in: folder)))
+        app.get("/metrics") { _ in registry.emitToString() }
+
+        let lines = try await TestClient(app).get("/metrics").text.split(separator: "\n").map(String.init)
+        for via in ["form", "basic"] {
+            for outcome in ["success", "failure", "throttled", "unavailable"] {
+                #expect(lines.contains("micro_sign_ins_total{via=\"\(via)\",outcome=\"\(outcome)\"} 0"))
+            }
+        }
+        #expect(lines.contains(#"micro_throttled_total{action="refused"} 0"#))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 
 /// A Micro application: routes, filters, error handlers and settings.
 ///
@@ -29,6 +30,7 @@ public final class App: RouteBuilder {
         var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
         var credentialChecks: [@Sendable (Request) async throws -> Void] = []
         var extensions: [ObjectIdentifier: any Sendable] = [:]
+        var metricMakers: [ObjectIdentifier: @Sendable (any MetricsFactory) -> any Sendable] = [:]
         /// What ``App/reload()`` and SIGHUP read again.
         var reloadables: [any Reloadable] = []
         /// Mistakes found while the app was defined (a bad pattern), reported at start-up.
@@ -127,6 +129,18 @@ public final class App: RouteBuilder {
     /// ``Request/service(_:)`` while requests are answered. One per type: a later one replaces it.
     public func register<T: Sendable>(_ service: T) {
         update { $0.extensions[ObjectIdentifier(T.self)] = service }
+    }
+
+    /// Makes a plugin's own metrics when the app is built for serving, with the app's metrics
+    /// backend (``Settings/metricsFactory``, else swift-metrics' bootstrapped one), and keeps
+    /// them as a service: found again by their type with ``Request/service(_:)``. One per
+    /// type: a later one replaces it.
+    ///
+    /// ```swift
+    /// app.addMetrics { factory in ExportMetrics(factory: factory) }
+    /// ```
+    public func addMetrics<T: Sendable>(_ make: @escaping @Sendable (any MetricsFactory) -> T) {
+        update { $0.metricMakers[ObjectIdentifier(T.self)] = { make($0) } }
     }
 
     /// Adds a check of the credentials a request with an `Authorization` header carries (HTTP

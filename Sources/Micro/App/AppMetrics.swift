@@ -2,7 +2,8 @@ import Metrics
 import NIOHTTP1
 
 /// The app's metrics, through swift-metrics (see ``Settings/metricsFactory``): requests by
-/// route and status and their durations, sign-ins by outcome, throttled attempts.
+/// route and status and their durations. Plugins make their own with the same backend
+/// (``App/addMetrics(_:)``).
 ///
 /// Every dimension has few values, whatever clients send: a route is its pattern as written
 /// (`/notes/:id`), never the path, and a method outside the registered ones is `other`. The
@@ -16,27 +17,6 @@ final class AppMetrics: Sendable {
         static let unmatched = "unmatched"
         /// A file from the public folder.
         static let `static` = "static"
-    }
-
-    /// Through which door a sign-in came.
-    enum SignInVia: String, CaseIterable {
-        /// ``Request/signIn(username:password:)``: the sign-in form, or a route of the app's own.
-        case form
-        /// A script's HTTP Basic credentials (only those checked, not those found in the cache).
-        case basic
-    }
-
-    /// How a sign-in attempt ended.
-    enum SignInOutcome: String, CaseIterable {
-        case success, failure, throttled, unavailable
-    }
-
-    /// What the throttle did to an attempt.
-    enum ThrottleAction: String, CaseIterable {
-        /// Refused with a 429: over a limit.
-        case refused
-        /// Held until checks in flight for the same name or address finished.
-        case delayed
     }
 
     private struct RequestKey: Hashable {
@@ -57,29 +37,15 @@ final class AppMetrics: Sendable {
 
     /// Whether anything is recorded: not with the no-op factory.
     let isEnabled: Bool
-    private let factory: any MetricsFactory
+    /// The backend: ``Settings/metricsFactory``, or swift-metrics' bootstrapped one.
+    let factory: any MetricsFactory
     private let recorded = Locked(Recorded())
-    private let signIns: [SignInVia: [SignInOutcome: Counter]]
-    private let throttled: [ThrottleAction: Counter]
 
     /// Metrics made by `factory`, or by swift-metrics' bootstrapped one when nil.
     init(factory: (any MetricsFactory)?) {
         let factory = factory ?? MetricsSystem.factory
         self.factory = factory
         isEnabled = !(factory is NOOPMetricsHandler)
-        var signIns: [SignInVia: [SignInOutcome: Counter]] = [:]
-        for via in SignInVia.allCases {
-            for outcome in SignInOutcome.allCases {
-                signIns[via, default: [:]][outcome] = Counter(
-                    label: "micro_sign_ins_total", dimensions: [("via", via.rawValue), ("outcome", outcome.rawValue)], factory: factory)
-            }
-        }
-        self.signIns = signIns
-        var throttled: [ThrottleAction: Counter] = [:]
-        for action in ThrottleAction.allCases {
-            throttled[action] = Counter(label: "micro_throttled_total", dimensions: [("action", action.rawValue)], factory: factory)
-        }
-        self.throttled = throttled
     }
 
     /// Counts a request answered with `status` by `route` (a pattern, or one of ``Route``), and
@@ -107,31 +73,6 @@ final class AppMetrics: Sendable {
         // The backend's own work, outside the lock.
         counter.increment()
         timer.recordNanoseconds(nanoseconds)
-    }
-
-    /// Counts the sign-in `check` makes (nil: a wrong name or password), by how it ends.
-    func signIn<T>(via: SignInVia, _ check: () async throws -> T?) async throws -> T? {
-        let result: T?
-        do {
-            result = try await check()
-        } catch let error as CancellationError {
-            throw error  // the client left: no outcome
-        } catch {
-            let throttled = (error as? HttpError)?.status == .tooManyRequests
-            count(via: via, throttled ? .throttled : .unavailable)
-            throw error
-        }
-        count(via: via, result == nil ? .failure : .success)
-        return result
-    }
-
-    /// Counts an attempt the throttle refused or held back.
-    func throttle(_ action: ThrottleAction) {
-        throttled[action]?.increment()
-    }
-
-    private func count(via: SignInVia, _ outcome: SignInOutcome) {
-        signIns[via]?[outcome]?.increment()
     }
 
     /// The method's name, or `other` for one outside NIO's list: a client cannot make a new

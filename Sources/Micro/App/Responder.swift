@@ -46,6 +46,7 @@ final class Responder: HttpResponding {
             securityHeaders: settings.securityHeaders,
             templateValues: definition.templateValues,
             extensions: definition.extensions,
+            metricMakers: definition.metricMakers,
             groupAnswers: definition.groupAnswers)
     }
 
@@ -122,7 +123,7 @@ final class Responder: HttpResponding {
         }
         services.securityHeaders.apply(to: &response)
         services.securityHeaders.applyCaching(
-            to: &response, sessionLoaded: request.loadedSession != nil, byCredentials: request.credentialsUser != nil,
+            to: &response, sessionLoaded: request.loadedSession != nil, byCredentials: request.isAuthenticatedByHeader,
             signedIn: { request.isSignedInForHeaders })
         return response
     }

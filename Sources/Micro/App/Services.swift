@@ -1,3 +1,4 @@
+import Metrics
 /// What a request can reach of the app beyond its routes: settings, sessions, views, CSRF
 /// protection, security headers. Built once when the app starts; each request holds a
 /// reference to it (copying these per request showed in profiles).
@@ -25,6 +26,7 @@ final class Services: Sendable {
     init(
         settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
         templateValues: [String: TemplateValue], extensions: [ObjectIdentifier: any Sendable],
+        metricMakers: [ObjectIdentifier: @Sendable (any MetricsFactory) -> any Sendable] = [:],
         groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
     ) {
         self.settings = settings
@@ -36,9 +38,10 @@ final class Services: Sendable {
         publicUrl = settings.parsedPublicUrl
         allowedHosts = AllowedHosts(settings.allowedHosts, publicHost: publicUrl?.host)
         self.templateValues = templateValues
-        self.extensions = extensions
         self.groupAnswers = groupAnswers
-        metrics = AppMetrics(factory: settings.metricsFactory)
+        let metrics = AppMetrics(factory: settings.metricsFactory)
+        self.metrics = metrics
+        self.extensions = extensions.merging(metricMakers.mapValues { make in make(metrics.factory) }) { _, made in made }
     }
 
     /// How the innermost group holding `path` answers; pages outside every group.

@@ -76,6 +76,8 @@ public struct Settings: Sendable {
     ///   server refuses before the app sees it (a 431 or a 408, say) is not counted.
     /// - `micro_request_duration_seconds` (timer; `method`, `route`): from the request to its
     ///   response (the body may still be on its way to the client).
+    ///
+    /// With ``Authentication`` (plugins add theirs through ``App/addMetrics(_:)``):
     /// - `micro_sign_ins_total` (counter; `via`: `form` or `basic`, `outcome`: `success`,
     ///   `failure`, `throttled` or `unavailable`): each check of a password; a script's HTTP
     ///   Basic credentials found in the cache are not checked again and not counted.

@@ -187,7 +187,7 @@ final class AuthenticationService: Sendable {
             request.credentialsUser = user
             return
         }
-        guard let stored = try await request.services.metrics.signIn(via: .basic, {
+        guard let stored = try await request.services.signInMetrics.signIn(via: .basic, {
             try await request.checkCredentials(username: credentials.username, password: credentials.password)
         }) else { return }
         // The password alone does not open an account with a second factor: nothing is cached.

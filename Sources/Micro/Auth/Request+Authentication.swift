@@ -54,7 +54,9 @@ extension Request {
     /// The signed-in user, if any: the session's, or for a script the one its HTTP Basic
     /// credentials name (for that request only: no session is made).
     public var currentUser: User? {
-        if let credentialsUser { return credentialsUser }
+        // The flag first: most requests have no header credentials, and the storage slot is
+        // a look-up.
+        if isAuthenticatedByHeader, let credentialsUser { return credentialsUser }
         return session.get(Session.userKey, as: User.self, sharedIn: User.readFromSessions)
     }
 
@@ -122,7 +124,7 @@ extension Request {
     /// counts against the client's address). Every other refusal costs a check at the slowest
     /// cost among the store's users, so the time does not tell which names exist.
     public func signIn(username: String, password: String) async throws -> User? {
-        guard let stored = try await services.metrics.signIn(via: .form, { try await checkCredentials(username: username, password: password) })
+        guard let stored = try await services.signInMetrics.signIn(via: .form, { try await checkCredentials(username: username, password: password) })
         else { return nil }
         // A user with a second factor is not signed in yet: on to the code's page.
         if storage[SecondFactorDue.self] != nil { try beginSecondFactor(stored) }
@@ -238,12 +240,12 @@ extension Request {
             case .proceed:
                 return
             case .refuse(let wait):
-                services.metrics.throttle(.refused)
+                services.signInMetrics.throttle(.refused)
                 let minutes = (wait + 59) / 60
                 throw HttpError(.tooManyRequests, "Too many failed sign-ins. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                     headers: ["Retry-After": String(wait)])
             case .wait:
-                if !delayed { services.metrics.throttle(.delayed) }
+                if !delayed { services.signInMetrics.throttle(.delayed) }
                 delayed = true
                 guard ContinuousClock.now < deadline else {
                     throw HttpError(.serviceUnavailable, "Too many sign-ins at once. Please try again in a moment.",

@@ -57,8 +57,10 @@ public final class Request {
     var loadedSession: Session?
     /// Values that filters computed for the handlers, by their key type.
     public var storage = RequestStorage()
-    /// The user a script's HTTP Basic credentials named, for this request only.
-    var credentialsUser: User?
+    /// Whether the request's own header fields (HTTP Basic credentials, a bearer token)
+    /// authenticated it, for this request only, rather than a session cookie: such an answer
+    /// is private to its client, and a request carrying no session cookie needs no CSRF token.
+    var isAuthenticatedByHeader = false
     /// The flash, with the session.
     var loadedFlash: Flash?
     /// The `Cookie` header's pairs, parsed when first asked for.

@@ -34,7 +34,7 @@ struct CsrfProtection: Sendable {
         // A script signed in by its own HTTP Basic credentials, with no session cookie: a browser
         // holding such credentials sends them across sites only with the Origin or
         // Sec-Fetch-Site the checks above refuse.
-        if request.credentialsUser != nil, request.cookie(request.services.sessions.settings.cookieName) == nil { return }
+        if request.isAuthenticatedByHeader, request.cookie(request.services.sessions.settings.cookieName) == nil { return }
         let token = request.headers.first(name: CsrfToken.headerName) ?? request.params.form.last { $0.name == CsrfToken.fieldName }?.value
         guard let token, !token.isEmpty else {
             throw HttpError(.forbidden, "This form has expired or did not come from this site (missing CSRF token). Go back, reload the page and try again.")

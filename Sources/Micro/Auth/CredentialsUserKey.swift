@@ -1,0 +1,4 @@
+/// The request storage slot of ``Request/credentialsUser``.
+enum CredentialsUserKey: RequestStorageKey {
+    typealias Value = User
+}
