@@ -1,7 +1,9 @@
 import Foundation
 
 /// Sign-in and sign-out through forms, `authenticate()` for protected pages, and the
-/// signed-in user in every template: the seed's design, with its flaws fixed.
+/// signed-in user in every template: the design of a Sinatra sign-in app (`authenticate!`
+/// remembers the page and redirects to /signin, whose form checks a bcrypt hash and goes back),
+/// with its flaws fixed.
 ///
 /// ```swift
 /// app.use(Authentication(users: try YamlUserStore(file: "credentials.yml")))
@@ -14,7 +16,8 @@ import Foundation
 /// It adds `GET` and `POST /signin` (the form, and the check: bcrypt, throttled, the session
 /// regenerated, back to the page first asked for), `GET /signout` (a page with the sign-out
 /// button; it changes nothing) and `POST /signout`. The paths, the texts and the templates are
-/// settings with the seed's values; set `installsRoutes` to false to write your own routes with
+/// settings, by default the Sinatra app's (`/signin`, `/signout`, its flash messages), so that
+/// its templates and links carry over; set `installsRoutes` to false to write your own routes with
 /// ``Request/signIn(username:password:)`` and ``Request/signOut()``.
 public struct Authentication: AppPlugin, Sendable {
     /// Where users are looked up.
@@ -75,7 +78,7 @@ public struct Authentication: AppPlugin, Sendable {
     /// looks at it (no user can have it).
     public static let maximumUsernameLength = 256
 
-    /// The flow over `users`, with the seed's paths and texts.
+    /// The flow over `users`, at `/signin` and `/signout`, with a Sinatra sign-in app's messages.
     public init(users: any UserStore) {
         self.users = users
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Users from a YAML file (credentials.yml), read with libyaml.
 ///
-/// Two forms are accepted. The seed's single user:
+/// Two forms are accepted. A Sinatra sign-in app's single user, so that its file reads as is:
 /// ```yaml
 /// username: user
 /// password_hash: $2a$10$38FTKkrtpylOYomyC03Mb..Efdzu1BFa7c7bZav1FKuYJUAzosx1u
