@@ -97,7 +97,13 @@ import Testing
         #expect(DataKey.problem(with: "short", environment: .development)?.contains("MICRO_DATA_KEY") == true)
         #expect(DataKey.problem(with: String(repeating: "a", count: 40), environment: .production)?.contains("MICRO_DATA_KEY") == true)
         #expect(DataKey.problem(with: "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61", environment: .production) == nil)
-        #expect(try Settings.fromProcess(["MICRO_DATA_KEY": "abc"]).dataKey.material == "abc")
+        // The variable, from the settings' (`Settings.fromProcess`), unless the app sets one.
+        let variables = try Settings.fromProcess(["MICRO_DATA_KEY": "abc"])
+        #expect(DataKeySettings().material(in: variables) == "abc")
+        #expect(DataKeySettings().material(in: Settings()) == nil)
+        var own = DataKeySettings()
+        own.material = "def"
+        #expect(own.material(in: variables) == "def")
     }
 
     @Test func developmentKeepsItsDataKeyInAPrivateFile() throws {
@@ -109,16 +115,17 @@ import Testing
         var settings = Settings()
         settings.environment = .development
         settings.sessions.secretFile = folder.appendingPathComponent(".micro-session-secret").path
-        let first = try #require(try DataKey.resolve(settings))
+        var key = DataKeySettings()
+        let first = try #require(try DataKey.resolve(settings, key))
         let sealed = try first.seal([9], context: "x")
-        let again = try #require(try DataKey.resolve(settings))
+        let again = try #require(try DataKey.resolve(settings, key))
         #expect(again.open(sealed, context: "x") == [9])
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         // Another file: another key, which does not open what the first sealed.
-        settings.dataKey.file = folder.appendingPathComponent("other-key").path
-        #expect(try #require(try DataKey.resolve(settings)).open(sealed, context: "x") == nil)
+        key.file = folder.appendingPathComponent("other-key").path
+        #expect(try #require(try DataKey.resolve(settings, key)).open(sealed, context: "x") == nil)
         settings.environment = .production
-        #expect(try DataKey.resolve(settings) == nil)
+        #expect(try DataKey.resolve(settings, key) == nil)
     }
 }

@@ -61,7 +61,7 @@ extension TwoFactorTests {
         _ = try await turnOn(owner, password: "secret123", clock: clock)
         func production() async throws -> ConfigurationError? {
             let (app, _) = try await makeApp(folder, clock: clock, environment: .production)
-            app.settings.dataKey.material = SessionSecret.randomSecret()
+            app.settings.variables["MICRO_DATA_KEY"] = SessionSecret.randomSecret()
             do {
                 _ = try await TestClient(app).get("/signin")
                 return nil
@@ -91,7 +91,7 @@ extension TwoFactorTests {
         // Outside production another key starts, and says so at error level.
         let log = LogRecorder()
         let (app, _) = try await makeApp(folder, clock: clock, log: log)
-        app.settings.dataKey.material = SessionSecret.randomSecret()
+        app.settings.variables["MICRO_DATA_KEY"] = SessionSecret.randomSecret()
         let client = TestClient(app)
         #expect(try await client.get("/signin").status == .ok)
         #expect(log.messages(at: .error).contains { $0.contains("MICRO_DATA_KEY") && $0.contains("'user'") })

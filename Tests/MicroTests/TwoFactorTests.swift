@@ -401,7 +401,7 @@ import Testing
         }
         // A key too short is refused at start-up, naming the variable.
         let (short, _) = try await makeApp(folder, clock: clock, environment: .production)
-        short.settings.dataKey.material = "too short"
+        short.settings.variables["MICRO_DATA_KEY"] = "too short"
         do {
             _ = try await TestClient(short).get("/signin")
             Issue.record("The app started with a short MICRO_DATA_KEY.")

@@ -1,9 +1,9 @@
 extension Settings {
     /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
     /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES`, `MICRO_FORWARDED_PREFIXES`,
-    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_ALLOW_DEMO_USERS`,
-    /// `MICRO_SESSION_SECRET` and `MICRO_DATA_KEY` applied. A bad value throws an error naming
-    /// its variable.
+    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL` and `MICRO_SESSION_SECRET`
+    /// applied, and the variables kept in ``variables`` for the plugins' own. A bad value
+    /// throws an error naming its variable.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)
@@ -53,14 +53,8 @@ extension Settings {
             }
             settings.publicUrl = raw
         }
-        if let raw = variables["MICRO_ALLOW_DEMO_USERS"], !raw.isEmpty {
-            guard raw == "1" || raw == "0" else {
-                throw ConfigurationError("MICRO_ALLOW_DEMO_USERS is '\(raw)'; expected 1 (allow a published demo password in production) or 0.")
-            }
-            settings.allowsDemoUsers = raw == "1"
-        }
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
-        if let key = variables["MICRO_DATA_KEY"], !key.isEmpty { settings.dataKey.material = key }
+        settings.variables = variables
         return settings
     }
 

@@ -122,9 +122,6 @@ public struct Settings: Sendable {
     /// builds start with it (``Request/absoluteUrl(_:)``); `https` there makes the session
     /// cookie `Secure` in any environment.
     public var publicUrl: String?
-    /// Whether production may start with a user whose password is a published demo one
-    /// (``Authentication/demoPasswords``): `MICRO_ALLOW_DEMO_USERS=1`, for a deliberate demo.
-    public var allowsDemoUsers = false
     /// The app's public origins (`"https://tools.example.com"`), for a proxy that passes on
     /// neither the `Host` the browser used nor `X-Forwarded-Host`: a state-changing request
     /// whose `Origin` is neither the request's host nor one of these gets a 403. Only the app's
@@ -133,8 +130,11 @@ public struct Settings: Sendable {
     public var trustedOrigins: [String] = []
     /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
     public var sessions = SessionSettings()
-    /// The key that seals data at rest (two-factor secrets), from `MICRO_DATA_KEY`: see ``DataKey``.
-    public var dataKey = DataKeySettings()
+    /// The process's environment variables these settings were read from
+    /// (``fromProcess(_:)``): plugins read their own there when the app starts
+    /// (`MICRO_DATA_KEY`, `MICRO_ALLOW_DEMO_USERS`), so that an app given settings in code
+    /// (``App/init(settings:logger:)``) reads none. Empty for settings made in code.
+    public var variables: [String: String] = [:]
     /// The headers that protect HTML pages (CSP, frame and sniffing protection).
     public var securityHeaders = SecurityHeaders()
     /// The clock sessions and throttles read; tests replace it to travel in time.

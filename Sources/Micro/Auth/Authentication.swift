@@ -70,9 +70,13 @@ public struct Authentication: AppPlugin, Sendable {
     public var basicCredentialLifetime: Duration = .seconds(60)
 
     /// Passwords that are published (the README's demo user's `secret123`): in production, a
-    /// users file holding a user with one of them stops start-up, unless
-    /// ``Settings/allowsDemoUsers`` (`MICRO_ALLOW_DEMO_USERS=1`) says it is a deliberate demo.
+    /// users file holding a user with one of them stops start-up, unless ``allowsDemoUsers``
+    /// says it is a deliberate demo.
     public var demoPasswords = ["secret123"]
+    /// Whether production may start with a user whose password is one of ``demoPasswords``,
+    /// for a deliberate demo; nil, the default, reads `MICRO_ALLOW_DEMO_USERS` (`1` or `0`;
+    /// unset is `0`) from ``Settings/variables``.
+    public var allowsDemoUsers: Bool?
 
     /// The longest username read, in UTF-8 bytes: a longer one is refused before anything
     /// looks at it (no user can have it).
@@ -99,10 +103,11 @@ public struct Authentication: AppPlugin, Sendable {
         if acceptsBasicCredentials && acceptsPasswords {
             app.addCredentialCheck { request in try await service.acceptBasicCredentials(request) }
         }
-        if let yaml = users as? YamlUserStore {
-            if let warning = yaml.costWarning(configuredCost: passwordCost) { app.logger.warning("\(warning)") }
-            let demoPasswords = demoPasswords
-            app.addStartupCheck { settings in DemoPasswordCheck.result(yaml, passwords: demoPasswords, settings: settings) }
+        let yaml = users as? YamlUserStore
+        if let warning = yaml?.costWarning(configuredCost: passwordCost) { app.logger.warning("\(warning)") }
+        let (demoPasswords, allowsDemoUsers) = (demoPasswords, allowsDemoUsers)
+        app.addStartupCheck { settings in
+            DemoPasswordCheck.result(yaml, passwords: demoPasswords, allowed: allowsDemoUsers, settings: settings)
         }
         // A session is over once its user was removed, their password changed, or their
         // sessions were revoked: checked from memory on each request, against the revocations

@@ -4,7 +4,7 @@ import Foundation
 /// The key that seals what the database must not hold in the clear (two-factor secrets), kept
 /// apart from the database: a database copied or dumped does not open them.
 ///
-/// Its material is `MICRO_DATA_KEY` (``Settings/dataKey``), at least 32 bytes, held to the
+/// Its material is `MICRO_DATA_KEY` (``TwoFactorSettings/dataKey``), at least 32 bytes, held to the
 /// session secret's rules in production; in development a generated one kept in a private file
 /// beside the session secret; in tests a random one per process. Production without it has no
 /// key: two-factor cannot be turned on, and start-up is refused once a user has it on.
@@ -42,8 +42,8 @@ public struct DataKey: Sendable {
 
     /// The app's key: the setting, the development file, the test key; nil in production
     /// without one. Throws for material that is too short, or guessable in production.
-    static func resolve(_ settings: Settings) throws(ConfigurationError) -> DataKey? {
-        if let material = settings.dataKey.material {
+    static func resolve(_ settings: Settings, _ own: DataKeySettings) throws(ConfigurationError) -> DataKey? {
+        if let material = own.material(in: settings) {
             if let problem = problem(with: material, environment: settings.environment) { throw ConfigurationError(problem) }
             return DataKey(material: material)
         }
@@ -51,21 +51,21 @@ public struct DataKey: Sendable {
         case .production: return nil
         case .test: return testKey
         case .development:
-            return DataKey(material: try SessionSecret.fromFile(developmentFile(settings), what: "development data key", variable: "MICRO_DATA_KEY"))
+            return DataKey(material: try SessionSecret.fromFile(developmentFile(settings, own), what: "development data key", variable: "MICRO_DATA_KEY"))
         }
     }
 
     /// The file the development key is kept in: beside the session secret's, unless set.
-    static func developmentFile(_ settings: Settings) -> String {
-        settings.dataKey.file ?? URL(fileURLWithPath: settings.sessions.secretFile).deletingLastPathComponent()
+    static func developmentFile(_ settings: Settings, _ own: DataKeySettings) -> String {
+        own.file ?? URL(fileURLWithPath: settings.sessions.secretFile).deletingLastPathComponent()
             .appendingPathComponent(".micro-data-key").path
     }
 
     /// What to log at start when the key comes from its development file and group or others
     /// may read that file: the file and `chmod 600`. Nil otherwise.
-    static func startupWarning(_ settings: Settings) -> String? {
-        guard settings.environment == .development, settings.dataKey.material == nil else { return nil }
-        return PrivateFile.warning(for: developmentFile(settings), holding: "the development data key")
+    static func startupWarning(_ settings: Settings, _ own: DataKeySettings) -> String? {
+        guard settings.environment == .development, own.material(in: settings) == nil else { return nil }
+        return PrivateFile.warning(for: developmentFile(settings, own), holding: "the development data key")
     }
 
     /// What is wrong with `material` as a key, as a start-up error naming the variable.

@@ -10,8 +10,9 @@ enum TwoFactorFeature {
         let store = database.map(TwoFactorStore.init)
         let service = TwoFactorService(settings: settings, store: store, accountsPrefix: prefix, logger: app.logger)
         app.register(service)
+        let key = settings.dataKey
         app.addStartupCheck { settings in
-            guard let material = settings.dataKey.material else { return (nil, DataKey.startupWarning(settings)) }
+            guard let material = key.material(in: settings) else { return (nil, DataKey.startupWarning(settings, key)) }
             return (DataKey.problem(with: material, environment: settings.environment), nil)
         }
         // Weakly: the app keeps its preparations.

@@ -41,7 +41,7 @@ final class TwoFactorService: Sendable {
     /// kept unkeyed; in production refuses to start without a key once a user has a second
     /// factor on (their secrets could not be opened).
     func prepare(_ settings: Settings) async throws {
-        let key = try DataKey.resolve(settings)
+        let key = try DataKey.resolve(settings, self.settings.dataKey)
         dataKey.withLock { $0 = key }
         if let key, let store {
             try await DataKeyCheck(store: store).verify(

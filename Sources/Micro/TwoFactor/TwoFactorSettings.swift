@@ -3,6 +3,9 @@
 public struct TwoFactorSettings: Sendable {
     /// The issuer in the `otpauth` URI: the app's name as authenticator apps list it.
     public var issuer = "Micro"
+    /// The key that seals the secrets and keys the recovery codes, from `MICRO_DATA_KEY`
+    /// unless set here: see ``DataKey``.
+    public var dataKey = DataKeySettings()
     /// Who must have a second factor: nil for nobody (each user chooses), `[]` for everyone,
     /// or the roles that must (`["admin"]`). A signed-in user who must and has none is sent to
     /// the two-factor page until they turn it on (that page, the rest of their account and

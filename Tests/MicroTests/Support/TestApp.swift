@@ -18,7 +18,7 @@ func testApp(
     if environment == .production {
         settings.sessions.secret = "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61"
         // The test users' password is the README's demo one; DemoPasswordTests turn this off.
-        settings.allowsDemoUsers = true
+        settings.variables["MICRO_ALLOW_DEMO_USERS"] = "1"
     }
     configure(&settings)
     return App(settings: settings, logger: logger)
