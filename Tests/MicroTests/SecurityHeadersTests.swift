@@ -3,9 +3,11 @@ import Micro
 import MicroTesting
 import Testing
 
-/// An app with a page, a JSON answer, and sign-in / sign-out routes.
+/// An app with a page, a JSON answer, and sign-in / sign-out routes of its own, which keep
+/// who signed in under a session key the app names as that (as Authentication does).
 private func headersApp(configure: (inout Settings) -> Void = { _ in }) -> App {
     let app = isolatedApp(configure: configure)
+    app.addSignedInSessionKey("_user")
     app.get("/page") { _ in "<p>page</p>" }
     app.get("/data") { _ in ["a": 1] }
     app.post("/signin") { request in

@@ -25,6 +25,7 @@ public final class App: RouteBuilder {
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
         var templateValues: [String: TemplateValue] = [:]
+        var signedInSessionKeys: [String] = []
         /// Templates plugins bring, used where the views folder has none of the name.
         var builtInTemplates: [String: String] = [:]
         var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
@@ -188,6 +189,13 @@ public final class App: RouteBuilder {
     /// ```
     public func addTemplateValue(_ name: String, _ value: @escaping TemplateValue) {
         update { $0.templateValues[name] = value }
+    }
+
+    /// Names a session value that means someone is signed in to the session (authentication
+    /// keeps its user under one): a page answered to a session holding it gets
+    /// ``SecurityHeaders/signedInCacheControl``, for a plugin that signs people in its own way.
+    public func addSignedInSessionKey(_ key: String) {
+        update { if !$0.signedInSessionKeys.contains(key) { $0.signedInSessionKeys.append(key) } }
     }
 
     /// Adds a check of every session a request brings, given the revocations the app serves

@@ -47,6 +47,7 @@ final class Responder: HttpResponding {
             templateValues: definition.templateValues,
             extensions: definition.extensions,
             metricMakers: definition.metricMakers,
+            signedInSessionKeys: definition.signedInSessionKeys,
             groupAnswers: definition.groupAnswers)
     }
 

@@ -22,11 +22,14 @@ final class Services: Sendable {
     let groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)]
     /// The app's metrics.
     let metrics: AppMetrics
+    /// The session values that mean someone is signed in (``App/addSignedInSessionKey(_:)``).
+    let signedInSessionKeys: [String]
 
     init(
         settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
         templateValues: [String: TemplateValue], extensions: [ObjectIdentifier: any Sendable],
         metricMakers: [ObjectIdentifier: @Sendable (any MetricsFactory) -> any Sendable] = [:],
+        signedInSessionKeys: [String] = [],
         groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
     ) {
         self.settings = settings
@@ -39,6 +42,7 @@ final class Services: Sendable {
         allowedHosts = AllowedHosts(settings.allowedHosts, publicHost: publicUrl?.host)
         self.templateValues = templateValues
         self.groupAnswers = groupAnswers
+        self.signedInSessionKeys = signedInSessionKeys
         let metrics = AppMetrics(factory: settings.metricsFactory)
         self.metrics = metrics
         self.extensions = extensions.merging(metricMakers.mapValues { make in make(metrics.factory) }) { _, made in made }

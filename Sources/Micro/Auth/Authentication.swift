@@ -98,6 +98,7 @@ public struct Authentication: AppPlugin, Sendable {
         let service = AuthenticationService(self)
         app.register(service)
         app.addMetrics { factory in SignInMetrics(factory: factory) }
+        app.addSignedInSessionKey(Session.userKey)
         if let reloadable = users as? any Reloadable { app.addReloadable(reloadable) }
         let externalSignIns = app.externalSignIns
         if acceptsBasicCredentials && acceptsPasswords {

@@ -1,4 +1,6 @@
 extension Session {
+    /// The key under which authentication keeps the signed-in user.
+    static let userKey = "_user"
     /// The key of the signed-in user's ``CredentialStamp``.
     static let credentialKey = "_credential"
     /// The key of the stamp the user's hash had before the sign-in re-hashed it, if it did.

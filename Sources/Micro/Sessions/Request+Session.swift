@@ -28,16 +28,15 @@ extension Request {
     }
 }
 
-extension Session {
-    /// The key under which authentication keeps the signed-in user.
-    static let userKey = "_user"
-}
-
 extension Request {
-    /// Whether the page goes to a signed-in session (it then gets `Cache-Control: no-store`).
-    /// Reads the session only when the client sent a session cookie.
+    /// Whether the page goes to a signed-in session (it then gets `Cache-Control: no-store`):
+    /// one holding a value ``App/addSignedInSessionKey(_:)`` named. Reads the session only when
+    /// the client sent a session cookie.
     var isSignedInForHeaders: Bool {
+        let keys = services.signedInSessionKeys
+        if keys.isEmpty { return false }
         if loadedSession == nil, cookie(services.sessions.settings.cookieName) == nil { return false }
-        return session.contains(Session.userKey)
+        let session = session
+        return keys.contains { session.contains($0) }
     }
 }
