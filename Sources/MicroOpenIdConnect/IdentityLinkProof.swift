@@ -39,7 +39,7 @@ struct IdentityLinkProof: Sendable {
 
     private func form(_ request: Request, _ pending: PendingLink, problem: String?) async throws -> Response {
         let code: Bool
-        do { code = try await request.hasSecondFactor(pending.username) } catch { throw unavailable(request, error) }
+        do { code = try await request.needsCode(toProve: pending.username) } catch { throw unavailable(request, error) }
         let provider = Html.escape(settings.name)
         let user = Html.escape(pending.username)
         let title = "Link your account at \(provider)"
@@ -100,7 +100,7 @@ struct IdentityLinkProof: Sendable {
                 try restart(request, "Too many wrong answers: the single sign-on was given up. Please sign in again.")
             }
             try request.session.set(PendingLink.sessionKey, pending)
-            let code = (try? await request.hasSecondFactor(pending.username)) ?? false
+            let code = (try? await request.needsCode(toProve: pending.username)) ?? false
             return try await form(request, pending, problem: "That is not the password\(code ? " or the code" : "") of \(pending.username).")
         }
         // Taken once: a right answer ends the wait, whatever follows.

@@ -73,6 +73,7 @@ public struct Accounts: AppPlugin, Sendable {
     public func install(in app: App) {
         let service = AccountsService(self, logger: app.logger)
         app.register(service)
+        app.updateService(SignInHooks()) { $0.listeners.append(service) }
         app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
         if let database = (sessions as? DatabaseSessionRegistry)?.database {
             app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }

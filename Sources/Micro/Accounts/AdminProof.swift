@@ -19,7 +19,7 @@ struct AdminProof {
     func demand(of admin: User, _ request: Request) async throws -> Demand? {
         if request.credentialsUser != nil || holds(request) { return nil }
         if request.signInSource != nil { return .signInAgain }
-        return try await request.hasSecondFactor(admin.username) ? .passwordAndCode : .password
+        return try await request.needsCode(toProve: admin.username) ? .passwordAndCode : .password
     }
 
     /// What a change must bring. Throws a `403` for a Bearer token and for a single sign-on
@@ -36,7 +36,7 @@ struct AdminProof {
         guard try await request.checkCredentials(username: admin.username, password: request.params["current_password"] ?? "") != nil else {
             return ("current_password", settings.wrongPasswordMessage)
         }
-        if request.storage[SecondFactorDue.self] != nil {
+        if request.storage[SignInStepDue.self] != nil {
             guard let method = try await request.checkSecondFactor(request.params["code"] ?? "", of: admin.username) else {
                 return ("code", settings.twoFactor.wrongCodeMessage)
             }

@@ -132,6 +132,17 @@ public final class App: RouteBuilder {
         update { $0.extensions[ObjectIdentifier(T.self)] = service }
     }
 
+    /// Changes the service of type `T` (``register(_:)``), starting from `initial` where none
+    /// is registered yet: for plugins that add to what another one reads (the sign-in flow's
+    /// listeners), whichever is installed first.
+    func updateService<T: Sendable>(_ initial: @autoclosure () -> T, _ change: (inout T) -> Void) {
+        update { definition in
+            var service = definition.extensions[ObjectIdentifier(T.self)] as? T ?? initial()
+            change(&service)
+            definition.extensions[ObjectIdentifier(T.self)] = service
+        }
+    }
+
     /// Makes a plugin's own metrics when the app is built for serving, with the app's metrics
     /// backend (``Settings/metricsFactory``, else swift-metrics' bootstrapped one), and keeps
     /// them as a service: found again by their type with ``Request/service(_:)``. One per

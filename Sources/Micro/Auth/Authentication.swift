@@ -172,7 +172,7 @@ public struct Authentication: AppPlugin, Sendable {
             try service.page(request, template: signOutTemplate, title: "Sign Out", fallback: BuiltInPages.signOut)
         }
         app.post(signOut) { request in
-            await request.accounts?.signingOut(request)
+            await request.announce { await $0.signingOut(request) }
             request.signOut()
             request.flash[flashKey] = signedOutMessage
             try request.redirect(to: homePath)

@@ -179,10 +179,11 @@ final class AuthenticationService: Sendable {
         if request.cookie(request.services.sessions.settings.cookieName) != nil, request.isSignedIn { return }
         let now = Int64(request.settings.clock().timeIntervalSince1970)
         let revocations = request.services.sessions.settings.revocations
+        let step = request.signInHooks.step
         if let user = basicCache.user(for: credentials, now: now, stillValid: { entry in
             isCurrent(entry.stamp, username: entry.user.username)
                 && !revocations.isRevoked(username: entry.user.username, created: entry.checked)
-                && !(request.services.extension(TwoFactorService.self)?.turnedOn(entry.user.username, since: entry.checked) ?? false)
+                && !(step?.isNew(for: entry.user.username, since: entry.checked) ?? false)
         }) {
             request.credentialsUser = user
             return
@@ -190,8 +191,8 @@ final class AuthenticationService: Sendable {
         guard let stored = try await request.services.signInMetrics.signIn(via: .basic, {
             try await request.checkCredentials(username: credentials.username, password: credentials.password)
         }) else { return }
-        // The password alone does not open an account with a second factor: nothing is cached.
-        if request.storage[SecondFactorDue.self] != nil { throw TwoFactorService.basicRefusal }
+        // The password alone does not open an account with a further step: nothing is cached.
+        if request.storage[SignInStepDue.self] != nil, let step { throw step.basicRefusal }
         basicCache.remember(stored, for: credentials, now: now)
         request.credentialsUser = stored.user
     }

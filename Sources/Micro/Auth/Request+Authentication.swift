@@ -50,7 +50,7 @@ extension Request {
         session[Session.credentialKey] = credentialStamp.text
         session[Session.priorCredentialKey] = nil
         session[Session.sourceKey] = source
-        await accounts?.signedIn(self, user: user, detail: detail)
+        await announce { await $0.signedIn(self, user: user, detail: detail) }
     }
 
     /// The signed-in user, if any: the session's, or for a script the one its HTTP Basic
@@ -128,8 +128,8 @@ extension Request {
     public func signIn(username: String, password: String) async throws -> User? {
         guard let stored = try await services.signInMetrics.signIn(via: .form, { try await checkCredentials(username: username, password: password) })
         else { return nil }
-        // A user with a second factor is not signed in yet: on to the code's page.
-        if storage[SecondFactorDue.self] != nil { try beginSecondFactor(stored) }
+        // A user with a further step (a second factor) is not signed in yet: on to the step.
+        if storage[SignInStepDue.self] != nil, let step = signInHooks.step { try step.begin(self, stored) }
         try await signIn(checked: stored, detail: "password")
         return stored.user
     }
@@ -148,7 +148,7 @@ extension Request {
         // A sign-in that re-hashed also keeps the stamp before it (the same password): an
         // instance that has not heard of the new hash yet still holds that one.
         session[Session.priorCredentialKey] = storage[RehashedFrom.self]?.text
-        await accounts?.signedIn(self, user: stored.user, detail: detail)
+        await announce { await $0.signedIn(self, user: stored.user, detail: detail) }
     }
 
     /// The user `username` and `password` name, checked as ``signIn(username:password:)``
@@ -175,16 +175,16 @@ extension Request {
         do {
             try await admit(username: key, address: address, service)
         } catch let error as HttpError where error.status == .tooManyRequests {
-            await accounts?.lockedOut(self, name: name, authentication: service.settings)
+            await announce { await $0.lockedOut(self, name: name, authentication: service.settings) }
             throw error
         }
         var outcome = SignInThrottle.Outcome.failure
         var found: String?
         do {
             let user = try await check(name: name, password: password, service, outcome: &outcome, found: &found)
-            try await noteSecondFactor(of: user, outcome: &outcome)
+            try await noteStep(of: user, outcome: &outcome)
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
-            if user == nil, outcome == .failure { await accounts?.signInFailed(self, username: found) }
+            if user == nil, outcome == .failure { await announce { await $0.signInFailed(self, username: found) } }
             return user
         } catch {
             await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
@@ -192,8 +192,18 @@ extension Request {
         }
     }
 
-    /// The account pages' service, when the app uses ``Accounts``.
-    var accounts: AccountsService? { services.extension(AccountsService.self) }
+    /// After a right password: for a user who must pass a further step (``SignInStep``), the
+    /// request notes it is due (``SignInStepDue``) and the check does not count as a completed
+    /// sign-in, so that it clears none of the user's failures: only the step's answer does.
+    private func noteStep(of user: StoredUser?, outcome: inout SignInThrottle.Outcome) async throws {
+        guard let user, outcome == .success, let step = signInHooks.step else { return }
+        outcome = .unchecked
+        if try await step.isDue(for: user.user.username) {
+            storage[SignInStepDue.self] = true
+        } else {
+            outcome = .success
+        }
+    }
 
     /// The check of an admitted attempt; `outcome` says how it ended for the throttle.
     /// `found` is the user the name named, when one did, right password or not.

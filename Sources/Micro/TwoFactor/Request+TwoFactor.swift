@@ -2,19 +2,6 @@ extension Request {
     /// The second factor's service, when the app's account pages have one.
     var twoFactor: TwoFactorService? { services.extension(TwoFactorService.self) }
 
-    /// After a password check: for a user with a second factor on, the request notes it is due
-    /// (``SecondFactorDue``) and the check does not count as a completed sign-in, so that it
-    /// clears none of the user's failures: only the code does.
-    func noteSecondFactor(of user: StoredUser?, outcome: inout SignInThrottle.Outcome) async throws {
-        guard let user, outcome == .success, let twoFactor, twoFactor.store != nil else { return }
-        outcome = .unchecked
-        if try await twoFactor.isOn(user.user.username) {
-            storage[SecondFactorDue.self] = true
-        } else {
-            outcome = .success
-        }
-    }
-
     /// The password of `stored` was right and a code is due: the pending step goes into the
     /// session (no one is signed in yet; the remembered page stays) and the browser to the
     /// code's page.
@@ -38,7 +25,7 @@ extension Request {
         do {
             try await admit(username: key, address: address, service)
         } catch let error as HttpError where error.status == .tooManyRequests {
-            await accounts?.lockedOut(self, name: name, authentication: service.settings)
+            await announce { await $0.lockedOut(self, name: name, authentication: service.settings) }
             throw error
         }
         let method: TwoFactorService.Method?
@@ -49,7 +36,7 @@ extension Request {
             throw error
         }
         await service.finish(username: key, address: address, outcome: method == nil ? .failure : .success, now: now, logger: logger)
-        if method == nil { await accounts?.signInFailed(self, username: username) }
+        if method == nil { await announce { await $0.signInFailed(self, username: username) } }
         return method
     }
 }

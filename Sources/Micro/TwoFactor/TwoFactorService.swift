@@ -125,7 +125,3 @@ final class TwoFactorService: Sendable {
     }
 }
 
-/// Set on a request whose password check found a user with a second factor on.
-enum SecondFactorDue: RequestStorageKey {
-    typealias Value = Bool
-}
