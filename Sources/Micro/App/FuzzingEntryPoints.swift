@@ -70,11 +70,6 @@ public enum FuzzingEntryPoints {
         try Views.register("<b>{{value}}</b>", named: "part", in: &library)
         return library.render(["value": value, "list": [value]], withTemplate: "page") ?? ""
     }
-
-    /// The users a users file holding `data` defines, as ``YamlUserStore`` reads them.
-    public static func yamlUsers(_ data: [UInt8], file: String = "fuzz.yml") throws(ConfigurationError) -> [String: StoredUser] {
-        try YamlUserStore.users(in: Data(data), file: file)
-    }
 }
 
 extension CookieSessionStore {

@@ -7,7 +7,7 @@ import NIOCore
 /// reads back.
 ///
 /// Route blocks that return an `Encodable` value are wrapped in it for you:
-/// `app.get("/api/user") { _ in User(name: "Ann") }`.
+/// `app.get("/api/note") { _ in Note(title: "Rota") }`.
 public struct JsonBody<Value: Encodable>: ResponseConvertible {
     /// The value to encode.
     public var value: Value

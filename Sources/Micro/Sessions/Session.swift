@@ -76,8 +76,8 @@ public final class Session {
     }
 
     /// ``get(_:as:)``, with the decoded values shared between requests in `shared`, by their
-    /// JSON. Only for types whose decoding is pure (Micro's own ``User``): a value from the
-    /// cache skips whatever the type's decoder would have checked again.
+    /// JSON. Only for types whose decoding is pure (the signed-in user authentication keeps): a
+    /// value from the cache skips whatever the type's decoder would have checked again.
     func get<T: Decodable & Sendable>(_ key: String, as type: T.Type, sharedIn shared: BoundedCache<ExactString, T>) -> T? {
         if let value = sharedReads[key] as? T { return value }
         guard let value = Self.get(key, in: data, as: type, sharedIn: shared) else { return nil }
