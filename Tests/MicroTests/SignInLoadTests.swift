@@ -235,6 +235,6 @@ extension SignInLoadTests {
 extension App {
     /// The authentication service, as requests see it.
     var authenticationServiceForTests: AuthenticationService? {
-        (try? makeResponder())?.services.extension(AuthenticationService.self)
+        (try? makeResponder())?.services.service(AuthenticationService.self)
     }
 }

@@ -25,7 +25,7 @@ struct AccountRoutes {
     // MARK: Password
 
     private func store(_ request: Request) -> (any PasswordUpgradingUserStore)? {
-        request.services.extension(AuthenticationService.self)?.settings.users as? any PasswordUpgradingUserStore
+        request.service(AuthenticationService.self)?.settings.users as? any PasswordUpgradingUserStore
     }
 
     private func passwordPage(_ request: Request, problem: (field: String, message: String)?) throws -> Response {
@@ -43,7 +43,7 @@ struct AccountRoutes {
 
     private func changePassword(_ request: Request) async throws -> Response {
         let user = try request.authenticate()
-        guard let store = store(request), let authentication = request.services.extension(AuthenticationService.self) else {
+        guard let store = store(request), let authentication = request.service(AuthenticationService.self) else {
             throw HttpError(.forbidden, settings.readOnlyUsersMessage)
         }
         let current = request.params["current_password"] ?? ""

@@ -17,7 +17,7 @@ struct ApiTokenRoutes {
     /// The service when tokens can be made here: a store, and users the app can write (not
     /// credentials.yml); else nil and why not.
     private func available(_ request: Request) -> (ApiTokenService?, String) {
-        let users = request.services.extension(AuthenticationService.self)?.settings.users
+        let users = request.service(AuthenticationService.self)?.settings.users
         guard users is any PasswordUpgradingUserStore else { return (nil, settings.readOnlyUsersMessage) }
         guard let service else { return (nil, settings.offMessage) }
         return (service, "")

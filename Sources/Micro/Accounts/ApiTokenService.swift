@@ -59,7 +59,7 @@ final class ApiTokenService: Sendable {
         else { return }
         // A signed-in session wins (looked at only when there is a cookie: none is made here).
         if request.cookie(request.services.sessions.settings.cookieName) != nil, request.isSignedIn { return }
-        guard let authentication = request.services.extension(AuthenticationService.self) else { return }
+        guard let authentication = request.service(AuthenticationService.self) else { return }
         let now = Int64(request.settings.clock().timeIntervalSince1970)
         let digest = ApiTokenSecret.digest(of: token)
         if let entry = recent.value(for: digest) {

@@ -1,4 +1,4 @@
 extension Request {
     /// The account pages' service, when the app uses ``Accounts``.
-    var accounts: AccountsService? { services.extension(AccountsService.self) }
+    var accounts: AccountsService? { services.service(AccountsService.self) }
 }

@@ -100,7 +100,7 @@ extension UserAdminRoutes {
     /// them), so that a new user of the name inherits none of it and sees only their own history.
     func forgetLeftovers(of username: String, _ request: Request) async {
         do {
-            try await request.services.extension(ApiTokenService.self)?.store.removeAll(of: username)
+            try await request.service(ApiTokenService.self)?.store.removeAll(of: username)
             _ = try await request.twoFactor?.store?.disable(Username.key(username))
             _ = try await settings.sessions.removeAll(of: username, keeping: nil)
             try await settings.activity.endAccount(of: username, at: request.session.now)

@@ -8,7 +8,7 @@ extension UserAdminRoutes {
         let username = try target(request)
         let id = request.params["id"] ?? ""
         let missing = HttpError(.notFound, texts.noSuchToken.replacingOccurrences(of: "NAME", with: username))
-        guard let service = request.services.extension(ApiTokenService.self) else { throw HttpError(.notFound, texts.noTokens) }
+        guard let service = request.service(ApiTokenService.self) else { throw HttpError(.notFound, texts.noTokens) }
         guard id.utf8.count <= 64 else { throw missing }
         let revoked: ApiToken?
         do { revoked = try await service.store.revoke(id: id, of: username, now: request.session.now) } catch { throw unavailable(request, error) }
@@ -22,7 +22,7 @@ extension UserAdminRoutes {
         let (admin, _) = try begin(request)
         if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
-        guard request.services.extension(ApiTokenService.self) != nil else { throw HttpError(.notFound, texts.noTokens) }
+        guard request.service(ApiTokenService.self) != nil else { throw HttpError(.notFound, texts.noTokens) }
         do { try await revokeTokens(of: username, request) } catch { throw unavailable(request, error) }
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.tokenRevoked, flash: texts.tokensRevoked, detail: "all")
     }

@@ -33,7 +33,7 @@ struct UserAdminRoutes {
     // MARK: The page
 
     func users(_ request: Request) -> (any UserStore)? {
-        request.services.extension(AuthenticationService.self)?.settings.users
+        request.service(AuthenticationService.self)?.settings.users
     }
 
     /// The page, with `problem` (a row's refusal) or `form` (the add form's) on a refusal.
@@ -58,7 +58,7 @@ struct UserAdminRoutes {
         let now = request.session.now
         do {
             withTwoFactor = try await request.twoFactor?.store?.enabledUsers() ?? []
-            tokens = Dictionary(grouping: try await request.services.extension(ApiTokenService.self)?.store.liveTokens(now: now) ?? [], by: \.username)
+            tokens = Dictionary(grouping: try await request.service(ApiTokenService.self)?.store.liveTokens(now: now) ?? [], by: \.username)
         } catch {
             throw unavailable(request, error)
         }
@@ -68,7 +68,7 @@ struct UserAdminRoutes {
         // What plugins show under each user (``UsersPageSection``).
         let sections: [String: [[String: Any]]]
         do {
-            sections = try await request.services.extension(UsersPageSections.self)?.values(request, usernames: listed.map(\.user.username)) ?? [:]
+            sections = try await request.service(UsersPageSections.self)?.values(request, usernames: listed.map(\.user.username)) ?? [:]
         } catch {
             throw unavailable(request, error)
         }
@@ -196,7 +196,7 @@ struct UserAdminRoutes {
             return try await refuse(request, errors)
         }
         await forgetLeftovers(of: username, request)
-        let said = await request.services.extension(UsersPageSections.self)?.added(username, request) ?? []
+        let said = await request.service(UsersPageSections.self)?.added(username, request) ?? []
         // A plugin dropped what an earlier holder of the name left (a user from outside the
         // store): the sessions that carried the name are not this user's.
         if !said.isEmpty { await endSessions(of: username, request) }
@@ -209,7 +209,7 @@ struct UserAdminRoutes {
     /// Whether the app has a way in beside the password (``ExternalSignIn``): then a user may
     /// be added without one.
     func hasExternalSignIn(_ request: Request) -> Bool {
-        request.services.extension(ExternalSignIns.self)?.list.isEmpty == false
+        request.service(ExternalSignIns.self)?.list.isEmpty == false
     }
 
     /// Ends every session of `username` (``Request/endSessions(of:)``); with `revokingTokens`,
@@ -229,7 +229,7 @@ struct UserAdminRoutes {
     /// other instances drop theirs once the user's sessions are revoked, or within the cache's
     /// lifetime.
     func revokeTokens(of username: String, _ request: Request) async throws {
-        guard let service = request.services.extension(ApiTokenService.self) else { return }
+        guard let service = request.service(ApiTokenService.self) else { return }
         let live = try await service.store.tokens(of: username, now: request.session.now)
         try await service.store.removeAll(of: username)
         for token in live { service.forget(digest: token.digest) }
@@ -271,7 +271,7 @@ struct UserAdminRoutes {
     }
 
     func hash(_ password: String, _ request: Request) async throws -> String {
-        guard let authentication = request.services.extension(AuthenticationService.self) else {
+        guard let authentication = request.service(AuthenticationService.self) else {
             throw ConfigurationError("The users page needs app.use(Authentication(users: ...)).")
         }
         let cost = authentication.settings.passwordCost

@@ -53,15 +53,7 @@ extension App {
     /// The users page's sections, made when first asked for.
     var usersPageSections: UsersPageSections {
         var found: UsersPageSections?
-        update { definition in
-            if let existing = definition.extensions[ObjectIdentifier(UsersPageSections.self)] as? UsersPageSections {
-                found = existing
-            } else {
-                let made = UsersPageSections()
-                definition.extensions[ObjectIdentifier(UsersPageSections.self)] = made
-                found = made
-            }
-        }
+        updateService(UsersPageSections()) { found = $0 }
         return found!
     }
 }

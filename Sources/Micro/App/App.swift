@@ -30,7 +30,7 @@ public final class App: RouteBuilder {
         var builtInTemplates: [String: String] = [:]
         var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
         var credentialChecks: [@Sendable (Request) async throws -> Void] = []
-        var extensions: [ObjectIdentifier: any Sendable] = [:]
+        var registered: [ObjectIdentifier: any Sendable] = [:]
         var metricMakers: [ObjectIdentifier: @Sendable (any MetricsFactory) -> any Sendable] = [:]
         /// What ``App/reload()`` and SIGHUP read again.
         var reloadables: [any Reloadable] = []
@@ -40,7 +40,7 @@ public final class App: RouteBuilder {
         /// stops start-up, a warning is logged.
         var startupChecks: [@Sendable (Settings) -> (problem: String?, warning: String?)] = []
         /// Services a plugin cannot work without (by type), with the problem their absence is.
-        var requiredExtensions: [(type: ObjectIdentifier, problem: String)] = []
+        var requiredServices: [(type: ObjectIdentifier, problem: String)] = []
         /// What the app does once before its first request (``App/addPreparation(_:)``).
         var preparations: [@Sendable () async throws -> Void] = []
         /// The preparations under way or done: a failure stays, and is every start's answer.
@@ -129,7 +129,7 @@ public final class App: RouteBuilder {
     /// Keeps a service (a plugin's store, client or settings), found again by its type with
     /// ``Request/service(_:)`` while requests are answered. One per type: a later one replaces it.
     public func register<T: Sendable>(_ service: T) {
-        update { $0.extensions[ObjectIdentifier(T.self)] = service }
+        update { $0.registered[ObjectIdentifier(T.self)] = service }
     }
 
     /// Changes the service of type `T` (``register(_:)``), starting from `initial` where none
@@ -137,9 +137,9 @@ public final class App: RouteBuilder {
     /// listeners), whichever is installed first.
     func updateService<T: Sendable>(_ initial: @autoclosure () -> T, _ change: (inout T) -> Void) {
         update { definition in
-            var service = definition.extensions[ObjectIdentifier(T.self)] as? T ?? initial()
+            var service = definition.registered[ObjectIdentifier(T.self)] as? T ?? initial()
             change(&service)
-            definition.extensions[ObjectIdentifier(T.self)] = service
+            definition.registered[ObjectIdentifier(T.self)] = service
         }
     }
 
@@ -186,7 +186,7 @@ public final class App: RouteBuilder {
     /// Refuses to start, with `problem`, unless a plugin registered a service of type `T`: for
     /// a plugin that builds on another (the account pages on ``Authentication``).
     func require<T: Sendable>(_ type: T.Type, problem: String) {
-        update { $0.requiredExtensions.append((ObjectIdentifier(type), problem)) }
+        update { $0.requiredServices.append((ObjectIdentifier(type), problem)) }
     }
 
     /// Adds a value every template and layout sees under `name`: what `value` makes of the
@@ -232,7 +232,7 @@ public final class App: RouteBuilder {
         try definition.withLock { (definition: inout Definition) throws(ConfigurationError) -> Responder in
             if let responder = definition.responder { return responder }
             var problems = definition.problems + definition.settings.problems()
-            for required in definition.requiredExtensions where definition.extensions[required.type] == nil {
+            for required in definition.requiredServices where definition.registered[required.type] == nil {
                 problems.append(required.problem)
             }
             var warnings: [String] = []

@@ -45,7 +45,7 @@ final class Responder: HttpResponding {
                 trustedOrigins: settings.trustedOrigins + (settings.parsedPublicUrl.map { [$0.origin] } ?? [])),
             securityHeaders: settings.securityHeaders,
             templateValues: definition.templateValues,
-            extensions: definition.extensions,
+            registered: definition.registered,
             metricMakers: definition.metricMakers,
             signedInSessionKeys: definition.signedInSessionKeys,
             groupAnswers: definition.groupAnswers)

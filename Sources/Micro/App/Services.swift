@@ -14,10 +14,10 @@ final class Services: Sendable {
     let allowedHosts: AllowedHosts
     /// ``Settings/publicUrl``, read once.
     let publicUrl: PublicUrl?
-    /// Values extensions add to every template, by name (authentication adds the user).
+    /// Values plugins add to every template, by name (authentication adds the user).
     let templateValues: [String: TemplateValue]
     /// Services plugins registered, by type.
-    let extensions: [ObjectIdentifier: any Sendable]
+    let registered: [ObjectIdentifier: any Sendable]
     /// How each route group answers, by its prefix.
     let groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)]
     /// The app's metrics.
@@ -27,7 +27,7 @@ final class Services: Sendable {
 
     init(
         settings: Settings, sessions: Sessions, views: Views, csrf: CsrfProtection, securityHeaders: SecurityHeaders,
-        templateValues: [String: TemplateValue], extensions: [ObjectIdentifier: any Sendable],
+        templateValues: [String: TemplateValue], registered: [ObjectIdentifier: any Sendable],
         metricMakers: [ObjectIdentifier: @Sendable (any MetricsFactory) -> any Sendable] = [:],
         signedInSessionKeys: [String] = [],
         groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
@@ -45,7 +45,7 @@ final class Services: Sendable {
         self.signedInSessionKeys = signedInSessionKeys
         let metrics = AppMetrics(factory: settings.metricsFactory)
         self.metrics = metrics
-        self.extensions = extensions.merging(metricMakers.mapValues { make in make(metrics.factory) }) { _, made in made }
+        self.registered = registered.merging(metricMakers.mapValues { make in make(metrics.factory) }) { _, made in made }
     }
 
     /// How the innermost group holding `path` answers; pages outside every group.
@@ -58,7 +58,7 @@ final class Services: Sendable {
     }
 
     /// The service of type `T` a plugin registered.
-    func `extension`<T: Sendable>(_ type: T.Type) -> T? {
-        extensions[ObjectIdentifier(type)] as? T
+    func service<T: Sendable>(_ type: T.Type) -> T? {
+        registered[ObjectIdentifier(type)] as? T
     }
 }

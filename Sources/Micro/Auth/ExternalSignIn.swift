@@ -53,15 +53,7 @@ extension App {
     /// The app's ways in, made when first asked for.
     var externalSignIns: ExternalSignIns {
         var found: ExternalSignIns?
-        update { definition in
-            if let existing = definition.extensions[ObjectIdentifier(ExternalSignIns.self)] as? ExternalSignIns {
-                found = existing
-            } else {
-                let made = ExternalSignIns()
-                definition.extensions[ObjectIdentifier(ExternalSignIns.self)] = made
-                found = made
-            }
-        }
+        updateService(ExternalSignIns()) { found = $0 }
         return found!
     }
 }

@@ -19,7 +19,7 @@ extension Request {
 
     /// The flow's settings, or the defaults when the app does not use ``Authentication``.
     private var authentication: AuthenticationService? {
-        services.extension(AuthenticationService.self)
+        services.service(AuthenticationService.self)
     }
 
     /// The app's ``Authentication`` (its user store, paths and texts); nil when it uses none.

@@ -136,7 +136,7 @@ public final class Request {
 
     /// The service of type `T` the app registered (``App/register(_:)``).
     public func service<T: Sendable>(_ type: T.Type = T.self) -> T? {
-        services.extension(type)
+        services.service(type)
     }
 
     /// Whether the client prefers JSON to HTML (its `Accept` names JSON and not HTML).

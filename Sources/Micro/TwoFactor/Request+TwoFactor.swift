@@ -1,6 +1,6 @@
 extension Request {
     /// The second factor's service, when the app's account pages have one.
-    var twoFactor: TwoFactorService? { services.extension(TwoFactorService.self) }
+    var twoFactor: TwoFactorService? { services.service(TwoFactorService.self) }
 
     /// The password of `stored` was right and a code is due: the pending step goes into the
     /// session (no one is signed in yet; the remembered page stays) and the browser to the
@@ -15,7 +15,7 @@ extension Request {
     /// (a wrong code is a failed sign-in of the user; over the limit a 429, right code or not).
     /// A right code clears the user's failures.
     func checkSecondFactor(_ code: String, of username: String) async throws -> TwoFactorService.Method? {
-        guard let service = services.extension(AuthenticationService.self), let twoFactor else { return nil }
+        guard let service = services.service(AuthenticationService.self), let twoFactor else { return nil }
         let throttle = service.throttle
         let now = Int64(settings.clock().timeIntervalSince1970)
         let name = Username.key(username)

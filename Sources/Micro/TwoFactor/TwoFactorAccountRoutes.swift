@@ -22,7 +22,7 @@ struct TwoFactorAccountRoutes {
 
     /// The store, where users can have a second factor: a writable user store and a database.
     private func store(_ request: Request) -> TwoFactorStore? {
-        guard request.services.extension(AuthenticationService.self)?.settings.users is any PasswordUpgradingUserStore else { return nil }
+        guard request.service(AuthenticationService.self)?.settings.users is any PasswordUpgradingUserStore else { return nil }
         return service.store
     }
 

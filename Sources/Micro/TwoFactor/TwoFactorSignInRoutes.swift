@@ -42,7 +42,7 @@ struct TwoFactorSignInRoutes {
         // The user as the store holds them now: a password changed (or a user removed) since
         // the first step ends it.
         let stored = try await authentication.users.find(username: pending.user, using: authentication.hasher)
-        let signIns = request.services.extension(AuthenticationService.self)
+        let signIns = request.service(AuthenticationService.self)
         guard let stored, let signIns, signIns.stands(CredentialStamp(text: pending.stamp), as: CredentialStamp(stored), username: stored.user.username)
         else {
             request.session.remove(PendingSecondFactor.key)
