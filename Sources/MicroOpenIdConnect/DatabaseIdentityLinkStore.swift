@@ -29,7 +29,9 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     public let database: Database
     /// How long a link unused is kept (``IdentityLinkRetention/default``: a year); past it the
     /// link is as none, and the next sign-in links afresh.
-    public let retention: TimeInterval
+    public let retention: Duration
+    /// ``retention`` in seconds, as the links' times are compared.
+    let retentionInterval: TimeInterval
 
     /// The most expired links one new link deletes besides its own: more than one, so that the
     /// expired rows are gone faster than new ones come, yet one sign-in's work stays small.
@@ -39,9 +41,10 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     /// plain name: letters, digits, `_`) the triggers that drop the links of users deleted
     /// from that table.
     public init(_ database: Database, usersTable: String? = nil,
-                retention: TimeInterval = IdentityLinkRetention.default) async throws(ConfigurationError) {
+                retention: Duration = IdentityLinkRetention.default) async throws(ConfigurationError) {
         self.database = database
         self.retention = retention
+        retentionInterval = retention.seconds
         var list = Self.migrations
         if let usersTable {
             guard usersTable.range(of: "^[A-Za-z_][A-Za-z0-9_]{0,62}$", options: .regularExpression) != nil else {
@@ -122,7 +125,7 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     }
 
     /// The last use before which a link has expired at `now`.
-    func cutoff(_ now: Date) -> Int64 { Int64(now.timeIntervalSince1970 - retention) }
+    func cutoff(_ now: Date) -> Int64 { Int64(now.timeIntervalSince1970 - retentionInterval) }
 
     /// The unexpired link of `identity` at `now`.
     private func row(_ identity: ExternalIdentity, at now: Date) async throws -> Row? {

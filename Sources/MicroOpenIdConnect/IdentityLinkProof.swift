@@ -20,7 +20,7 @@ struct IdentityLinkProof: Sendable {
     private func now(_ request: Request) -> Int64 { Int64(request.settings.clock().timeIntervalSince1970) }
 
     private func pending(_ request: Request) -> PendingLink? {
-        request.session.pendingLink(now: now(request), lifetime: settings.proofLifetime)
+        request.session.pendingLink(now: now(request), lifetime: settings.proofLifetime.components.seconds)
     }
 
     /// The sign-in page, where a wait that expired or was never begun sends the browser.

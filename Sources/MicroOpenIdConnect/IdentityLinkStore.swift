@@ -45,11 +45,11 @@ extension IdentityLinkStore {
 public enum IdentityLinkRetention {
     /// A year: someone signing in at least yearly keeps their link; the rest sign in afresh
     /// (linked again by username or verified email, as on a first sign-in).
-    public static let `default`: TimeInterval = 365 * 86_400
+    public static let `default`: Duration = .seconds(365 * 86_400)
     /// For ``OpenIdConnectUserMapping/existing``: as long as the store's user (the users table
     /// bounds the links, one per user), so that a dormant user's link is never claimed afresh
     /// by a name the provider sends.
-    public static let whileTheUserIsKept: TimeInterval = 100 * 365 * 86_400
+    public static let whileTheUserIsKept: Duration = .seconds(100 * 365 * 86_400)
     /// A link's last use is written at most once this often, so that a sign-in is a read.
     static let useGranularity: Int64 = 86_400
 }

@@ -43,24 +43,27 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     private let links = Mutex(Links())
 
     /// How long a link unused is kept (``IdentityLinkRetention/default``: a year).
-    public let retention: TimeInterval
+    public let retention: Duration
+    /// ``retention`` in seconds, as the links' times are compared.
+    let retentionInterval: TimeInterval
     /// The most links kept: in the `any` mapping every person the provider vouches for makes one.
     public let capacity: Int
 
     /// An empty store.
-    public init(retention: TimeInterval = IdentityLinkRetention.default, capacity: Int = 100_000) {
+    public init(retention: Duration = IdentityLinkRetention.default, capacity: Int = 100_000) {
         self.retention = retention
+        retentionInterval = retention.seconds
         self.capacity = max(1, capacity)
     }
 
     /// The username `identity` is linked to, judged at wall time; not noted as a use.
     public func username(linkedTo identity: ExternalIdentity) async throws -> String? {
-        links.withLock { $0.live(identity, at: Date(), retention: retention)?.username }
+        links.withLock { $0.live(identity, at: Date(), retention: retentionInterval)?.username }
     }
 
     public func follow(_ identity: ExternalIdentity, at now: Date) async throws -> String? {
         links.withLock { links in
-            guard let link = links.live(identity, at: now, retention: retention) else { return nil }
+            guard let link = links.live(identity, at: now, retention: retentionInterval) else { return nil }
             // Noted as the database store notes it (at most daily), so both expire alike.
             if now.timeIntervalSince(link.lastUsedAt) > TimeInterval(IdentityLinkRetention.useGranularity) {
                 links.usernames[identity]?.lastUsedAt = now
@@ -72,7 +75,7 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     public func identity(linkedTo username: String, issuer: String) async throws -> ExternalIdentity? {
         links.withLock { links in
             guard let identity = links.identities[UsernameAtIssuer(username: username, issuer: issuer)] else { return nil }
-            return links.live(identity, at: Date(), retention: retention) == nil ? nil : identity
+            return links.live(identity, at: Date(), retention: retentionInterval) == nil ? nil : identity
         }
     }
 
@@ -83,13 +86,13 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     public func link(_ identity: ExternalIdentity, to username: String, at now: Date) async throws -> Bool {
         links.withLock { links in
             let key = UsernameAtIssuer(username: username, issuer: identity.issuer)
-            _ = links.live(identity, at: now, retention: retention)
-            if let other = links.identities[key] { _ = links.live(other, at: now, retention: retention) }
+            _ = links.live(identity, at: now, retention: retentionInterval)
+            if let other = links.identities[key] { _ = links.live(other, at: now, retention: retentionInterval) }
             switch (links.usernames[identity], links.identities[key]) {
             case (nil, nil):
                 if links.usernames.count >= capacity {
                     // Expired links first; when none is, the least recently used goes.
-                    let expired = links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) > retention }.map(\.key)
+                    let expired = links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) > retentionInterval }.map(\.key)
                     for identity in expired { links.remove(identity) }
                     if links.usernames.count >= capacity,
                         let oldest = links.usernames.min(by: { $0.value.lastUsedAt < $1.value.lastUsedAt })?.key {
@@ -113,7 +116,7 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
         let wanted = Set(usernames)
         let now = Date()
         return links.withLock { links in
-            links.usernames.filter { wanted.contains($0.value.username) && now.timeIntervalSince($0.value.lastUsedAt) <= retention }
+            links.usernames.filter { wanted.contains($0.value.username) && now.timeIntervalSince($0.value.lastUsedAt) <= retentionInterval }
                 .map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
                 .sorted { ($0.username, $0.identity.issuer, $0.identity.subject) < ($1.username, $1.identity.issuer, $1.identity.subject) }
                 .prefix(max(0, limit)).map { $0 }
@@ -123,7 +126,7 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     public func allLinks(limit: Int) async throws -> [IdentityLink] {
         let now = Date()
         return links.withLock { links in
-            links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) <= retention }
+            links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) <= retentionInterval }
                 .map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
                 .sorted { ($0.username, $0.identity.issuer, $0.identity.subject) < ($1.username, $1.identity.issuer, $1.identity.subject) }
                 .prefix(max(0, limit)).map { $0 }

@@ -39,8 +39,8 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     /// (their password, and code, asked in the same flow) or ``IdentityLinkRule/claim`` (the
     /// claim alone: only where the provider's administrators own it).
     public var linkRule = IdentityLinkRule.proof
-    /// How long a provider's identity waits for the person's proof, in seconds.
-    public var proofLifetime: Int64 = 300
+    /// How long a provider's identity waits for the person's proof: from 10 seconds to an hour.
+    public var proofLifetime: Duration = .seconds(300)
     /// When not empty, only verified email addresses in these domains sign in.
     public var allowedDomains: [String] = []
     /// The claim the roles of a user from outside the store are read from.
@@ -60,15 +60,15 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     /// The largest answer read from the provider.
     public var maximumResponseSize = 1 << 20
     /// The leeway on `exp` and `iat`.
-    public var clockSkew: TimeInterval = 60
+    public var clockSkew: Duration = .seconds(60)
     /// How long a browser may take at the provider.
-    public var flowLifetime: Int64 = 600
+    public var flowLifetime: Duration = .seconds(600)
     /// How many sign-ins one session may have at the provider at once (tabs): the oldest goes.
     public var maximumPendingFlows = 3
     /// Audiences besides the client id an ID token may also name.
     public var trustedAudiences: Set<String> = []
     /// The shortest time between two key-set fetches for an unknown `kid`.
-    public var keyRefetchInterval: TimeInterval = 60
+    public var keyRefetchInterval: Duration = .seconds(60)
 
     /// The source sessions signed in this way carry.
     public static let source = "oidc"
@@ -90,8 +90,10 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         if clientId.isEmpty { return "OpenIdConnect.clientId is empty." }
         if clientSecret.isEmpty { return "OpenIdConnect.clientSecret is empty." }
         if !scopes.contains("openid") { return "OpenIdConnect.scopes must hold openid." }
-        if maximumPendingFlows < 1 || flowLifetime < 1 { return "OpenIdConnect.maximumPendingFlows and flowLifetime must be positive." }
-        if !(10...3600).contains(proofLifetime) { return "OpenIdConnect.proofLifetime is \(proofLifetime); it is from 10 to 3600 seconds." }
+        if maximumPendingFlows < 1 || flowLifetime < .seconds(1) { return "OpenIdConnect.maximumPendingFlows and flowLifetime must be positive." }
+        if !(Duration.seconds(10)...Duration.seconds(3600)).contains(proofLifetime) {
+            return "OpenIdConnect.proofLifetime is \(proofLifetime); it is from 10 to 3600 seconds."
+        }
         return nil
     }
 
@@ -99,7 +101,7 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     public func install(in app: App) {
         let provider = OpenIdProvider(
             issuer: issuer, http: ProviderHttpClient(timeout: timeout, maximumBodySize: maximumResponseSize),
-            keyRefetchInterval: keyRefetchInterval, clock: app.settings.clock)
+            keyRefetchInterval: keyRefetchInterval.seconds, clock: app.settings.clock)
         let flow = OpenIdConnectFlow(
             settings: self, provider: provider, sessionLifetime: app.settings.sessions.absoluteLifetime.components.seconds)
         app.register(flow)

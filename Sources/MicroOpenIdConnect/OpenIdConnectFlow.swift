@@ -16,7 +16,7 @@ final class OpenIdConnectFlow: Sendable {
         self.provider = provider
         hints = IdTokenHints(lifetime: sessionLifetime)
         verifier = IdTokenVerifier(
-            issuer: settings.issuer, clientId: settings.clientId, trustedAudiences: settings.trustedAudiences, leeway: settings.clockSkew)
+            issuer: settings.issuer, clientId: settings.clientId, trustedAudiences: settings.trustedAudiences, leeway: settings.clockSkew.seconds)
     }
 
     private var callbackPath: String { settings.path + "/callback" }
@@ -47,7 +47,7 @@ final class OpenIdConnectFlow: Sendable {
         let metadata = try await answering(request) { () async throws(OpenIdConnectError) in try await provider.discover() }
         let now = Int64(request.settings.clock().timeIntervalSince1970)
         let flow = PendingFlow.start(at: now)
-        try request.session.addPendingFlow(flow, limit: settings.maximumPendingFlows, lifetime: settings.flowLifetime)
+        try request.session.addPendingFlow(flow, limit: settings.maximumPendingFlows, lifetime: settings.flowLifetime.components.seconds)
         let query = [
             ("response_type", "code"), ("client_id", settings.clientId), ("redirect_uri", request.absoluteUrl(callbackPath)),
             ("scope", settings.scopes.joined(separator: " ")), ("state", flow.state), ("nonce", flow.nonce),
@@ -67,7 +67,7 @@ final class OpenIdConnectFlow: Sendable {
         let state = request.params["state"] ?? ""
         let flow = try await answering(request) { () throws(OpenIdConnectError) -> PendingFlow in
             guard !state.isEmpty, state.utf8.count <= 256 else { throw .invalidState("the callback has no state") }
-            guard let flow = try? request.session.takePendingFlow(state: state, now: Int64(now.timeIntervalSince1970), lifetime: settings.flowLifetime)
+            guard let flow = try? request.session.takePendingFlow(state: state, now: Int64(now.timeIntervalSince1970), lifetime: settings.flowLifetime.components.seconds)
             else { throw .invalidState("the callback's state is not one this session is waiting for (unknown, used or expired)") }
             return flow
         }

@@ -42,9 +42,9 @@ public struct Accounts: AppPlugin, Sendable {
     public var confirmationMessage = "The two new passwords differ."
     /// What the password page says when the users' file cannot be written (credentials.yml).
     public var readOnlyUsersMessage = "These users are managed in credentials.yml: ask its keeper to put in a new hash (`SampleApp hash-password` makes one)."
-    /// How long, in seconds, the acting admin's password (and code) confirms the users page's
-    /// changes once given, in that session: ten minutes by default.
-    public var adminProofLifetime: Int64 = 600
+    /// How long the acting admin's password (and code) confirms the users page's changes once
+    /// given, in that session: ten minutes by default.
+    public var adminProofLifetime: Duration = .seconds(600)
     /// The flash after ending one session.
     public var sessionEndedMessage = "That session has been signed out."
     /// The flash after ending every other session.

@@ -39,7 +39,7 @@ final class AccountsService: Sendable {
         let session = registered(request, user: user)
         request.session[Self.seenKey] = String(now)
         // A provider's sign-in is the only proof a session by single sign-on can give here.
-        if request.session[Session.sourceKey] != nil { AdminProof.note(request, lifetime: settings.adminProofLifetime) }
+        if request.session[Session.sourceKey] != nil { AdminProof.note(request, lifetime: settings.adminProofLifetime.components.seconds) }
         do {
             for dropped in try await settings.sessions.add(session) { end(dropped, request) }
         } catch {
@@ -74,7 +74,7 @@ final class AccountsService: Sendable {
     func lockedOut(_ request: Request, name: String?, authentication: Authentication) async {
         guard let name else { return }
         let now = request.session.now
-        let window = authentication.throttleLimits.window
+        let window = authentication.throttleLimits.windowSeconds
         let fresh = lockouts.withLock { lockouts in
             if let last = lockouts[name], now - last < window { return false }
             if lockouts.count >= Self.memoryBound { lockouts.removeAll() }

@@ -44,7 +44,7 @@ struct AdminProof {
                 await request.accounts?.record(request, username: admin.username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
             }
         }
-        Self.note(request, lifetime: settings.adminProofLifetime)
+        Self.note(request, lifetime: settings.adminProofLifetime.components.seconds)
         return nil
     }
 
@@ -53,7 +53,7 @@ struct AdminProof {
     private func holds(_ request: Request) -> Bool {
         let now = request.session.now
         guard let until = request.session[Self.sessionKey].flatMap(Int64.init) else { return false }
-        return now < until && until - now <= settings.adminProofLifetime
+        return now < until && until - now <= settings.adminProofLifetime.components.seconds
     }
 
     /// Notes a proof made now: a right answer, or a sign-in by single sign-on.

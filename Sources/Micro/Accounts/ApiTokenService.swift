@@ -65,7 +65,7 @@ final class ApiTokenService: Sendable {
         if let entry = recent.value(for: digest) {
             // An admin's "End sessions" revokes the user's sessions by time, on every instance
             // sharing the revocations: a look-up from before it is looked up again.
-            if now >= entry.checked, now - entry.checked < settings.cacheLifetime, entry.token.isLive(at: now),
+            if now >= entry.checked, now - entry.checked < settings.cacheLifetime.components.seconds, entry.token.isLive(at: now),
                 authentication.isCurrent(entry.stamp, username: entry.user.username),
                 !request.services.sessions.settings.revocations.isRevoked(username: entry.user.username, created: entry.checked)
             {

@@ -11,10 +11,10 @@
 public struct ApiTokenSettings: Sendable {
     /// Where tokens are kept; nil turns tokens off (the page says so, Bearer is not read).
     public var store: (any ApiTokenStore)?
-    /// How long a token's look-up (and its user's roles) is taken from memory, in seconds: a
-    /// token revoked on another instance stops working there within this time. On this instance
-    /// it stops at once.
-    public var cacheLifetime: Int64 = 5
+    /// How long a token's look-up (and its user's roles) is taken from memory: a token revoked
+    /// on another instance stops working there within this time. On this instance it stops at
+    /// once.
+    public var cacheLifetime: Duration = .seconds(5)
     /// The realm `WWW-Authenticate: Bearer` names.
     public var realm = "Micro"
     /// What the tokens page says when the users cannot be written (credentials.yml).

@@ -135,7 +135,7 @@ final class AuthenticationService: Sendable {
     func adoptSharedFailures(username: SignInThrottle.Key?, address: SignInThrottle.Key?, now: Int64, logger: Logger) async throws {
         guard let store = settings.throttleStore else { return }
         do {
-            let shared = try await store.failures(username: username, address: address, window: throttle.limits.window, now: now)
+            let shared = try await store.failures(username: username, address: address, window: throttle.limits.windowSeconds, now: now)
             throttle.adopt(shared, username: username, address: address, now: now)
         } catch let error as HttpError {
             // The store says why (and logs an outage once).
@@ -155,7 +155,7 @@ final class AuthenticationService: Sendable {
         do {
             switch outcome {
             case .failure:
-                let shared = try await store.recordFailure(username: username, address: address, window: throttle.limits.window, now: now)
+                let shared = try await store.recordFailure(username: username, address: address, window: throttle.limits.windowSeconds, now: now)
                 throttle.adopt(shared, username: username, address: address, now: now)
             case .success:
                 if let username { try await store.clear(username: username) }

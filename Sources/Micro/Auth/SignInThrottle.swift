@@ -25,8 +25,8 @@ public final class SignInThrottle: Sendable {
         public var failuresPerUsername = 5
         /// Failed sign-ins allowed from one client address within the window.
         public var failuresPerAddress = 20
-        /// The window, in seconds (15 minutes), from a name's or address's first failure.
-        public var window: Int64 = 15 * 60
+        /// The window from a name's or address's first failure: 15 minutes.
+        public var window: Duration = .seconds(15 * 60)
         /// How many usernames (and, separately, addresses) are tracked at most.
         public var capacity = 100_000
 
@@ -129,8 +129,8 @@ public final class SignInThrottle: Sendable {
     /// how it ended with ``finish(username:address:outcome:now:)``.
     public func begin(username: Key?, address: Key?, now: Int64) -> Decision {
         state.withLock { state in
-            Self.dropPassed(&state.usernames, window: limits.window, now: now)
-            Self.dropPassed(&state.addresses, window: limits.window, now: now)
+            Self.dropPassed(&state.usernames, window: limits.windowSeconds, now: now)
+            Self.dropPassed(&state.addresses, window: limits.windowSeconds, now: now)
             let name = username.map { state.usernames.entries[$0] }.flatMap { $0 }
             let client = address.map { state.addresses.entries[$0] }.flatMap { $0 }
             var refusal: Int64?
@@ -139,7 +139,7 @@ public final class SignInThrottle: Sendable {
                 guard let entry else { continue }
                 let failures = live(entry, now: now) ? Int(entry.failures) : 0
                 if failures >= limit {
-                    refusal = max(refusal ?? 1, entry.windowStart + limits.window - now)
+                    refusal = max(refusal ?? 1, entry.windowStart + limits.windowSeconds - now)
                 } else if failures + Int(entry.inFlight) >= limit {
                     busy = true
                 }
@@ -171,7 +171,7 @@ public final class SignInThrottle: Sendable {
 
     private func adopt(_ count: SignInFailures.Count?, for key: Key, in table: inout Table, now: Int64) {
         let entry = table.entries[key]
-        guard let count, count.failures > 0, now - count.windowStart < limits.window else {
+        guard let count, count.failures > 0, now - count.windowStart < limits.windowSeconds else {
             guard var entry else { return }
             entry.failures = 0
             table.entries[key] = entry.inFlight == 0 ? nil : entry
@@ -191,7 +191,7 @@ public final class SignInThrottle: Sendable {
     }
 
     private func live(_ entry: Entry, now: Int64) -> Bool {
-        entry.failures > 0 && now - entry.windowStart < limits.window
+        entry.failures > 0 && now - entry.windowStart < limits.windowSeconds
     }
 
     private func reserve(_ key: Key, in table: inout Table, now: Int64) {

@@ -13,8 +13,8 @@ public struct TwoFactorSettings: Sendable {
     public var requiredForRoles: [String]?
     /// Where the second step of a sign-in is.
     public var signInPath = "/signin/two-factor"
-    /// How long the second step waits after the password was checked, in seconds.
-    public var stepLifetime: Int64 = 300
+    /// How long the second step waits after the password was checked.
+    public var stepLifetime: Duration = .seconds(300)
     /// The refusal of a wrong code.
     public var wrongCodeMessage = "That code is not right. Try the one your app shows now, or a recovery code."
     /// What the page says where the users cannot have a second factor (a users file, or no

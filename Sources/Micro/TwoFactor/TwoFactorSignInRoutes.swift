@@ -12,7 +12,7 @@ struct TwoFactorSignInRoutes {
     private func pending(_ request: Request) -> PendingSecondFactor? {
         guard let pending = request.session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) else { return nil }
         let age = request.session.now - pending.at
-        guard age >= 0, age < service.settings.stepLifetime else {
+        guard age >= 0, age < service.settings.stepLifetime.components.seconds else {
             request.session.remove(PendingSecondFactor.key)
             return nil
         }
