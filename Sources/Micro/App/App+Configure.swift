@@ -7,7 +7,7 @@ extension App {
     /// without a crash trace. A top-level `try` in `main.swift` would crash instead.
     ///
     /// ```swift
-    /// let users = app.configure { try YamlUserStore(file: "credentials.yml") }
+    /// let rota = app.configure { try Rota(file: "rota.yml") }
     /// ```
     public func configure<T>(_ step: () throws -> T) -> T {
         do {

@@ -1,8 +1,8 @@
 /// Something the app reads again while it runs, on `SIGHUP` or ``App/reload()``, without a
-/// restart: ``YamlUserStore`` (credentials.yml) and ``SqliteUserStore`` (reopens its file).
+/// restart: a users file (credentials.yml), a SQLite file that was replaced.
 ///
-/// ``Authentication`` registers its user store when the store is reloadable; register your own
-/// with ``App/addReloadable(_:)``.
+/// Plugins register theirs (authentication its users, when they can be read again); register
+/// your own with ``App/addReloadable(_:)``.
 public protocol Reloadable: AnyObject, Sendable {
     /// Reads the source again. On a problem, throws it (naming the file and line) and keeps
     /// what it had, so a broken edit never empties a running app.
@@ -16,8 +16,8 @@ extension App {
     /// Adding the same object twice adds it once.
     ///
     /// ```swift
-    /// let users = try YamlUserStore(file: "credentials.yml")
-    /// app.use(Authentication(users: users))     // registers `users` itself
+    /// let rota = try Rota(file: "rota.yml")      // a Reloadable of the app's own
+    /// app.addReloadable(rota)
     /// ```
     public func addReloadable(_ reloadable: any Reloadable) {
         updateReloadables { reloadables in

@@ -1,7 +1,10 @@
 /// Something that adds routes, filters or services to an app in one line: `app.use(plugin)`.
 ///
 /// ```swift
-/// app.use(Authentication(users: try YamlUserStore(file: "credentials.yml")))
+/// struct Health: AppPlugin {
+///     func install(in app: App) { app.get("/health") { _ in "ok" } }
+/// }
+/// app.use(Health())
 /// ```
 public protocol AppPlugin {
     /// Adds what the plugin brings to `app`.

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// Runs asynchronous work to its end for a caller that must wait for it: a synchronous API
-/// (``UserStore/find(username:)``) over an asynchronous driver. The work runs on Dispatch's
+/// (a user store's look-up by name) over an asynchronous driver. The work runs on Dispatch's
 /// threads, never on the caller's pool, so that callers waiting on every thread of Swift's
 /// cooperative pool cannot keep it from finishing.
 package enum Blocking {

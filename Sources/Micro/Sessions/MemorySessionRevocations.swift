@@ -15,7 +15,7 @@ public final class MemorySessionRevocations: SessionRevocations {
         var expiring: [Int64: [UInt64]] = [:]
         /// The last minute whose entries were dropped.
         var sweptMinute: Int64 = 0
-        /// Users' revocations: sessions begun at or before `time`, until `expiry`.
+        /// Revocations by username: sessions begun at or before `time`, until `expiry`.
         var users: [String: (time: Int64, expiry: Int64)] = [:]
         /// Every session begun at or before this time is revoked.
         var everyone: Int64 = .min

@@ -6,8 +6,8 @@ extension Request {
     ///
     /// Every template also sees, without the route passing them: `flash` (the messages, e.g.
     /// `{{flash.notice}}`), `flashMessages` (a list of `{kind, message}`), `csrfToken`,
-    /// `csrfField` (a ready hidden input: `{{{csrfField}}}`), `path`, and, once someone is
-    /// signed in, `currentUser` (`{{currentUser.name}}`) and `signedIn`. Values are
+    /// `csrfField` (a ready hidden input: `{{{csrfField}}}`), `path`, and what plugins add
+    /// (``App/addTemplateValue(_:_:)``: authentication adds who is signed in). Values are
     /// HTML-escaped unless the template uses triple braces (`{{{value}}}`, or `{{& value}}`):
     /// each `& < > " '` becomes an entity by bytes, whatever characters surround it (see
     /// ``Html/escape(_:)``), in partials, sections and inherited blocks too. A template may
