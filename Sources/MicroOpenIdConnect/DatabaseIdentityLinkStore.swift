@@ -44,7 +44,7 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
                 retention: Duration = IdentityLinkRetention.default) async throws(ConfigurationError) {
         self.database = database
         self.retention = retention
-        retentionInterval = retention.seconds
+        retentionInterval = retention / .seconds(1)
         var list = Self.migrations
         if let usersTable {
             guard usersTable.range(of: "^[A-Za-z_][A-Za-z0-9_]{0,62}$", options: .regularExpression) != nil else {

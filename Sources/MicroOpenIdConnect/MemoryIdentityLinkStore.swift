@@ -52,7 +52,7 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     /// An empty store.
     public init(retention: Duration = IdentityLinkRetention.default, capacity: Int = 100_000) {
         self.retention = retention
-        retentionInterval = retention.seconds
+        retentionInterval = retention / .seconds(1)
         self.capacity = max(1, capacity)
     }
 

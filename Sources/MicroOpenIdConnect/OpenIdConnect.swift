@@ -90,7 +90,7 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         if clientId.isEmpty { return "OpenIdConnect.clientId is empty." }
         if clientSecret.isEmpty { return "OpenIdConnect.clientSecret is empty." }
         if !scopes.contains("openid") { return "OpenIdConnect.scopes must hold openid." }
-        if maximumPendingFlows < 1 || flowLifetime < .seconds(1) { return "OpenIdConnect.maximumPendingFlows and flowLifetime must be positive." }
+        if maximumPendingFlows < 1 || flowLifetime < .seconds(1) { return "OpenIdConnect.maximumPendingFlows must be 1 or more, and flowLifetime at least a second." }
         if !(Duration.seconds(10)...Duration.seconds(3600)).contains(proofLifetime) {
             return "OpenIdConnect.proofLifetime is \(proofLifetime); it is from 10 to 3600 seconds."
         }
@@ -101,7 +101,7 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     public func install(in app: App) {
         let provider = OpenIdProvider(
             issuer: issuer, http: ProviderHttpClient(timeout: timeout, maximumBodySize: maximumResponseSize),
-            keyRefetchInterval: keyRefetchInterval.seconds, clock: app.settings.clock)
+            keyRefetchInterval: keyRefetchInterval / .seconds(1), clock: app.settings.clock)
         let flow = OpenIdConnectFlow(
             settings: self, provider: provider, sessionLifetime: app.settings.sessions.absoluteLifetime.components.seconds)
         app.register(flow)

@@ -16,7 +16,7 @@ final class OpenIdConnectFlow: Sendable {
         self.provider = provider
         hints = IdTokenHints(lifetime: sessionLifetime)
         verifier = IdTokenVerifier(
-            issuer: settings.issuer, clientId: settings.clientId, trustedAudiences: settings.trustedAudiences, leeway: settings.clockSkew.seconds)
+            issuer: settings.issuer, clientId: settings.clientId, trustedAudiences: settings.trustedAudiences, leeway: settings.clockSkew / .seconds(1))
     }
 
     private var callbackPath: String { settings.path + "/callback" }

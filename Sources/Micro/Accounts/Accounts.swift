@@ -71,9 +71,18 @@ public struct Accounts: AppPlugin, Sendable {
     }
 
     public func install(in app: App) {
+        // Counted in whole seconds: a shorter one would close what it should keep open.
+        for (name, lifetime) in [("adminProofLifetime", adminProofLifetime), ("twoFactor.stepLifetime", twoFactor.stepLifetime)]
+        where lifetime < .seconds(1) {
+            app.addProblem("Accounts.\(name) is \(lifetime); it must be at least a second.")
+        }
         let service = AccountsService(self, logger: app.logger)
         app.register(service)
-        app.updateService(SignInHooks()) { $0.listeners.append(service) }
+        // An Accounts installed again replaces the first, as its service does: one audit.
+        app.updateService(SignInHooks()) { hooks in
+            hooks.listeners.removeAll { $0 is AccountsService }
+            hooks.listeners.append(service)
+        }
         app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
         if let database = (sessions as? DatabaseSessionRegistry)?.database {
             app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }

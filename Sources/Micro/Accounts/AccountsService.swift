@@ -87,14 +87,14 @@ final class AccountsService: Sendable {
 
     /// The request's session is signing out.
     func signingOut(_ request: Request) async {
-        guard let user = request.currentUser, request.credentialsUser == nil else { return }
+        guard let user = request.currentUser, !request.isAuthenticatedByHeader else { return }
         _ = try? await settings.sessions.remove(id: Self.entryId(of: request.session.id), of: user.username)
         await record(request, username: user.username, event: ActivityEvent.Kind.signedOut, detail: "")
     }
 
     /// A signed-in request: tells the registry the session was seen, at most once a minute.
     func seen(_ request: Request) {
-        guard request.credentialsUser == nil, request.currentUser != nil else { return }
+        guard !request.isAuthenticatedByHeader, request.currentUser != nil else { return }
         let now = request.session.now
         if let last = request.session[Self.seenKey].flatMap(Int64.init), now - last < SessionRegistryLimits.touchInterval { return }
         request.session[Self.seenKey] = String(now)

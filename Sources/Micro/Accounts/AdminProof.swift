@@ -17,7 +17,7 @@ struct AdminProof {
     /// What the page's forms must ask for now: nil when the proof holds (no field), else
     /// whether a code is asked beside the password.
     func demand(of admin: User, _ request: Request) async throws -> Demand? {
-        if request.credentialsUser != nil || holds(request) { return nil }
+        if request.isAuthenticatedByHeader || holds(request) { return nil }
         if request.signInSource != nil { return .signInAgain }
         return try await request.needsCode(toProve: admin.username) ? .passwordAndCode : .password
     }
@@ -29,19 +29,16 @@ struct AdminProof {
         if ApiTokenService.isByToken(request) { throw HttpError(.forbidden, settings.usersTexts.tokenRefused) }
         // HTTP Basic checked the password on this request (a user with a second factor cannot
         // use it at all).
-        if request.credentialsUser != nil || holds(request) { return nil }
+        if request.isAuthenticatedByHeader || holds(request) { return nil }
         if request.signInSource != nil {
             throw HttpError(.forbidden, settings.usersTexts.signInAgain)
         }
         guard try await request.checkCredentials(username: admin.username, password: request.params["current_password"] ?? "") != nil else {
             return ("current_password", settings.wrongPasswordMessage)
         }
-        if request.storage[SignInStepDue.self] != nil {
-            guard let method = try await request.checkSecondFactor(request.params["code"] ?? "", of: admin.username) else {
+        if let step = request.storage[SignInStepDue.self] {
+            guard try await step.prove(request, username: admin.username, answer: request.params["code"] ?? "") else {
                 return ("code", settings.twoFactor.wrongCodeMessage)
-            }
-            if method == .recoveryCode {
-                await request.accounts?.record(request, username: admin.username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
             }
         }
         Self.note(request, lifetime: settings.adminProofLifetime.components.seconds)

@@ -44,7 +44,7 @@ final class ApiTokenService: Sendable {
 
     /// Whether the request was signed in by a token.
     static func isByToken(_ request: Request) -> Bool {
-        request.credentialsUser != nil && request.headers.first(name: "Authorization").flatMap(bearer) != nil
+        request.isAuthenticatedByHeader && request.headers.first(name: "Authorization").flatMap(bearer) != nil
     }
 
     /// Signs in, for this request only, the user whose token an `Authorization: Bearer` header
@@ -54,7 +54,7 @@ final class ApiTokenService: Sendable {
     /// the client's address in the sign-in throttle, which refuses every token from an address
     /// past its limit with a 429.
     func accept(_ request: Request) async throws {
-        guard request.credentialsUser == nil, request.wantsJson, let header = request.headers.first(name: "Authorization"),
+        guard !request.isAuthenticatedByHeader, request.wantsJson, let header = request.headers.first(name: "Authorization"),
             let token = Self.bearer(header)
         else { return }
         // A signed-in session wins (looked at only when there is a cookie: none is made here).

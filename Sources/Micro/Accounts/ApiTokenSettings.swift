@@ -11,9 +11,9 @@
 public struct ApiTokenSettings: Sendable {
     /// Where tokens are kept; nil turns tokens off (the page says so, Bearer is not read).
     public var store: (any ApiTokenStore)?
-    /// How long a token's look-up (and its user's roles) is taken from memory: a token revoked
-    /// on another instance stops working there within this time. On this instance it stops at
-    /// once.
+    /// How long a token's look-up (and its user's roles) is taken from memory, in whole seconds
+    /// (zero: not at all): a token revoked on another instance stops working there within this
+    /// time. On this instance it stops at once.
     public var cacheLifetime: Duration = .seconds(5)
     /// The realm `WWW-Authenticate: Bearer` names.
     public var realm = "Micro"

@@ -146,7 +146,8 @@ public final class App: RouteBuilder {
     /// Makes a plugin's own metrics when the app is built for serving, with the app's metrics
     /// backend (``Settings/metricsFactory``, else swift-metrics' bootstrapped one), and keeps
     /// them as a service: found again by their type with ``Request/service(_:)``. One per
-    /// type: a later one replaces it.
+    /// type: a later one replaces it. `make` runs while the app is being built, holding its
+    /// definition: it makes metrics and must not call the app.
     ///
     /// ```swift
     /// app.addMetrics { factory in ExportMetrics(factory: factory) }

@@ -1,4 +1,5 @@
 import Metrics
+
 /// What a request can reach of the app beyond its routes: settings, sessions, views, CSRF
 /// protection, security headers. Built once when the app starts; each request holds a
 /// reference to it (copying these per request showed in profiles).

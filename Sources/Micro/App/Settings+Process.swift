@@ -54,7 +54,9 @@ extension Settings {
             settings.publicUrl = raw
         }
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
-        settings.variables = variables
+        // Micro's own only: the rest of the environment (other services' passwords, a cloud's
+        // keys) has no business in settings that any route can reach.
+        settings.variables = variables.filter { $0.key.hasPrefix("MICRO_") }
         return settings
     }
 

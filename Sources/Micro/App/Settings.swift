@@ -77,12 +77,8 @@ public struct Settings: Sendable {
     /// - `micro_request_duration_seconds` (timer; `method`, `route`): from the request to its
     ///   response (the body may still be on its way to the client).
     ///
-    /// With ``Authentication`` (plugins add theirs through ``App/addMetrics(_:)``):
-    /// - `micro_sign_ins_total` (counter; `via`: `form` or `basic`, `outcome`: `success`,
-    ///   `failure`, `throttled` or `unavailable`): each check of a password; a script's HTTP
-    ///   Basic credentials found in the cache are not checked again and not counted.
-    /// - `micro_throttled_total` (counter; `action`: `refused` with a 429, or `delayed` behind
-    ///   checks in flight for the same name or address).
+    /// Plugins add theirs through ``App/addMetrics(_:)`` (authentication: sign-ins by outcome
+    /// and throttled attempts); the README lists them all.
     public var metricsFactory: (any MetricsFactory)?
     /// The reverse proxies in front of the app, by address or CIDR range (`"127.0.0.1"`,
     /// `"10.0.0.5"`, `"fd00::/64"`). A request that comes through one is taken to be from the
@@ -130,7 +126,7 @@ public struct Settings: Sendable {
     public var trustedOrigins: [String] = []
     /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
     public var sessions = SessionSettings()
-    /// The process's environment variables these settings were read from
+    /// The process's `MICRO_` environment variables these settings were read from
     /// (``fromProcess(_:)``): plugins read their own there when the app starts
     /// (`MICRO_DATA_KEY`, `MICRO_ALLOW_DEMO_USERS`), so that an app given settings in code
     /// (``App/init(settings:logger:)``) reads none. Empty for settings made in code.

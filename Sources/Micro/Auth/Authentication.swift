@@ -95,6 +95,11 @@ public struct Authentication: AppPlugin, Sendable {
             app.addProblem("Authentication.passwordCost is \(passwordCost); a bcrypt cost is from \(Password.costs.lowerBound) to \(Password.costs.upperBound).")
             return
         }
+        // The throttle counts in whole seconds: a shorter window would count no failure at all.
+        if throttleLimits.window < .seconds(1) {
+            app.addProblem("Authentication.throttleLimits.window is \(throttleLimits.window); it must be at least a second.")
+            return
+        }
         let service = AuthenticationService(self)
         app.register(service)
         app.addMetrics { factory in SignInMetrics(factory: factory) }

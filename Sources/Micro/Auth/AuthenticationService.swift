@@ -172,7 +172,7 @@ final class AuthenticationService: Sendable {
     /// cache of recent checks, else checked as the sign-in form is (a wrong password counts
     /// against the name and the address; a throttled one is a 429).
     func acceptBasicCredentials(_ request: Request) async throws {
-        guard request.credentialsUser == nil, request.wantsJson,
+        guard !request.isAuthenticatedByHeader, request.wantsJson,
             let header = request.headers.first(name: "Authorization"), let credentials = BasicCredentials(header: header)
         else { return }
         // A signed-in session wins (looked at only when there is a cookie: none is made here).
@@ -192,7 +192,7 @@ final class AuthenticationService: Sendable {
             try await request.checkCredentials(username: credentials.username, password: credentials.password)
         }) else { return }
         // The password alone does not open an account with a further step: nothing is cached.
-        if request.storage[SignInStepDue.self] != nil, let step { throw step.basicRefusal }
+        if let due = request.storage[SignInStepDue.self] { throw due.basicRefusal }
         basicCache.remember(stored, for: credentials, now: now)
         request.credentialsUser = stored.user
     }

@@ -10,7 +10,7 @@ extension Request {
     /// a single sign-on linking a provider's account to a user here.
     public func proveAccount(username: String, password: String, code: String) async throws -> StoredUser? {
         guard let stored = try await checkCredentials(username: username, password: password) else { return nil }
-        guard storage[SignInStepDue.self] != nil, let step = signInHooks.step else { return stored }
+        guard let step = storage[SignInStepDue.self] else { return stored }
         storage[SignInStepDue.self] = nil
         return try await step.prove(self, username: stored.user.username, answer: code) ? stored : nil
     }

@@ -28,7 +28,7 @@ extension Request {
     /// The ``ExternalSignIn/source`` that signed this session in (`oidc`); nil for a password
     /// or nobody.
     public var signInSource: String? {
-        guard isSignedIn, credentialsUser == nil else { return nil }
+        guard isSignedIn, !isAuthenticatedByHeader else { return nil }
         return session[Session.sourceKey]
     }
 
@@ -129,7 +129,7 @@ extension Request {
         guard let stored = try await services.signInMetrics.signIn(via: .form, { try await checkCredentials(username: username, password: password) })
         else { return nil }
         // A user with a further step (a second factor) is not signed in yet: on to the step.
-        if storage[SignInStepDue.self] != nil, let step = signInHooks.step { try step.begin(self, stored) }
+        if let step = storage[SignInStepDue.self] { try step.begin(self, stored) }
         try await signIn(checked: stored, detail: "password")
         return stored.user
     }
@@ -199,7 +199,7 @@ extension Request {
         guard let user, outcome == .success, let step = signInHooks.step else { return }
         outcome = .unchecked
         if try await step.isDue(for: user.user.username) {
-            storage[SignInStepDue.self] = true
+            storage[SignInStepDue.self] = step
         } else {
             outcome = .success
         }

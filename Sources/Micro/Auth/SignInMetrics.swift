@@ -1,9 +1,13 @@
 import Metrics
 
 /// The sign-in flow's metrics, made with the app's backend when the app is built
-/// (``App/addMetrics(_:)``): `micro_sign_ins_total` by door and outcome, and
-/// `micro_throttled_total` by what the throttle did. Every combination is made at once, so
-/// that a backend exports each at zero before the first sign-in.
+/// (``App/addMetrics(_:)``), every combination at once, so that a backend exports each at zero
+/// before the first sign-in:
+/// - `micro_sign_ins_total` (counter; `via`: `form` or `basic`, `outcome`: `success`,
+///   `failure`, `throttled` or `unavailable`): each check of a password; a script's HTTP Basic
+///   credentials found in the cache are not checked again and not counted.
+/// - `micro_throttled_total` (counter; `action`: `refused` with a 429, or `delayed` behind
+///   checks in flight for the same name or address).
 final class SignInMetrics: Sendable {
     /// Through which door a sign-in came.
     enum Via: String, CaseIterable {

@@ -1,5 +1,5 @@
-/// Set on a request whose password check found a user who must pass the further step
-/// (``SignInStep``) before being signed in.
+/// The further step (``SignInStep``) a request's password check found due: the user must pass
+/// it before being signed in. The step itself is kept, so that what is due is always what runs.
 enum SignInStepDue: RequestStorageKey {
-    typealias Value = Bool
+    typealias Value = any SignInStep
 }

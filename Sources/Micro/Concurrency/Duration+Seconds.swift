@@ -1,6 +1,6 @@
 extension Duration {
     /// The duration in seconds, with its fraction: what NIO's deadlines are computed from.
-    package var seconds: Double {
+    var seconds: Double {
         let (whole, attoseconds) = components
         return Double(whole) + Double(attoseconds) / 1e18
     }

@@ -20,7 +20,7 @@ struct TwoFactorRequirement {
         let prefix = service.accountsPrefix
         app.before { request in
             guard let user = request.currentUser, routes.mustTurnOn(user) else { return }
-            if request.credentialsUser != nil {
+            if request.isAuthenticatedByHeader {
                 // No session to remember the answer in: looked up for each such request.
                 if try await service.isOn(user.username) { return }
                 throw HttpError(.forbidden, service.settings.requiredMessage)

@@ -124,4 +124,3 @@ final class TwoFactorService: Sendable {
         return codes
     }
 }
-
