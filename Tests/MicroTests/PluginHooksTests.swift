@@ -52,9 +52,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let app = isolatedApp()
-        var authentication = Authentication(users: try UserStoreKind.yaml.make(in: folder))
-        authentication.hasher = PasswordHasher(threads: 1)
-        app.use(authentication)
+        app.use(try UserStoreKind.yaml.authentication(in: folder))
         let first = Accounts()
         let second = Accounts()
         app.use(first)

@@ -90,9 +90,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let app = isolatedApp()
-        var authentication = Authentication(users: try UserStoreKind.yaml.make(in: folder))
-        authentication.hasher = PasswordHasher(threads: 1)
-        app.use(authentication)
+        app.use(try UserStoreKind.yaml.authentication(in: folder))
         app.get("/me") { request in try request.authenticate().username }
         let client = TestClient(app)
         await #expect(throws: TestClientError.self) { try await client.signIn("ann", "wrong") }

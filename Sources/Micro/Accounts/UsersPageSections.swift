@@ -51,9 +51,5 @@ extension App {
     }
 
     /// The users page's sections, made when first asked for.
-    var usersPageSections: UsersPageSections {
-        var found: UsersPageSections?
-        updateService(UsersPageSections()) { found = $0 }
-        return found!
-    }
+    var usersPageSections: UsersPageSections { updateService(UsersPageSections()) }
 }

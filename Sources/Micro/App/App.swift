@@ -133,14 +133,19 @@ public final class App: RouteBuilder {
     }
 
     /// Changes the service of type `T` (``register(_:)``), starting from `initial` where none
-    /// is registered yet: for plugins that add to what another one reads (the sign-in flow's
-    /// listeners), whichever is installed first.
-    func updateService<T: Sendable>(_ initial: @autoclosure () -> T, _ change: (inout T) -> Void) {
+    /// is registered yet, and returns it: for plugins that add to what another one reads (the
+    /// sign-in flow's listeners), whichever is installed first, and for a registry made when
+    /// first asked for (no change).
+    @discardableResult
+    func updateService<T: Sendable>(_ initial: @autoclosure () -> T, _ change: (inout T) -> Void = { _ in }) -> T {
+        var updated: T?
         update { definition in
             var service = definition.registered[ObjectIdentifier(T.self)] as? T ?? initial()
             change(&service)
             definition.registered[ObjectIdentifier(T.self)] = service
+            updated = service
         }
+        return updated!
     }
 
     /// Makes a plugin's own metrics when the app is built for serving, with the app's metrics

@@ -51,9 +51,5 @@ extension App {
     }
 
     /// The app's ways in, made when first asked for.
-    var externalSignIns: ExternalSignIns {
-        var found: ExternalSignIns?
-        updateService(ExternalSignIns()) { found = $0 }
-        return found!
-    }
+    var externalSignIns: ExternalSignIns { updateService(ExternalSignIns()) }
 }

@@ -24,6 +24,14 @@ enum UserStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable 
 
     var testDescription: String { rawValue }
 
+    /// ``Authentication`` over this kind's store in `folder`, with one hasher thread (tests
+    /// run side by side).
+    func authentication(in folder: TemporaryFolder) throws -> Authentication {
+        var authentication = Authentication(users: try make(in: folder))
+        authentication.hasher = PasswordHasher(threads: 1)
+        return authentication
+    }
+
     func make(in folder: TemporaryFolder) throws -> any UserStore {
         switch self {
         case .yaml:
