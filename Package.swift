@@ -6,6 +6,10 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Micro", targets: ["Micro"]),
+        // The core and authentication without the account pages (and without libqrencode).
+        .library(name: "MicroCore", targets: ["MicroCore"]),
+        .library(name: "MicroAuth", targets: ["MicroAuth"]),
+        .library(name: "MicroAccounts", targets: ["MicroAccounts"]),
         .library(name: "MicroTesting", targets: ["MicroTesting"]),
         .library(name: "MicroPostgres", targets: ["MicroPostgres"]),
         // Single sign-on with OpenID Connect: its own library, so that apps without it link
@@ -54,10 +58,12 @@ let package = Package(
         .systemLibrary(name: "CQrEncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // glibc's malloc_trim, which Swift's Glibc module does not declare.
         .systemLibrary(name: "CMalloc"),
+        // The core: server, HTTP, routing, the app, sessions, security headers, views, static
+        // files, the data layer. It knows none of its plugins.
         .target(
-            name: "Micro",
+            name: "MicroCore",
             dependencies: [
-                "CCrypt", "CYaml", "CMalloc", "CQrEncode",
+                "CMalloc",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -70,10 +76,37 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+            ]
+        ),
+        // Authentication: users and their stores, passwords, the sign-in flow and its hooks.
+        .target(
+            name: "MicroAuth",
+            dependencies: [
+                "MicroCore", "CCrypt", "CYaml",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
             ],
             // The ICU inside Foundation on Linux: UTS #39 confusables and bidi classes for usernames.
             linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
+        // The account pages, the users page, the audit, API tokens and the second factor: the
+        // only module that needs libqrencode.
+        .target(
+            name: "MicroAccounts",
+            dependencies: [
+                "MicroCore", "MicroAuth", "CQrEncode",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ]
+        ),
+        // What `import Micro` brings: the three modules above, for apps, the README and the examples.
+        .target(name: "Micro", dependencies: ["MicroCore", "MicroAuth", "MicroAccounts"]),
         .target(
             name: "MicroTesting",
             dependencies: [
@@ -114,10 +147,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // An app of the core and authentication alone: scripts/check-without-accounts shows that
+        // it builds and links without the account pages and libqrencode.
+        .executableTarget(name: "SignInOnlyApp", dependencies: ["MicroCore", "MicroAuth"], path: "Tests/SignInOnlyApp"),
         .testTarget(
             name: "MicroTests",
             dependencies: [
-                "Micro", "MicroTesting",
+                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -136,7 +172,7 @@ let package = Package(
         .testTarget(
             name: "MicroOpenIdConnectTests",
             dependencies: [
-                "Micro", "MicroTesting", "MicroOpenIdConnect",
+                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting", "MicroOpenIdConnect",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -152,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "MicroPostgresTests",
             dependencies: [
-                "Micro", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
+                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,7 +2,9 @@ import Foundation
 import MicroOpenIdConnect
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The proof of a user with two-factor sign-in on asks for their code too, taken once.
 @Suite(.serialized) struct IdentityLinkTwoFactorTests {

@@ -2,7 +2,9 @@ import Foundation
 import MicroPostgres
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 extension MicroPostgresTests {
     /// The activity log's tables apart (ended accounts, unknown users) and the recovery codes

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// What the account pages need from the rest of the app, checked when it starts.
 @Suite struct AccountsSetupTests {

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// DNS rebinding: a request for a host the app was not given is refused before anything reads
 /// it; IP literals and localhost need no setting.

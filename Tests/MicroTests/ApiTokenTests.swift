@@ -3,7 +3,9 @@ import Foundation
 import MicroTesting
 import SQLKit
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// API tokens through the test client: the pages, `Authorization: Bearer`, and the store, in
 /// memory and in a real SQLite file.

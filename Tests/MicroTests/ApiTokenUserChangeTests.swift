@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// API tokens and the admin's users page: a disabled user's tokens admit nobody, and a user
 /// removed then added again under the same name inherits neither tokens nor second factor.

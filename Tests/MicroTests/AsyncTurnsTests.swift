@@ -1,5 +1,7 @@
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// One task at a time, in the order they came, each waiting a bounded time without a thread.
 @Suite struct AsyncTurnsTests {

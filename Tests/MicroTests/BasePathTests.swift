@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// An app mounted under a sub-path behind a proxy: by the base path setting, or by a trusted
 /// proxy's `X-Forwarded-Prefix`.

@@ -1,6 +1,8 @@
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The count of a body's bytes on the wire: reads toward the body limit with its allowance, and
 /// reads without body data in a row toward the run limit.

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Caches never keep what belongs to one session: the rules of `SecurityHeaders` for
 /// `Cache-Control` and `Vary`, one test each.

@@ -1,6 +1,8 @@
 import NIOCore
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// What a connection leaves behind when it closes: no deadline check or lingering close that
 /// holds its handler, and no request that waited in it.

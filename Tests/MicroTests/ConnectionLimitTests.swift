@@ -2,7 +2,9 @@ import Foundation
 import NIOCore
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// `settings.maxConnections` over a real socket on 127.0.0.1: a connection beyond the limit
 /// gets a `503` and is closed, a flood of them leaves the server serving, and the setting is

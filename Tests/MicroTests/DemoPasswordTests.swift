@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The README's demo password does not run in production unless a demo is deliberate.
 @Suite struct DemoPasswordTests {

@@ -4,7 +4,9 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The event loop as a task executor: the jobs it queues on the loop's thread run in turns of
 /// the loop, those from other threads reach it too, and every one runs on the loop.

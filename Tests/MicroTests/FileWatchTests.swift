@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Whether a path still names the file a watch holds: a write leaves it so; another file put in
 /// its place, even when the first has a second name, or the path removed, does not.

@@ -1,7 +1,9 @@
 import NIOCore
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The byte-wise form decoder against a plain reference (the decoder as it was, splitting by
 /// Unicode scalar), on many random inputs, and its limits counted exactly.

@@ -4,7 +4,9 @@ import NIOCore
 import NIOEmbedded
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The allocator's free memory goes back to the system once the server has had no connection
 /// for a quiet period: once per quiet spell, never while a connection is open, and later when

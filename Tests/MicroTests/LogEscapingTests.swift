@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// No value a client sends reaches a log line with its control characters: CR and LF would
 /// write fake lines, ESC drives the terminal the log is read in.

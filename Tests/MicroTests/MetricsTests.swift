@@ -4,7 +4,9 @@ import MetricsTestKit
 import MicroTesting
 import Prometheus
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The app's metrics through swift-metrics: requests by route pattern and status, their
 /// durations, sign-ins by outcome and throttled attempts, recorded by a factory the settings

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// A name given to someone new starts clean: after `bob` is removed (on the users page, or as
 /// `remove-user` does) and a new `bob` added, the new bob sees none of the old one's sessions

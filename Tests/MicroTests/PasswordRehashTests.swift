@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// A sign-in that re-hashes a password stored at another cost keeps the session it signs in,
 /// on this instance and on another over the same users table, before and after that one has

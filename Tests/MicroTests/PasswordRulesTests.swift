@@ -1,5 +1,7 @@
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// NIST SP 800-63B's rules for a new password.
 @Suite struct PasswordRulesTests {

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// What plugins hook into and read: their settings' bounds, the variables the settings keep,
 /// and the sign-in flow's listeners.

@@ -1,7 +1,9 @@
 import VaporCSQLite
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Files with secrets are private from the moment they exist: the users database (and SQLite's
 /// journal files beside it) and the development session secret are created 0600 whatever the

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// `settings.publicUrl`: an allowed host, a trusted origin, the base path, absolute URLs and
 /// the `Secure` cookie.

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Users carry roles; `authorize(role:)` and a group's `authorize(role:)` check them.
 @Suite struct RolesTests {

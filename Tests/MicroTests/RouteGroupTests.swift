@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Route groups: a prefix with filters, wrappers and error handlers of its own.
 @Suite struct RouteGroupTests {

@@ -1,5 +1,7 @@
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 @Suite struct RoutePatternTests {
     @Test func literalPatternsMatchExactly() throws {

@@ -1,7 +1,9 @@
 import MicroTesting
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The route index against the plain linear matcher: for every method and path, the routes a
 /// request tries (the first wins, `pass()` moves to the next) are exactly those the linear

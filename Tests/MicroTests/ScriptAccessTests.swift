@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Scripts: a 401 with `WWW-Authenticate` and a JSON error instead of a redirect, and HTTP
 /// Basic credentials checked as the sign-in form is.

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// A production session secret that is easy to guess is refused at start-up, with a message
 /// naming MICRO_SESSION_SECRET and how to make a good one; development and tests accept it.

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Sessions end when they should: at sign-out wherever the cookie was copied to, when the user
 /// is removed or their password changes, and when the app ends them.

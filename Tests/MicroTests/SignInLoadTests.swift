@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Sign-in under parallel load, with hostile input, and with users of mixed bcrypt costs.
 @Suite struct SignInLoadTests {

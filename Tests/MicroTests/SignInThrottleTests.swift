@@ -1,5 +1,7 @@
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The throttle as a state machine, driven by hand-given times.
 @Suite struct SignInThrottleTests {

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// A SQLite users database that is missing, locked by another writer, read-only or corrupt: a
 /// clear error at start-up; at sign-in time a 503 page (never a 500), and sign-in works again

@@ -2,7 +2,9 @@ import Foundation
 import NIOCore
 import NIOPosix
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Transactions on a SQLite file: on a connection of their own, taking turns, beside the
 /// statements of other requests on the shared connection.

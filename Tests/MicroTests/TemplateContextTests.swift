@@ -1,5 +1,7 @@
 import Foundation
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 import MicroTesting
 import Testing
 

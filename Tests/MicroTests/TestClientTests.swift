@@ -1,4 +1,6 @@
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 import Micro
 import MicroTesting
 import Testing

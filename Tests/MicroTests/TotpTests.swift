@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// TOTP against RFC 6238's test vectors, base32 against RFC 4648's, and the QR code's matrix.
 @Suite struct TotpTests {

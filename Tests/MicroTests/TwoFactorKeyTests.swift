@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// What the data key guards at rest: recovery codes keyed with it (old unkeyed rows keyed in
 /// place and still good), and a key that is not the one the secrets were sealed with.

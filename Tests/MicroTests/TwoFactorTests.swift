@@ -3,7 +3,9 @@ import Logging
 import MicroTesting
 import SQLKit
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Two-factor sign-in through the test client: turning it on, signing in with a code or a
 /// recovery code, the throttle, replays (two apps over one SQLite file), the data key.

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Failed sign-ins under names that are no user are kept apart, within their own bounds:
 /// however many addresses send them, the accounts' events stay.

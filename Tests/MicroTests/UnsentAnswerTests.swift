@@ -1,7 +1,9 @@
 import NIOCore
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// A keep-alive answer is written without asking NIO to report its end, so closing the
 /// connection later (after the client's half-close, or at shutdown) must first wait for what

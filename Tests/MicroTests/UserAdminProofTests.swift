@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The users page asks the acting admin who they are, reaches the user's API tokens, and ends
 /// sessions for good; the sessions page lists the current session after "sign out everywhere

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The admin's users page over a real SQLite file: each change, who may make it, the last
 /// admin kept, and what a change does to the user's sessions and sign-ins.

@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// credentials.yml edited while the app runs: `app.reload()` (what SIGHUP calls) picks up the
 /// edit; a broken edit is reported with its file and line and the last good users stay.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 @Suite struct UserStoreTests {
     @Test(arguments: UserStoreKind.allCases)

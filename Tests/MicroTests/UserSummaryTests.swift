@@ -1,5 +1,7 @@
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// What a users store keeps in memory: a reading older than a change made meanwhile does not
 /// put back what was before it.

@@ -1,5 +1,7 @@
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// `UserTable` over a SQLite file: what the SQL text of a statement may name.
 @Suite struct UserTableTests {

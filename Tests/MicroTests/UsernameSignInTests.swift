@@ -1,7 +1,9 @@
 import Foundation
 import MicroTesting
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Sign-in looks users up by ``Username``'s enforced form; a name outside the rule fails as a
 /// wrong password does.

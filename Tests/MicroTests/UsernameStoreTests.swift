@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// Every store keeps one user per name under ``Username``'s rule, and refuses names outside it.
 @Suite struct UsernameStoreTests {

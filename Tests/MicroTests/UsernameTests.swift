@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// RFC 8265's UsernameCaseMapped profile, as ``Username/enforce(_:)`` applies it.
 @Suite struct UsernameTests {

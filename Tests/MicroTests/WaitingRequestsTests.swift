@@ -2,7 +2,9 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The limit on what a pipelining client may have waiting: whole requests only, up to 100 of
 /// them and the body limit's worth of their bodies.

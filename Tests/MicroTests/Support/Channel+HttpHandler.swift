@@ -1,6 +1,8 @@
 import NIOCore
 
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 extension Channel {
     /// Runs `body` on the connection's event loop with its ``HttpHandler``, whose state

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Micro
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
 
 /// The seed's credentials.yml, exactly as its author wrote it (user / secret123).
 let seedCredentials = """

@@ -1,4 +1,0 @@
-extension Request {
-    /// The account pages' service, when the app uses ``Accounts``.
-    var accounts: AccountsService? { services.service(AccountsService.self) }
-}

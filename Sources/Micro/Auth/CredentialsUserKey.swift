@@ -1,4 +1,0 @@
-/// The request storage slot of ``Request/credentialsUser``.
-enum CredentialsUserKey: RequestStorageKey {
-    typealias Value = User
-}

@@ -1,9 +1,0 @@
-import CCrypt
-import Foundation
-
-/// A password that cannot be hashed, with the reason.
-public struct PasswordError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong.
-    public var description: String
-    init(_ description: String) { self.description = description }
-}

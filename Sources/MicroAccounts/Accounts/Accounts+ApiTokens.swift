@@ -1,0 +1,20 @@
+import MicroAuth
+import MicroCore
+
+extension Accounts {
+    /// The token pages, and with a store, its table and `Authorization: Bearer`.
+    func installApiTokens(in app: App, accounts: AccountsService) {
+        app.addBuiltInTemplates(ApiTokenTemplates.all)
+        var service: ApiTokenService?
+        if let store = apiTokens.store {
+            let tokens = ApiTokenService(apiTokens, store: store, logger: app.logger)
+            app.register(tokens)
+            if let database = (store as? DatabaseApiTokenStore)?.database {
+                app.addPreparation { try await database.migrate(DatabaseApiTokenStore.migrations) }
+            }
+            app.addCredentialCheck { request in try await tokens.accept(request) }
+            service = tokens
+        }
+        ApiTokenRoutes(accounts: accounts, service: service).install(in: app)
+    }
+}

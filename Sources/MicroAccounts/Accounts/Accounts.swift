@@ -1,0 +1,105 @@
+import Foundation
+import MicroAuth
+import MicroCore
+
+/// The account pages a signed-in user reaches, turned on with one call: their password, where
+/// they are signed in (ending any of those sessions), what happened to their account, and for
+/// admins every account's activity. After ``Authentication``:
+///
+/// ```swift
+/// app.use(Authentication(users: users))
+/// app.use(Accounts(database: database))     // or Accounts() to keep sessions and events in memory
+/// ```
+///
+/// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
+/// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
+/// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``), and with a database the
+/// two-factor pages under `/account/two-factor` (``twoFactor``) and the API tokens
+/// (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``). Each answers JSON to a
+/// client that asks for it. Each page is a template an app restyles by writing its own of the
+/// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
+/// ``AccountTemplates``); the texts of flashes and refusals are settings here.
+public struct Accounts: AppPlugin, Sendable {
+    /// Where the pages are.
+    public var prefix = "/account"
+    /// Where the admin's audit page is (`/admin/audit`).
+    public var auditPath = "/admin/audit"
+    /// The role that sees the audit.
+    public var adminRole = "admin"
+    /// Where the admin's users page is (role ``adminRole``): ``UsersTemplates``, ``UsersPageTexts``.
+    public var usersPath = "/admin/users"
+    /// The texts of the users page.
+    public var usersTexts = UsersPageTexts()
+    /// Where each user's signed-in sessions are listed.
+    public var sessions: any SessionRegistry
+    /// Where account events are kept.
+    public var activity: any ActivityLog
+    /// What a new password must be.
+    public var passwordRules = PasswordRules()
+    /// The flash after a password change.
+    public var passwordChangedMessage = "Your password has been changed."
+    /// The refusal of a wrong current password.
+    public var wrongPasswordMessage = "That is not your current password."
+    /// The refusal of a confirmation that differs.
+    public var confirmationMessage = "The two new passwords differ."
+    /// What the password page says when the users' file cannot be written (credentials.yml).
+    public var readOnlyUsersMessage = "These users are managed in credentials.yml: ask its keeper to put in a new hash (`SampleApp hash-password` makes one)."
+    /// How long the acting admin's password (and code) confirms the users page's changes once
+    /// given, in that session: ten minutes by default.
+    public var adminProofLifetime: Duration = .seconds(600)
+    /// The flash after ending one session.
+    public var sessionEndedMessage = "That session has been signed out."
+    /// The flash after ending every other session.
+    public var othersEndedMessage = "Your other sessions have been signed out."
+    /// Two-factor sign-in (TOTP and recovery codes), where users are in a table and these
+    /// pages keep their state in a database: its issuer, whether it is required, its texts.
+    public var twoFactor = TwoFactorSettings()
+    /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:)``.
+    public var apiTokens = ApiTokenSettings()
+
+    /// The pages with sessions and events kept in this process (lost at restart): for a
+    /// users file or one instance.
+    public init() {
+        sessions = MemorySessionRegistry()
+        activity = MemoryActivityLog()
+    }
+
+    /// The pages with sessions and events kept in `database`, shared by every instance that
+    /// uses it.
+    public init(database: Database) {
+        sessions = DatabaseSessionRegistry(database)
+        activity = DatabaseActivityLog(database)
+        apiTokens.store = DatabaseApiTokenStore(database)
+    }
+
+    public func install(in app: App) {
+        // Counted in whole seconds: a shorter one would close what it should keep open.
+        for (name, lifetime) in [("adminProofLifetime", adminProofLifetime), ("twoFactor.stepLifetime", twoFactor.stepLifetime)]
+        where lifetime < .seconds(1) {
+            app.addProblem("Accounts.\(name) is \(lifetime); it must be at least a second.")
+        }
+        let service = AccountsService(self, logger: app.logger)
+        app.register(service)
+        // An Accounts installed again replaces the first, as its service does: one audit.
+        app.updateService(SignInHooks()) { hooks in
+            hooks.listeners.removeAll { $0 is AccountsService }
+            hooks.listeners.append(service)
+        }
+        app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
+        if let database = (sessions as? DatabaseSessionRegistry)?.database {
+            app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
+        }
+        app.addBuiltInTemplates(AccountTemplates.all)
+        // The admin's users page (``usersPath``).
+        app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
+        UserAdminRoutes(service: service).install(in: app)
+        app.addTemplateValue("accountPath") { request in request.url(prefix) }
+        // "Last seen", at most once a minute per session; only for requests with a cookie.
+        app.before { request in
+            if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
+        }
+        AccountRoutes(service: service).install(in: app)
+        TwoFactorFeature.install(twoFactor, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
+        installApiTokens(in: app, accounts: service)
+    }
+}

@@ -1,0 +1,71 @@
+import MicroAuth
+import MicroCore
+
+/// The acting admin's recent proof of who they are, which the users page's changes need
+/// ("sudo mode", as GitHub has it): a cookie alone, stolen or left in a signed-in browser,
+/// must not set an admin's password, turn off a second factor or add an admin, which the
+/// account pages refuse without the current password and code.
+///
+/// A right password (and code, where the admin's second factor is on) holds for
+/// ``Accounts/adminProofLifetime`` in this session. A session signed in by single sign-on has
+/// no password here: its sign-in is its proof, for as long. A script's HTTP Basic
+/// credentials carry the password on each request; a Bearer token proves nothing and is
+/// refused.
+struct AdminProof {
+    /// The session key of the time until which the proof holds, seconds since 1970.
+    static let sessionKey = "_admin_proof_until"
+
+    let settings: Accounts
+
+    /// What the page's forms must ask for now: nil when the proof holds (no field), else
+    /// whether a code is asked beside the password.
+    func demand(of admin: User, _ request: Request) async throws -> Demand? {
+        if request.isAuthenticatedByHeader || holds(request) { return nil }
+        if request.signInSource != nil { return .signInAgain }
+        return try await request.needsCode(toProve: admin.username) ? .passwordAndCode : .password
+    }
+
+    /// What a change must bring. Throws a `403` for a Bearer token and for a single sign-on
+    /// session whose sign-in is too old; returns the field a wrong answer names (the admin's
+    /// failed sign-in, counted by the throttle), or nil once the proof holds.
+    func check(_ admin: User, _ request: Request) async throws -> (field: String, message: String)? {
+        if ApiTokenService.isByToken(request) { throw HttpError(.forbidden, settings.usersTexts.tokenRefused) }
+        // HTTP Basic checked the password on this request (a user with a second factor cannot
+        // use it at all).
+        if request.isAuthenticatedByHeader || holds(request) { return nil }
+        if request.signInSource != nil {
+            throw HttpError(.forbidden, settings.usersTexts.signInAgain)
+        }
+        guard try await request.checkCredentials(username: admin.username, password: request.params["current_password"] ?? "") != nil else {
+            return ("current_password", settings.wrongPasswordMessage)
+        }
+        if let step = request.storage[SignInStepDue.self] {
+            guard try await step.prove(request, username: admin.username, answer: request.params["code"] ?? "") else {
+                return ("code", settings.twoFactor.wrongCodeMessage)
+            }
+        }
+        Self.note(request, lifetime: settings.adminProofLifetime.components.seconds)
+        return nil
+    }
+
+    /// Whether this session proved its admin recently: by a right answer, or (single sign-on)
+    /// by its sign-in, which ``AccountsService/signedIn(_:user:detail:)`` notes.
+    private func holds(_ request: Request) -> Bool {
+        let now = request.session.now
+        guard let until = request.session[Self.sessionKey].flatMap(Int64.init) else { return false }
+        return now < until && until - now <= settings.adminProofLifetime.components.seconds
+    }
+
+    /// Notes a proof made now: a right answer, or a sign-in by single sign-on.
+    static func note(_ request: Request, lifetime: Int64) {
+        request.session[sessionKey] = String(request.session.now + lifetime)
+    }
+
+    /// What the forms ask for while the proof does not hold.
+    enum Demand {
+        case password
+        case passwordAndCode
+        /// A single sign-on session past its proof: the admin signs in again.
+        case signInAgain
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import MicroAuth
+import MicroCore
+
+/// API tokens while the app runs: reads `Authorization: Bearer` on requests answered as a
+/// script's, and keeps a short-lived, bounded memory of recent look-ups.
+final class ApiTokenService: Sendable {
+    /// A token found live, and its user as the store held them when it was looked up.
+    struct Entry: Sendable {
+        let token: ApiToken
+        let user: User
+        let stamp: CredentialStamp
+        /// When it was looked up, on the app's clock.
+        let checked: Int64
+    }
+
+    let settings: ApiTokenSettings
+    let store: any ApiTokenStore
+    private let logger: Logger
+    /// Recent look-ups by the token's digest: a script's requests do not each read the table.
+    private let recent: BoundedCache<String, Entry>
+    /// When each token's use was last written, here: at most once a minute, whatever the rate.
+    private let touched = Locked<[String: Int64]>([:])
+    private static let memoryBound = 100_000
+
+    init(_ settings: ApiTokenSettings, store: any ApiTokenStore, logger: Logger) {
+        self.settings = settings
+        self.store = store
+        var logger = logger
+        logger[metadataKey: "component"] = "api-tokens"
+        self.logger = logger
+        recent = BoundedCache(capacity: 1024, byteLimit: 1024 * 512) { key, entry in
+            128 + key.utf8.count + entry.token.name.utf8.count + entry.user.username.utf8.count + entry.user.name.utf8.count
+                + entry.user.roles.joined().utf8.count
+        }
+    }
+
+    /// The token of an `Authorization: Bearer` header; nil for another scheme.
+    static func bearer(_ header: String) -> String? {
+        let text = header.trimmingSpaces()
+        if text.lowercased() == "bearer" { return "" }
+        guard let space = text.firstIndex(of: " "), text[..<space].lowercased() == "bearer" else { return nil }
+        return text[space...].trimmingSpaces()
+    }
+
+    /// Whether the request was signed in by a token.
+    static func isByToken(_ request: Request) -> Bool {
+        request.isAuthenticatedByHeader && request.headers.first(name: "Authorization").flatMap(bearer) != nil
+    }
+
+    /// Signs in, for this request only, the user whose token an `Authorization: Bearer` header
+    /// carries, when the request is answered as a script's and no session is signed in (as
+    /// HTTP Basic is: no session is made, and the CSRF token is not asked for). A token that
+    /// is malformed, unknown, expired, revoked or of a removed user is a 401, and counts against
+    /// the client's address in the sign-in throttle, which refuses every token from an address
+    /// past its limit with a 429.
+    func accept(_ request: Request) async throws {
+        guard !request.isAuthenticatedByHeader, request.wantsJson, let header = request.headers.first(name: "Authorization"),
+            let token = Self.bearer(header)
+        else { return }
+        // A signed-in session wins (looked at only when there is a cookie: none is made here).
+        if request.cookie(request.services.sessions.settings.cookieName) != nil, request.isSignedIn { return }
+        guard let authentication = request.service(AuthenticationService.self) else { return }
+        let now = Int64(request.settings.clock().timeIntervalSince1970)
+        let digest = ApiTokenSecret.digest(of: token)
+        if let entry = recent.value(for: digest) {
+            // An admin's "End sessions" revokes the user's sessions by time, on every instance
+            // sharing the revocations: a look-up from before it is looked up again.
+            if now >= entry.checked, now - entry.checked < settings.cacheLifetime.components.seconds, entry.token.isLive(at: now),
+                authentication.isCurrent(entry.stamp, username: entry.user.username),
+                !request.services.sessions.settings.revocations.isRevoked(username: entry.user.username, created: entry.checked)
+            {
+                request.credentialsUser = entry.user
+                await touch(entry.token, now: now)
+                return
+            }
+            recent.forget(digest)
+        }
+        let throttle = authentication.throttle
+        let address = request.clientAddress.map(throttle.key(address:))
+        try await authentication.adoptSharedFailures(username: nil, address: address, now: now, logger: request.logger)
+        try await request.admit(username: nil, address: address, authentication)
+        let entry: Entry?
+        do {
+            entry = try await lookUp(token, digest: digest, now: now, authentication)
+        } catch {
+            await authentication.finish(username: nil, address: address, outcome: .unchecked, now: now, logger: request.logger)
+            if let error = error as? HttpError { throw error }
+            logger.error("API tokens unavailable, a token cannot be looked up: \(error)")
+            throw HttpError(.serviceUnavailable, "Tokens cannot be checked right now. Please try again in a minute.", headers: ["Retry-After": "60"])
+        }
+        await authentication.finish(username: nil, address: address, outcome: entry == nil ? .failure : .success, now: now, logger: request.logger)
+        guard let entry else {
+            throw HttpError(.unauthorized, settings.invalidTokenMessage, headers: [
+                "WWW-Authenticate": "Bearer realm=\"\(settings.realm)\", error=\"invalid_token\"", "Cache-Control": "no-store",
+                "Vary": "Authorization",
+            ])
+        }
+        recent.remember(entry, for: digest)
+        request.credentialsUser = entry.user
+        await touch(entry.token, now: now)
+    }
+
+    /// The live token `token` and its user, from the stores.
+    private func lookUp(_ token: String, digest: String, now: Int64, _ authentication: AuthenticationService) async throws -> Entry? {
+        guard ApiTokenSecret.isWellFormed(token),
+            let stored = try await store.token(digest: digest), ApiTokenSecret.same(stored.digest, digest), stored.isLive(at: now),
+            let user = try await authentication.settings.users.find(username: stored.username, using: authentication.settings.hasher),
+            !user.isDisabled
+        else { return nil }
+        return Entry(token: stored, user: user.user, stamp: CredentialStamp(user), checked: now)
+    }
+
+    /// Forgets the look-up of a revoked token: on this instance it stops at once.
+    func forget(digest: String) {
+        recent.forget(digest)
+    }
+
+    /// Notes the token's use, at most once per ``ApiTokenLimits/touchInterval``.
+    private func touch(_ token: ApiToken, now: Int64) async {
+        let due = touched.withLock { touched in
+            if let last = touched[token.id], now - last < ApiTokenLimits.touchInterval { return false }
+            if touched.count >= Self.memoryBound { touched.removeAll() }
+            touched[token.id] = now
+            return true
+        }
+        guard due else { return }
+        do { try await store.touch(id: token.id, now: now) } catch { logger.warning("Cannot note that a token was used: \(error)") }
+    }
+}

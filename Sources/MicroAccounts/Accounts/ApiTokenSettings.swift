@@ -1,0 +1,51 @@
+import MicroAuth
+import MicroCore
+
+/// The API token pages and `Authorization: Bearer` (``Accounts/apiTokens``): where tokens are
+/// kept, and every text the pages show.
+///
+/// A token acts as its user with the roles the user store gives the user now: a removed user's
+/// tokens stop working at once, changed roles apply to the next request. A changed password
+/// does not end a user's tokens (they are credentials of their own, listed and revoked one by
+/// one on the tokens page, where a user who fears a leak looks): this keeps the scripts of a
+/// user who changes a password on schedule working. Tokens are made and revoked only by a
+/// signed-in user; a request signed in by a token may list them and revoke one, not make one
+/// (or a leaked token could outlive its own expiry).
+public struct ApiTokenSettings: Sendable {
+    /// Where tokens are kept; nil turns tokens off (the page says so, Bearer is not read).
+    public var store: (any ApiTokenStore)?
+    /// How long a token's look-up (and its user's roles) is taken from memory, in whole seconds
+    /// (zero: not at all): a token revoked on another instance stops working there within this
+    /// time. On this instance it stops at once.
+    public var cacheLifetime: Duration = .seconds(5)
+    /// The realm `WWW-Authenticate: Bearer` names.
+    public var realm = "Micro"
+    /// What the tokens page says when the users cannot be written (credentials.yml).
+    public var readOnlyUsersMessage =
+        "These users are managed in credentials.yml: API tokens need a users table (SQLite or PostgreSQL)."
+    /// What the tokens page says when tokens are off (no store).
+    public var offMessage = "API tokens are not turned on in this app."
+    /// The refusal of a token past the limit.
+    public var limitMessage = "You already have \(ApiTokenLimits.perUser) tokens, the most there may be: revoke one first."
+    /// The refusal of a name.
+    public var nameMessage =
+        "Give the token a name of 1 to \(ApiTokenLimits.nameLength) characters, without control or text-direction characters."
+    /// The refusal of an expiry.
+    public var expiryMessage = "Choose an expiry from \(ApiTokenLimits.days.lowerBound) to \(ApiTokenLimits.days.upperBound) days."
+    /// The flash after revoking a token.
+    public var revokedMessage = "The token has been revoked."
+    /// The refusal of a token made by a request signed in with a token.
+    public var tokenByTokenMessage = "Tokens are made by a signed-in user, not with another token."
+    /// The 401 of a token that is unknown, expired or revoked.
+    public var invalidTokenMessage = "This API token is unknown, expired or revoked."
+    /// The refusal of a wrong current password when making a token.
+    public var wrongPasswordMessage = "That is not your current password."
+
+    /// Tokens off (no store).
+    public init() {}
+
+    /// Tokens kept in `store`.
+    public init(store: any ApiTokenStore) {
+        self.store = store
+    }
+}

@@ -1,0 +1,53 @@
+import MicroAuth
+import MicroCore
+
+extension Request {
+    /// Records `event` in `username`'s activity (with this request's address and browser) and
+    /// in the log, when the app uses ``Accounts``; else only in the log. For what a plugin does
+    /// to an account (a single sign-on identity linked): the audit then shows it beside
+    /// Micro's own events.
+    ///
+    /// ```swift
+    /// await request.recordAccountEvent("identity_linked", of: "ann", detail: "sub-123 by password")
+    /// ```
+    public func recordAccountEvent(_ event: String, of username: String, detail: String) async {
+        if let accounts {
+            await accounts.record(self, username: username, event: event, detail: detail)
+        } else {
+            logger.info("account event", metadata: ["event": "\(event)", "user": "\(username)", "detail": "\(detail)"])
+        }
+    }
+
+    /// The admin viewing a plugin's page beside the users page: a `403` unless the app uses
+    /// ``Accounts`` and the signed-in user has its admin role.
+    @discardableResult
+    public func authorizeUsersPage() throws -> User {
+        guard let accounts else { throw HttpError(.notFound, "This app has no users page.") }
+        return try authorize(role: accounts.settings.adminRole)
+    }
+
+    /// The admin making a change on the users page from a plugin's form (a
+    /// ``UsersPageButton``), checked as the page's own changes are: the admin role, and the
+    /// admin's recent proof of who they are (the form's `current_password` and `code`, or one
+    /// given in the last minutes of this session); a `403` otherwise, and always for an API
+    /// token.
+    @discardableResult
+    public func authorizeUsersPageChange() async throws -> User {
+        guard let accounts else { throw HttpError(.notFound, "This app has no users page.") }
+        let admin = try authorize(role: accounts.settings.adminRole)
+        if let wrong = try await AdminProof(settings: accounts.settings).check(admin, self) { throw HttpError(.forbidden, wrong.message) }
+        return admin
+    }
+
+    /// Ends every session of `username` begun until now, on every instance that shares the
+    /// revocations, and takes them off the sessions page (with ``Accounts``): what the users
+    /// page's changes do, and a plugin's admin action on someone the user store does not hold
+    /// (a single sign-on user from outside it).
+    public func endSessions(of username: String) async {
+        services.sessions.revokeSessions(of: Username.key(username), now: session.now)
+        _ = try? await accounts?.settings.sessions.removeAll(of: Username.key(username), keeping: nil)
+    }
+
+    /// The path of the admin's users page, when the app uses ``Accounts``.
+    public var usersPagePath: String? { accounts?.settings.usersPath }
+}

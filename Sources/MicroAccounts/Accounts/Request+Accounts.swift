@@ -1,0 +1,7 @@
+import MicroAuth
+import MicroCore
+
+extension Request {
+    /// The account pages' service, when the app uses ``Accounts``.
+    var accounts: AccountsService? { services.service(AccountsService.self) }
+}

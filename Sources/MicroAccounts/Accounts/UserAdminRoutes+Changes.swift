@@ -1,0 +1,124 @@
+import Foundation
+import MicroAuth
+import MicroCore
+
+/// The users page's changes to one user, each named by the form's `username` field.
+extension UserAdminRoutes {
+    func setPassword(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
+        let username = try target(request)
+        let password = request.params["new_password"] ?? ""
+        if let problem = settings.passwordRules.problem(with: password, username: username) {
+            return try await page(request, problem: "\(username): \(problem)")
+        }
+        let hash = try await hash(password, request)
+        let set: Bool
+        do { set = try await store.setPasswordHash(of: username, to: hash) } catch { throw unavailable(request, error) }
+        guard set else { throw HttpError(.notFound, texts.noSuchUser) }
+        await endSessions(of: username, request)
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.passwordReset, flash: texts.passwordSet)
+    }
+
+    func setRoles(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
+        let username = try target(request)
+        let typed = String((request.params["roles"] ?? "").prefix(2048))
+        guard let roles = Self.roles(typed) else {
+            return try await page(request, problem: "\(username): \(texts.badRoles)", typedRoles: (username, typed))
+        }
+        let change: UserChange
+        do {
+            change = try await store.setRoles(of: username, to: roles, keepingOne: settings.adminRole)
+        } catch {
+            throw unavailable(request, error)
+        }
+        if let refused = try await refusal(change, request, username: username, typedRoles: (username, typed)) { return refused }
+        // The user's stamp holds their roles, which ends their sessions only while the roles
+        // differ: revoked too, so that a cookie from before a demotion stays dead once the
+        // roles are given back. The next sign-in brings the new roles.
+        await endSessions(of: username, request, revokingTokens: false)
+        return try await done(
+            request, admin: admin, user: username, event: ActivityEvent.Kind.rolesChanged, flash: texts.rolesChanged,
+            detail: roles.isEmpty ? "none" : roles.joined(separator: " "))
+    }
+
+    func setDisabled(_ request: Request, _ disabled: Bool) async throws -> Response {
+        let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
+        let username = try target(request)
+        let change: UserChange
+        do {
+            change = try await store.setDisabled(disabled, username: username, keepingOne: settings.adminRole)
+        } catch {
+            throw unavailable(request, error)
+        }
+        if let refused = try await refusal(change, request, username: username) { return refused }
+        // Enabling ends them too: the stamp the user had before being disabled is theirs
+        // again, and no cookie from before may come back to life with it.
+        await endSessions(of: username, request)
+        return try await done(
+            request, admin: admin, user: username, event: disabled ? ActivityEvent.Kind.userDisabled : ActivityEvent.Kind.userEnabled,
+            flash: disabled ? texts.disabled : texts.enabled)
+    }
+
+    func remove(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
+        let username = try target(request)
+        let change: UserChange
+        do {
+            change = try await store.removeUser(username: username, keepingOne: settings.adminRole)
+        } catch {
+            throw unavailable(request, error)
+        }
+        if let refused = try await refusal(change, request, username: username) { return refused }
+        await endSessions(of: username, request)
+        // The removal is the removed account's last event: recorded before its history is
+        // marked as ended, so that a new user of the name does not see it either.
+        await service.record(request, username: username, event: ActivityEvent.Kind.userRemoved, detail: "by \(admin.username)")
+        await forgetLeftovers(of: username, request)
+        request.flash["notice"] = texts.removed.replacingOccurrences(of: "NAME", with: username)
+        try request.redirect(to: settings.usersPath)
+    }
+
+    /// Turns the user's second factor off, for one who lost their device and recovery codes:
+    /// their password alone signs them in again. Their sessions stay.
+    func turnTwoFactorOff(_ request: Request) async throws -> Response {
+        let (admin, _) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
+        let username = try target(request)
+        guard let store = request.twoFactor?.store else { throw HttpError(.notFound, texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
+        let turnedOff: Bool
+        do { turnedOff = try await store.disable(Username.key(username)) } catch { throw unavailable(request, error) }
+        guard turnedOff else { return try await page(request, problem: texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.twoFactorDisabled, flash: texts.twoFactorReset)
+    }
+
+    /// Deletes the API tokens, the second factor and the listed sessions kept under `username`
+    /// in the account pages' tables, and marks its activity as an ended account's: after a
+    /// removal, and before an add (a user removed some other way, by `remove-user` or SQL, left
+    /// them), so that a new user of the name inherits none of it and sees only their own history.
+    func forgetLeftovers(of username: String, _ request: Request) async {
+        do {
+            try await request.service(ApiTokenService.self)?.store.removeAll(of: username)
+            _ = try await request.twoFactor?.store?.disable(Username.key(username))
+            _ = try await settings.sessions.removeAll(of: username, keeping: nil)
+            try await settings.activity.endAccount(of: username, at: request.session.now)
+        } catch {
+            request.logger.error("Cannot delete the tokens, second factor or history left by \(username): \(error)")
+        }
+    }
+
+    func endSessions(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
+        let username = try target(request)
+        let exists: Bool
+        do { exists = try await store.find(username: username, using: request.authenticationSettings?.hasher ?? .shared) != nil } catch { throw unavailable(request, error) }
+        guard exists else { throw HttpError(.notFound, texts.noSuchUser) }
+        await endSessions(of: username, request)
+        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.sessionsEnded, flash: texts.sessionsEnded)
+    }
+}

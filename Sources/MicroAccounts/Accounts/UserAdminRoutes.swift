@@ -1,0 +1,306 @@
+import Foundation
+import MicroAuth
+import MicroCore
+
+/// The routes of the admin's users page (``Accounts/usersPath``): the users listed, and where
+/// the store can write (``ManagedUserStore``), the forms that add one, set a password, change
+/// roles, disable, enable, remove, and end every session. Each change is an activity event of
+/// the user changed, with the admin's name in its detail (`by ann`), so that the audit shows
+/// who did it.
+struct UserAdminRoutes {
+    let service: AccountsService
+    var settings: Accounts { service.settings }
+    var texts: UsersPageTexts { settings.usersTexts }
+
+    /// The most roles a user may be given at once, and the longest display name.
+    static let maximumRoles = 32
+    static let maximumNameLength = 200
+
+    func install(in app: App) {
+        let path = settings.usersPath
+        app.get(path + "/?") { request in try await page(request) }
+        app.post(path + "/add") { request in try await add(request) }
+        app.post(path + "/password") { request in try await setPassword(request) }
+        app.post(path + "/roles") { request in try await setRoles(request) }
+        app.post(path + "/disable") { request in try await setDisabled(request, true) }
+        app.post(path + "/enable") { request in try await setDisabled(request, false) }
+        app.post(path + "/remove") { request in try await remove(request) }
+        app.post(path + "/sign-out") { request in try await endSessions(request) }
+        app.post(path + "/two-factor-off") { request in try await turnTwoFactorOff(request) }
+        app.post(path + "/confirm") { request in try await confirm(request) }
+        app.post(path + "/tokens/revoke") { request in try await revokeToken(request) }
+        app.post(path + "/tokens/revoke-all") { request in try await revokeTokens(request) }
+    }
+
+    // MARK: The page
+
+    func users(_ request: Request) -> (any UserStore)? {
+        request.service(AuthenticationService.self)?.settings.users
+    }
+
+    /// The page, with `problem` (a row's refusal) or `form` (the add form's) on a refusal.
+    func page(
+        _ request: Request, problem: String? = nil, typedRoles: (user: String, roles: String)? = nil, form: FormError? = nil
+    ) async throws -> Response {
+        let admin = try request.authorize(role: settings.adminRole)
+        let store = users(request)
+        let managed = store as? any ManagedUserStore
+        let listed: [ManagedUser]
+        do {
+            if let managed {
+                listed = try await managed.managedUsers()
+            } else {
+                listed = try await (store as? any UserListing)?.allUsers().map { ManagedUser(user: $0, isDisabled: false) } ?? []
+            }
+        } catch {
+            throw unavailable(request, error)
+        }
+        let withTwoFactor: Set<String>
+        let tokens: [String: [ApiToken]]
+        let now = request.session.now
+        do {
+            withTwoFactor = try await request.twoFactor?.store?.enabledUsers() ?? []
+            tokens = Dictionary(grouping: try await request.service(ApiTokenService.self)?.store.liveTokens(now: now) ?? [], by: \.username)
+        } catch {
+            throw unavailable(request, error)
+        }
+        if request.wantsJson, problem == nil, form == nil {
+            return try JsonBody(listed.map { ManagedUserJson($0, tokens: tokens[$0.user.username] ?? []) }).makeResponse(for: request)
+        }
+        // What plugins show under each user (``UsersPageSection``).
+        let sections: [String: [[String: Any]]]
+        do {
+            sections = try await request.service(UsersPageSections.self)?.values(request, usernames: listed.map(\.user.username)) ?? [:]
+        } catch {
+            throw unavailable(request, error)
+        }
+        var values: [String: Any] = [
+            "title": "Users", "action": request.url(settings.usersPath), "minimumLength": settings.passwordRules.minimumLength,
+            "users": listed.map { listed -> [String: Any] in
+                var roles = listed.user.roles.joined(separator: " ")
+                if let typedRoles, typedRoles.user == listed.user.username { roles = typedRoles.roles }
+                return [
+                    "username": listed.user.username, "name": listed.user.name,
+                    "roles": listed.user.roles.isEmpty ? "none" : listed.user.roles.joined(separator: ", "), "rolesList": roles,
+                    "disabled": listed.isDisabled, "twoFactor": withTwoFactor.contains(Username.key(listed.user.username)),
+                    "hasTokens": tokens[listed.user.username] != nil,
+                    "tokens": (tokens[listed.user.username] ?? []).map { token -> [String: Any] in
+                        [
+                            "id": token.id, "name": token.name, "createdText": AccountTime.shown(token.createdAt),
+                            "createdAt": AccountTime.iso(token.createdAt), "expiresText": AccountTime.shown(token.expiresAt),
+                            "expiresAt": AccountTime.iso(token.expiresAt),
+                            "lastUsedText": token.lastUsedAt == 0 ? "never" : AccountTime.shown(token.lastUsedAt),
+                        ]
+                    },
+                    "sections": sections[listed.user.username] ?? [],
+                ]
+            },
+        ]
+        if managed == nil { values["readOnly"] = texts.readOnly } else { values["canManage"] = true }
+        let demand: AdminProof.Demand?
+        do { demand = managed == nil ? nil : try await AdminProof(settings: settings).demand(of: admin, request) } catch { throw unavailable(request, error) }
+        switch demand {
+        case .password: values["proof"] = ["code": false]
+        case .passwordAndCode: values["proof"] = ["code": true]
+        case .signInAgain: values["signInAgain"] = texts.signInAgain
+        case nil: break
+        }
+        if hasExternalSignIn(request) { values["externalSignIn"] = true }
+        if let problem { values["problem"] = problem }
+        if let form { return try request.render("admin/users", values, form: form).makeResponse(for: request) }
+        if problem != nil { request.response.status = .unprocessableEntity }
+        return try request.render("admin/users", values).makeResponse(for: request)
+    }
+
+    // MARK: The changes
+
+    /// The admin and the store, or the answer that there is none to change.
+    func begin(_ request: Request) throws -> (admin: User, store: any ManagedUserStore) {
+        let admin = try request.authorize(role: settings.adminRole)
+        guard let store = users(request) as? any ManagedUserStore else { throw HttpError(.forbidden, texts.readOnly) }
+        return (admin, store)
+    }
+
+    /// `POST PATH/confirm`: the acting admin's password (and code) alone, which then confirms
+    /// the changes that follow for ``Accounts/adminProofLifetime``.
+    func confirm(_ request: Request) async throws -> Response {
+        let admin = try request.authorize(role: settings.adminRole)
+        if let refused = try await unproven(admin, request) { return refused }
+        if request.wantsJson { return Response(status: .noContent) }
+        request.flash["notice"] = texts.confirmed
+        try request.redirect(to: settings.usersPath)
+    }
+
+    /// The refusal of a change the acting admin has not confirmed (``AdminProof``): the page
+    /// with the wrong field named; nil once the proof holds.
+    func unproven(_ admin: User, _ request: Request) async throws -> Response? {
+        guard let wrong = try await AdminProof(settings: settings).check(admin, request) else { return nil }
+        if request.wantsJson { throw HttpError(.forbidden, wrong.message) }
+        return try await page(request, problem: wrong.message)
+    }
+
+    /// The user a row's form names, in its enforced form; a 404 when it is no name.
+    func target(_ request: Request) throws -> String {
+        let typed = String((request.params["username"] ?? "").prefix(256))
+        guard let name = try? Username.enforce(typed) else { throw HttpError(.notFound, texts.noSuchUser) }
+        return name
+    }
+
+    func add(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        if let refused = try await unproven(admin, request) { return refused }
+        let typed = (request.params["new_username"] ?? "").trimmingSpaces()
+        let name = (request.params["name"] ?? "").trimmingSpaces()
+        let rolesText = request.params["roles"] ?? ""
+        let password = request.params["password"] ?? ""
+        // A user for another way in only (single sign-on): no password, none asked.
+        let noPassword = request.params["no_password"] == "on" && hasExternalSignIn(request)
+        var errors = FieldErrors()
+        var username = ""
+        if typed.utf8.count > Authentication.maximumUsernameLength {
+            errors.add("new_username", "A username is at most \(Authentication.maximumUsernameLength) bytes long.")
+        } else {
+            do throws(UsernameError) {
+                username = try Username.enforce(typed)
+            } catch {
+                let message = error.description
+                errors.add("new_username", message.prefix(1).uppercased() + message.dropFirst() + ".")
+            }
+        }
+        if errors.isEmpty {
+            do {
+                let others = try await store.managedUsers().map(\.user.username)
+                if others.contains(username) {
+                    errors.add("new_username", texts.nameTaken)
+                } else if let lookalike = UsernameConfusables.lookalike(of: username, among: others) {
+                    errors.add("new_username", "That name looks like the existing user '\(lookalike)': choose one that cannot be mistaken for it.")
+                }
+            } catch {
+                throw unavailable(request, error)
+            }
+        }
+        if !Self.isAcceptable(name: name) { errors.add("name", texts.badName) }
+        let roles = Self.roles(rolesText)
+        if roles == nil { errors.add("roles", texts.badRoles) }
+        if !noPassword, let problem = settings.passwordRules.problem(with: password, username: username.isEmpty ? typed : username) {
+            errors.add("password", problem)
+        }
+        guard errors.isEmpty, let roles else { return try await refuse(request, errors) }
+        let hash = noPassword ? StoredUser.noPasswordHash : try await hash(password, request)
+        let added: Bool
+        do {
+            added = try await store.addUser(username: username, name: name.isEmpty ? nil : name, roles: roles, passwordHash: hash)
+        } catch {
+            throw unavailable(request, error)
+        }
+        guard added else {
+            errors.add("new_username", texts.nameTaken)
+            return try await refuse(request, errors)
+        }
+        await forgetLeftovers(of: username, request)
+        let said = await request.service(UsersPageSections.self)?.added(username, request) ?? []
+        // A plugin dropped what an earlier holder of the name left (a user from outside the
+        // store): the sessions that carried the name are not this user's.
+        if !said.isEmpty { await endSessions(of: username, request) }
+        return try await done(
+            request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: ([texts.added] + said).joined(separator: " "))
+    }
+
+    // MARK: Pieces
+
+    /// Whether the app has a way in beside the password (``ExternalSignIn``): then a user may
+    /// be added without one.
+    func hasExternalSignIn(_ request: Request) -> Bool {
+        request.service(ExternalSignIns.self)?.list.isEmpty == false
+    }
+
+    /// Ends every session of `username` (``Request/endSessions(of:)``); with `revokingTokens`,
+    /// their API tokens too: an admin answering an incident ends every way into the account at
+    /// once.
+    func endSessions(of username: String, _ request: Request, revokingTokens: Bool = true) async {
+        await request.endSessions(of: username)
+        guard revokingTokens else { return }
+        do {
+            try await revokeTokens(of: username, request)
+        } catch {
+            request.logger.error("Cannot revoke the API tokens of \(username): \(error)")
+        }
+    }
+
+    /// Deletes the API tokens of `username`, and forgets this instance's look-ups of them;
+    /// other instances drop theirs once the user's sessions are revoked, or within the cache's
+    /// lifetime.
+    func revokeTokens(of username: String, _ request: Request) async throws {
+        guard let service = request.service(ApiTokenService.self) else { return }
+        let live = try await service.store.tokens(of: username, now: request.session.now)
+        try await service.store.removeAll(of: username)
+        for token in live { service.forget(digest: token.digest) }
+    }
+
+    /// The answer to a change the store refused; nil when it was made.
+    func refusal(
+        _ change: UserChange, _ request: Request, username: String, typedRoles: (user: String, roles: String)? = nil
+    ) async throws -> Response? {
+        switch change {
+        case .done: return nil
+        case .noSuchUser: throw HttpError(.notFound, texts.noSuchUser)
+        case .lastAdmin:
+            if request.wantsJson { throw HttpError(.unprocessableEntity, texts.lastAdmin) }
+            return try await page(request, problem: "\(username): \(texts.lastAdmin)", typedRoles: typedRoles)
+        }
+    }
+
+    /// The add form again, with what was typed but the password.
+    func refuse(_ request: Request, _ errors: FieldErrors) async throws -> Response {
+        // What a page cannot show (controls, terminal escapes) is not shown back either.
+        let kept = request.params.form.filter { $0.name != "password" && $0.name != "new_password" && $0.name != "_csrf" }.map { field in
+            (name: field.name, value: String(String.UnicodeScalarView(field.value.prefix(1024).unicodeScalars.map {
+                $0.properties.generalCategory == .control ? "\u{FFFD}" : $0
+            })))
+        }
+        let error = FormError(errors, values: kept, status: .unprocessableEntity)
+        if request.wantsJson { throw error }
+        return try await page(request, form: error)
+    }
+
+    /// Records the change for `user`, naming the admin, and goes back to the page.
+    func done(
+        _ request: Request, admin: User, user: String, event: String, flash: String, detail: String = ""
+    ) async throws -> Response {
+        await service.record(request, username: user, event: event, detail: (detail.isEmpty ? "" : detail + " ") + "by \(admin.username)")
+        request.flash["notice"] = flash.replacingOccurrences(of: "NAME", with: user)
+        try request.redirect(to: settings.usersPath)
+    }
+
+    func hash(_ password: String, _ request: Request) async throws -> String {
+        guard let authentication = request.service(AuthenticationService.self) else {
+            throw ConfigurationError("The users page needs app.use(Authentication(users: ...)).")
+        }
+        let cost = authentication.settings.passwordCost
+        return try await authentication.settings.hasher.run { try Password.hash(password, cost: cost) }
+    }
+
+    /// A 503 for a store that cannot be read or written now; the log has why.
+    func unavailable(_ request: Request, _ error: any Error) -> any Error {
+        if error is HttpError { return error }
+        request.logger.error("The users page cannot use the user store: \(error)")
+        return HttpError(.serviceUnavailable, "The users cannot be changed right now. Please try again in a minute.", headers: ["Retry-After": "60"])
+    }
+
+    /// The roles of a typed list, without repeats; nil when a name is not a role name or
+    /// there are too many.
+    static func roles(_ text: String) -> [String]? {
+        guard text.utf8.count <= 2048, let roles = User.roles(inList: text.lowercased()) else { return nil }
+        var seen = Set<String>()
+        let unique = roles.filter { seen.insert($0).inserted }
+        return unique.count <= maximumRoles ? unique : nil
+    }
+
+    /// Whether `name` can be a display name: at most ``maximumNameLength`` characters, no
+    /// controls, invisible formatting (bidirectional overrides) or unassigned code points.
+    static func isAcceptable(name: String) -> Bool {
+        guard name.count <= maximumNameLength, name.utf8.count <= 4 * maximumNameLength else { return false }
+        let refused: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate]
+        return !name.unicodeScalars.contains { refused.contains($0.properties.generalCategory) }
+    }
+}

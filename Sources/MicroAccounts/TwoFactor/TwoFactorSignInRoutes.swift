@@ -1,0 +1,65 @@
+import MicroAuth
+import MicroCore
+
+/// The second step of a sign-in for a user with a second factor: the code's page and its check.
+struct TwoFactorSignInRoutes {
+    let service: TwoFactorService
+
+    func install(in app: App) {
+        let path = service.settings.signInPath
+        app.get(path + "/?") { request in try page(request, problem: nil) }
+        app.post(path + "/?") { request in try await check(request) }
+    }
+
+    /// The pending step, while it has not expired; an expired one is dropped.
+    private func pending(_ request: Request) -> PendingSecondFactor? {
+        guard let pending = request.session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) else { return nil }
+        let age = request.session.now - pending.at
+        guard age >= 0, age < service.settings.stepLifetime.components.seconds else {
+            request.session.remove(PendingSecondFactor.key)
+            return nil
+        }
+        return pending
+    }
+
+    private func signInPath(_ request: Request) -> String {
+        request.authenticationSettings?.signInPath ?? "/signin"
+    }
+
+    private func page(_ request: Request, problem: String?) throws -> Response {
+        guard pending(request) != nil else { try request.redirect(to: signInPath(request)) }
+        let values: [String: Any] = ["title": "Two-factor sign-in", "action": request.url(service.settings.signInPath)]
+        guard let problem else { return try request.render("two-factor/sign-in", values).makeResponse(for: request) }
+        var errors = FieldErrors()
+        errors.add("code", problem)
+        // The code typed is not shown again: a wrong one is no use, a right one is spent.
+        let error = FormError(errors, values: [], status: .unprocessableEntity)
+        if request.wantsJson { throw error }
+        return try request.render("two-factor/sign-in", values, form: error).makeResponse(for: request)
+    }
+
+    private func check(_ request: Request) async throws -> Response {
+        guard let pending = pending(request), let authentication = request.authenticationSettings else {
+            try request.redirect(to: signInPath(request))
+        }
+        // The user as the store holds them now: a password changed (or a user removed) since
+        // the first step ends it.
+        let stored = try await authentication.users.find(username: pending.user, using: authentication.hasher)
+        let signIns = request.service(AuthenticationService.self)
+        guard let stored, let signIns, signIns.stands(CredentialStamp(text: pending.stamp), as: CredentialStamp(stored), username: stored.user.username)
+        else {
+            request.session.remove(PendingSecondFactor.key)
+            try request.redirect(to: signInPath(request))
+        }
+        guard let method = try await request.checkSecondFactor(request.params["code"] ?? "", of: stored.user.username) else {
+            return try page(request, problem: service.settings.wrongCodeMessage)
+        }
+        request.session.remove(PendingSecondFactor.key)
+        try await request.signIn(checked: stored, detail: method.rawValue)
+        if method == .recoveryCode, let accounts = request.accounts {
+            await accounts.record(request, username: stored.user.username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
+        }
+        request.flash[authentication.flashKey] = authentication.welcomeMessage(stored.user)
+        try request.redirect(to: request.takeOriginalPath() ?? authentication.homePath)
+    }
+}

@@ -1,0 +1,57 @@
+import MicroCore
+
+/// A way to sign in beside the password, such as single sign-on with OpenID Connect: its
+/// button on the sign-in page, and whether the sessions it signed in still stand.
+///
+/// A plugin adds one with ``App/addExternalSignIn(_:)`` and signs users in with
+/// ``Request/signIn(_:credentialStamp:via:)``; the sessions then follow every rule of
+/// password sessions (expiry, revocation, the store's stamp).
+public struct ExternalSignIn: Sendable {
+    /// Names the way in sessions and logs (`oidc`): ASCII letters, digits, `-` and `_`.
+    public var source: String
+    /// The sign-in page's button (`Sign in with Okta`).
+    public var label: String
+    /// The app's own path the button's form posts to (`/auth/oidc`), with the CSRF token.
+    public var action: String
+    /// Whether a session this way signed in for a user the store does not know (or whose
+    /// stamp differs from the store's) still stands; the store's stamp is tried first.
+    public var acceptsSession: @Sendable (User, CredentialStamp) -> Bool
+
+    /// A way in named `source`, its button `label` posting to `action`.
+    public init(source: String, label: String, action: String, acceptsSession: @escaping @Sendable (User, CredentialStamp) -> Bool = { _, _ in false }) {
+        self.source = source
+        self.label = label
+        self.action = action
+        self.acceptsSession = acceptsSession
+    }
+}
+
+/// The app's external ways in, shared by ``Authentication`` (session checks, the sign-in
+/// page) and the plugins that add them, in whichever order the app uses them.
+package final class ExternalSignIns: Sendable {
+    private let all = Locked<[ExternalSignIn]>([])
+
+    package var list: [ExternalSignIn] { all.withLock { $0 } }
+
+    func add(_ way: ExternalSignIn) {
+        all.withLock { list in
+            list.removeAll { $0.source == way.source }
+            list.append(way)
+        }
+    }
+
+    func way(_ source: String) -> ExternalSignIn? {
+        all.withLock { $0.first { $0.source == source } }
+    }
+}
+
+extension App {
+    /// Adds a way to sign in beside the password: its button on the sign-in page, and the
+    /// check of the sessions it signs in.
+    public func addExternalSignIn(_ way: ExternalSignIn) {
+        externalSignIns.add(way)
+    }
+
+    /// The app's ways in, made when first asked for.
+    var externalSignIns: ExternalSignIns { updateService(ExternalSignIns()) }
+}

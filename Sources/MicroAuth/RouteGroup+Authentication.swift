@@ -1,0 +1,14 @@
+import MicroCore
+
+extension RouteGroup {
+    /// Every request of the group needs a signed-in user (``Request/authenticate()``).
+    public func authenticate(file: String = #fileID, line: UInt = #line) {
+        before(file: file, line: line) { request in try request.authenticate() }
+    }
+
+    /// Every request of the group needs a signed-in user with `role`
+    /// (``Request/authorize(role:)``).
+    public func authorize(role: String, file: String = #fileID, line: UInt = #line) {
+        before(file: file, line: line) { request in try request.authorize(role: role) }
+    }
+}

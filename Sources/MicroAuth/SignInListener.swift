@@ -1,0 +1,16 @@
+import MicroCore
+
+/// What another plugin does when the sign-in flow reaches one of its moments (the account
+/// pages record each in the audit). Registered in ``SignInHooks``: the flow announces the
+/// moment and does not know who listens.
+package protocol SignInListener: Sendable {
+    /// `user` was signed in to the request's session, by `detail` (`password`, `sso`, ...).
+    func signedIn(_ request: Request, user: User, detail: String) async
+    /// A wrong password, or a wrong answer to a further step, for `username`; nil for a name
+    /// that names nobody.
+    func signInFailed(_ request: Request, username: String?) async
+    /// The throttle refused an attempt for `name` (nil: a name outside the rules).
+    func lockedOut(_ request: Request, name: String?, authentication: Authentication) async
+    /// The request's session is about to be signed out.
+    func signingOut(_ request: Request) async
+}

@@ -1,0 +1,41 @@
+import MicroCore
+
+/// A user as a store keeps them: with their bcrypt password hash.
+public struct StoredUser: Sendable, Equatable {
+    /// The user.
+    public var user: User
+    /// The bcrypt hash of their password, as the store holds it: behind a `!` while the user
+    /// is disabled (``isDisabled``), which no password verifies.
+    public var passwordHash: String
+
+    /// A user with their hash.
+    public init(user: User, passwordHash: String) {
+        self.user = user
+        self.passwordHash = passwordHash
+    }
+
+    /// Whether an admin disabled the user: they cannot sign in by any means (a password,
+    /// HTTP Basic, single sign-on, a token), and every session they had is over. Code that
+    /// admits a user some other way than their password checks this.
+    public var isDisabled: Bool { passwordHash.utf8.first == UInt8(ascii: "!") }
+
+    /// The hash without the `!` of a disabled user: what their password is checked against,
+    /// so that a refusal takes as long as another's.
+    public var enabledHash: String { isDisabled ? String(passwordHash.dropFirst()) : passwordHash }
+
+    /// What a store holds as the hash of a user who has no password: one made to sign in
+    /// another way only (single sign-on). It starts with `*`, which libcrypt writes for a
+    /// failure and no bcrypt hash has, so that no password ever verifies against it.
+    public static let noPasswordHash = "*no-password"
+
+    /// Whether the user has a password, and so can sign in with one: a way in beside the
+    /// password (single sign-on) must not take over such a user by a name it was sent.
+    public var hasPassword: Bool { enabledHash != Self.noPasswordHash }
+
+    /// Whether `stored` is what a store may hold as a hash: a bcrypt hash or
+    /// ``noPasswordHash``, either behind the `!` of a disabled user.
+    public static func isValidStoredHash(_ stored: String) -> Bool {
+        let enabled = stored.utf8.first == UInt8(ascii: "!") ? String(stored.dropFirst()) : stored
+        return Password.isValidHash(enabled) || enabled == noPasswordHash
+    }
+}

@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A string that equals another only when their UTF-8 bytes are the same, for keys that
+/// identify something: Swift's `String` compares by canonical equivalence ("\u{212A}" KELVIN
+/// SIGN equals "K", a precomposed "å" equals "a" and a combining ring), so two usernames a
+/// store keeps apart would be one key.
+package struct ExactString: Hashable, Sendable {
+    package let text: String
+
+    init(_ text: String) { self.text = text }
+
+    package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
+        // Over the bytes' storage: a key is a user's JSON, hundreds of bytes, compared on every
+        // look-up, and `UTF8View.elementsEqual` goes byte by byte through its iterator.
+        var left = lhs.text
+        var right = rhs.text
+        return left.withUTF8 { left in
+            right.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                guard let a = left.baseAddress, let b = right.baseAddress else { return true }
+                return memcmp(a, b, left.count) == 0
+            }
+        }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
