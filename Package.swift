@@ -111,7 +111,10 @@ let package = Package(
             name: "MicroTesting",
             dependencies: [
                 "Micro", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
             ]
         ),
         .target(
@@ -150,10 +153,11 @@ let package = Package(
         // An app of the core and authentication alone: scripts/check-without-accounts shows that
         // it builds and links without the account pages and libqrencode.
         .executableTarget(name: "SignInOnlyApp", dependencies: ["MicroCore", "MicroAuth"], path: "Tests/SignInOnlyApp"),
+        // Each module's tests, beside it; the helpers they share are MicroTesting's (package).
         .testTarget(
-            name: "MicroTests",
+            name: "MicroCoreTests",
             dependencies: [
-                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting",
+                "MicroCore", "MicroTesting",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -162,9 +166,35 @@ let package = Package(
                 // Lambdas and custom renderables in the escaping tests.
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ]
+        ),
+        .testTarget(
+            name: "MicroAuthTests",
+            dependencies: [
+                "MicroCore", "MicroAuth", "MicroTesting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ]
+        ),
+        .testTarget(
+            name: "MicroAccountsTests",
+            dependencies: [
+                "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 // Reading what the two-factor tables hold.
                 .product(name: "SQLKit", package: "sql-kit"),
             ]
