@@ -4,9 +4,9 @@ import Dispatch
 /// (a user store's look-up by name) over an asynchronous driver. The work runs on Dispatch's
 /// threads, never on the caller's pool, so that callers waiting on every thread of Swift's
 /// cooperative pool cannot keep it from finishing.
-package enum Blocking {
+public enum Blocking {
     /// The value `work` returns, or the error it throws, once it has finished.
-    package static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    public static func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
         let result = Locked<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task(executorPreference: DispatchTaskExecutor.shared) {
