@@ -6,24 +6,34 @@
 /// dropped. A value found in the previous generation moves to the current one, so the values
 /// still asked for stay, and ones nobody asks for any more (a session renewed, a browser gone)
 /// leave within two generations.
+@usableFromInline
 package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private struct Generation {
-        var entries: [Key: Value] = [:]
-        var bytes = 0
+    // The look-ups are inlinable, and so is what they touch: the caches' values are other
+    // modules' types (the signed-in user), and a look-up the compiler cannot specialize for
+    // them costs several times a specialized one on every signed-in request.
+    @usableFromInline
+    struct Generation {
+        @usableFromInline var entries: [Key: Value] = [:]
+        @usableFromInline var bytes = 0
+
+        @usableFromInline init() {}
     }
 
-    private struct State {
-        var current = Generation()
-        var previous = Generation()
+    @usableFromInline
+    struct State {
+        @usableFromInline var current = Generation()
+        @usableFromInline var previous = Generation()
+
+        @usableFromInline init() {}
     }
 
     /// The most entries kept (both generations).
-    let capacity: Int
+    @usableFromInline let capacity: Int
     /// About the most bytes kept (both generations), as `sizeOf` counts them.
-    let byteLimit: Int
+    @usableFromInline let byteLimit: Int
     /// What an entry costs in bytes, near enough.
-    private let sizeOf: @Sendable (Key, Value) -> Int
-    private let state = Locked(State())
+    @usableFromInline let sizeOf: @Sendable (Key, Value) -> Int
+    @usableFromInline let state = Locked(State())
 
     package init(capacity: Int, byteLimit: Int, size: @escaping @Sendable (Key, Value) -> Int) {
         self.capacity = capacity
@@ -32,6 +42,7 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// The value kept for `key`, if it is still here.
+    @inlinable
     package func value(for key: Key) -> Value? {
         let (found, dropped) = state.withLock { state -> (Value?, Generation?) in
             if let value = state.current.entries[key] { return (value, nil) }
@@ -47,6 +58,7 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// Keeps `value` for `key`. The value must follow from the key (a session from its cookie,
     /// a user from their JSON): a key already in the current generation keeps the value it has.
     /// A value larger than a generation is not kept.
+    @inlinable
     package func remember(_ value: Value, for key: Key) {
         let size = sizeOf(key, value)
         guard size <= byteLimit / 2 else { return }
@@ -59,6 +71,7 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     }
 
     /// Drops the value kept for `key`, if any: one that no longer holds (an expired check).
+    @inlinable
     package func forget(_ key: Key) {
         let dropped = state.withLock { state -> Value? in
             if let old = state.current.entries.removeValue(forKey: key) {
@@ -74,7 +87,8 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     /// Adds to the current generation, starting a new one first when it is full; returns the
     /// generation dropped, for the caller to release outside the lock.
-    private static func add(
+    @inlinable
+    static func add(
         _ key: Key, _ value: Value, size: Int, to state: inout State, limits: (capacity: Int, bytes: Int)
     ) -> Generation? {
         var dropped: Generation?

@@ -8,11 +8,15 @@ import Darwin
 /// identify something: Swift's `String` compares by canonical equivalence ("\u{212A}" KELVIN
 /// SIGN equals "K", a precomposed "å" equals "a" and a combining ring), so two usernames a
 /// store keeps apart would be one key.
+@usableFromInline
 package struct ExactString: Hashable, Sendable {
-    package let text: String
+    @usableFromInline package let text: String
 
-    init(_ text: String) { self.text = text }
+    // Inlinable, as the caches keyed by it are (BoundedCache).
+    @inlinable
+    package init(_ text: String) { self.text = text }
 
+    @inlinable
     package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
         // Over the bytes' storage: a key is a user's JSON, hundreds of bytes, compared on every
         // look-up, and `UTF8View.elementsEqual` goes byte by byte through its iterator.
@@ -27,6 +31,7 @@ package struct ExactString: Hashable, Sendable {
         }
     }
 
+    @inlinable
     package func hash(into hasher: inout Hasher) {
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Keys starting with `_` are Micro's own (flash, CSRF token, sign-in state).
 public final class Session {
-    package private(set) var data: SessionData
+    @usableFromInline package private(set) var data: SessionData
     /// Whether the values changed in this request (the cookie is written only then).
     private(set) var changed = false
     /// Ids this session had earlier in the request, to destroy in server-side stores.
@@ -27,7 +27,7 @@ public final class Session {
     /// the signed-in user is read by Micro's session check, the route and the templates, and each
     /// look-up in the shared cache hashes and compares the user's JSON. A change to a key drops
     /// its entry.
-    private var sharedReads: [String: any Sendable] = [:]
+    @usableFromInline var sharedReads: [String: any Sendable] = [:]
 
     /// The request's time (seconds since 1970).
     package let now: Int64
@@ -78,6 +78,7 @@ public final class Session {
     /// ``get(_:as:)``, with the decoded values shared between requests in `shared`, by their
     /// JSON. Only for types whose decoding is pure (the signed-in user authentication keeps): a
     /// value from the cache skips whatever the type's decoder would have checked again.
+    @inlinable
     package func get<T: Decodable & Sendable>(_ key: String, as type: T.Type, sharedIn shared: BoundedCache<ExactString, T>) -> T? {
         if let value = sharedReads[key] as? T { return value }
         guard let value = Self.get(key, in: data, as: type, sharedIn: shared) else { return nil }
@@ -86,6 +87,7 @@ public final class Session {
     }
 
     /// ``get(_:as:sharedIn:)`` on a session's data, before it is a session.
+    @inlinable
     package static func get<T: Decodable & Sendable>(
         _ key: String, in data: SessionData, as type: T.Type, sharedIn shared: BoundedCache<ExactString, T>
     ) -> T? {
@@ -145,7 +147,8 @@ public final class Session {
     }
 
     /// `json` decoded as `T`; nil when it is not one.
-    private static func decode<T: Decodable>(_ json: String, as type: T.Type) -> T? {
+    @usableFromInline
+    static func decode<T: Decodable>(_ json: String, as type: T.Type) -> T? {
         try? JSONDecoder().decode(T.self, from: Data(json.utf8))
     }
 
