@@ -70,9 +70,9 @@ extension MicroPostgresTests {
                 }
                 #expect(try await two.events(of: nil, offset: 0, limit: 10_000).count <= 50 + 500)
                 // Older than the retention: pruned too.
-                try await one.record(ActivityEvent(username: "ann", event: "late", at: 10_000 + ActivityLogLimits.retention + 10_000, address: "", browser: "", detail: ""))
+                try await one.record(ActivityEvent(username: "ann", event: "late", at: 10_000 + ActivityLogLimits.retentionSeconds + 10_000, address: "", browser: "", detail: ""))
                 for index in 0..<500 {
-                    try await one.record(ActivityEvent(username: "ann", event: "y", at: 10_000 + ActivityLogLimits.retention + 10_001 + Int64(index), address: "", browser: "", detail: ""))
+                    try await one.record(ActivityEvent(username: "ann", event: "y", at: 10_000 + ActivityLogLimits.retentionSeconds + 10_001 + Int64(index), address: "", browser: "", detail: ""))
                 }
                 #expect(try await two.events(of: nil, offset: 0, limit: 10_000).allSatisfy { $0.event != "signed_in" })
             }

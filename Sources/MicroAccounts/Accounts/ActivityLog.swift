@@ -19,11 +19,3 @@ public protocol ActivityLog: Sendable {
     /// given to a new user, so that a new user of the name starts clean.
     func endAccount(of username: String, at: Int64) async throws
 }
-
-/// The bounds every ``ActivityLog`` keeps.
-public enum ActivityLogLimits {
-    /// How long events are kept: 90 days.
-    public static let retention: Int64 = 90 * 86_400
-    /// Events shown per page.
-    public static let pageSize = 100
-}

@@ -77,7 +77,7 @@ public final class DatabaseActivityLog: ActivityLog {
                 )
                 .run()
             guard prune else { return }
-            try await sql.delete(from: table).where("at", .lessThan, event.at - ActivityLogLimits.retention).run()
+            try await sql.delete(from: table).where("at", .lessThan, event.at - ActivityLogLimits.retentionSeconds).run()
             let newest = try await sql.select().column(SQLFunction("max", args: SQLColumn("id")), as: "newest").from(table)
                 .first().flatMap { try $0.decode(column: "newest", as: Int64?.self) }
             if let newest {

@@ -19,7 +19,7 @@ public final class MemoryActivityLog: ActivityLog {
 
     public func record(_ event: ActivityEvent) async throws {
         // Dated by the event, which the app's clock dated: no second clock to disagree with it.
-        let oldest = event.at - ActivityLogLimits.retention
+        let oldest = event.at - ActivityLogLimits.retentionSeconds
         let (list, limit) = event.username == ActivityEvent.unknownUser ? (unknown, unknownLimit) : (named, self.limit)
         list.withLock { events in
             events.append(event)
