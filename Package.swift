@@ -49,7 +49,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
         // Discovery, key sets and the token endpoint (single sign-on).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        // `swift package generate-documentation --target Micro` (Sources/Micro/Micro.docc).
+        // The documentation (Sources/Micro/Micro.docc and the three modules' symbols): see the README.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
