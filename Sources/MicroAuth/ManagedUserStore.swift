@@ -1,6 +1,6 @@
 import MicroCore
 
-/// A user store an admin can change from a page (``Accounts``' users page): add users, set
+/// A user store an admin can change from a page (`Accounts`' users page): add users, set
 /// their passwords and roles, disable, enable and remove them. ``SqliteUserStore`` is one, and
 /// so is MicroPostgres' `PostgresUserStore`; credentials.yml is not (it is edited by hand).
 ///

@@ -39,7 +39,7 @@ extension Request {
     /// `credentialStamp` and `source`. The session then stands while the store's stamp for
     /// the user is `credentialStamp`, or while the way's ``ExternalSignIn/acceptsSession``
     /// says so, and until it is revoked or expires, as a password session does. With
-    /// ``Accounts``, the session is listed and the sign-in recorded with `detail` (`sso`).
+    /// `Accounts`, the session is listed and the sign-in recorded with `detail` (`sso`).
     /// A user the store holds disabled is refused with a `403` (``refuseDisabledUser(_:)``).
     public func signIn(_ user: User, credentialStamp: CredentialStamp, via source: String, detail: String = "sso") async throws {
         try await refuseDisabledUser(user.username)

@@ -1,4 +1,5 @@
-@_spi(Testing) import Micro
+import MicroAuth
+@_spi(Testing) import MicroCore
 
 extension TestClient {
     /// Signs in through the app's sign-in form (`POST /signin`, or `path`), as a person would:

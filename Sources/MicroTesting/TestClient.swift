@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Testing) import Micro
+import MicroAuth
+@_spi(Testing) import MicroCore
 import NIOCore
 import NIOHTTP1
 

@@ -1,5 +1,6 @@
 import Foundation
-@_spi(Testing) import Micro
+import MicroAuth
+@_spi(Testing) import MicroCore
 import NIOCore
 
 /// A failure of the test client itself (not of the app).

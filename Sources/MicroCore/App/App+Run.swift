@@ -22,7 +22,7 @@ extension App {
 
     /// Serves the app until SIGINT or SIGTERM, then shuts down gracefully: stops accepting,
     /// finishes the requests in flight (up to `shutdownTimeout`), and returns. SIGHUP meanwhile
-    /// reloads (see ``reload()``: the users of ``Authentication`` when they come from a file)
+    /// reloads (see ``reload()``: the users of `Authentication` when they come from a file)
     /// and the server goes on serving.
     ///
     /// When the app cannot start (a bad setting, a bad route pattern, a port in use) it

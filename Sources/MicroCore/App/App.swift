@@ -190,7 +190,7 @@ public final class App: RouteBuilder {
     }
 
     /// Refuses to start, with `problem`, unless a plugin registered a service of type `T`: for
-    /// a plugin that builds on another (the account pages on ``Authentication``).
+    /// a plugin that builds on another (the account pages on `Authentication`).
     package func require<T: Sendable>(_ type: T.Type, problem: String) {
         update { $0.requiredServices.append((ObjectIdentifier(type), problem)) }
     }

@@ -13,6 +13,8 @@
 /// }
 /// ```
 ///
+/// (A group's `authorize(role:)` and `authenticate()` come with MicroAuth.)
+///
 /// A route's pattern is joined to the prefix (`/users` under `/admin` is `/admin/users`; `/` is
 /// the prefix itself, with or without a trailing slash). The group's filters, wrappers and
 /// error handlers run for the paths under its prefix, in the order they were defined among the

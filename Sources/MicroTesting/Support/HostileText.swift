@@ -13,14 +13,14 @@ package enum HostileText {
     /// Scalars that join to the character before them: combining marks (one and two), the
     /// combining grapheme joiner, variation selectors, the zero-width joiner, an emoji
     /// modifier, Hangul vowel and final jamo.
-    package static let joinAfter: [(name: String, scalars: String)] = [
+    private static let joinAfter: [(name: String, scalars: String)] = [
         ("U+0301", "\u{301}"), ("U+0300 U+0301", "\u{300}\u{301}"), ("U+034F", "\u{34F}"),
         ("U+FE0F", "\u{FE0F}"), ("U+FE0E", "\u{FE0E}"), ("U+200D", "\u{200D}"),
         ("U+1F3FB", "\u{1F3FB}"), ("U+1161", "\u{1161}"), ("U+11A8", "\u{11A8}"),
     ]
 
     /// Prepend characters (Grapheme_Cluster_Break=Prepend): they join to the character after.
-    package static let joinBefore: [(name: String, scalars: String)] = [
+    private static let joinBefore: [(name: String, scalars: String)] = [
         ("U+0600", "\u{600}"), ("U+0601", "\u{601}"), ("U+0602", "\u{602}"), ("U+0603", "\u{603}"),
         ("U+0604", "\u{604}"), ("U+0605", "\u{605}"), ("U+06DD", "\u{6DD}"), ("U+070F", "\u{70F}"),
         ("U+08E2", "\u{8E2}"), ("U+110BD", "\u{110BD}"),
@@ -28,7 +28,7 @@ package enum HostileText {
 
     /// Scalars on both sides: a ZWJ emoji sequence, a Hangul syllable in jamo, an emoji with
     /// its skin tone, a prepend character and a combining mark.
-    package static let joinAround: [(name: String, before: String, after: String)] = [
+    private static let joinAround: [(name: String, before: String, after: String)] = [
         ("a ZWJ sequence", "\u{1F468}\u{200D}", "\u{200D}\u{1F469}"),
         ("Hangul jamo", "\u{1100}", "\u{1161}\u{11A8}"),
         ("an emoji and its modifier", "\u{1F44B}", "\u{1F3FB}"),

@@ -293,9 +293,9 @@ private final class Collector: ChannelInboundHandler, Sendable {
     }
 }
 
-package extension StringProtocol {
+private extension StringProtocol {
     /// Without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: String {
+    var trimmingSpaces: String {
         var text = Substring(self)
         while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
         while let last = text.last, last == " " || last == "\t" { text.removeLast() }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import Micro
+import MicroAuth
+import MicroCore
 import Testing
 
 /// The session cookie's name.

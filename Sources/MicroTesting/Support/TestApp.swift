@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import Micro
+import MicroAuth
+import MicroCore
 
 /// An app for tests: test environment, no access log, no public folder unless given.
 package func testApp(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Micro
+import MicroAuth
+import MicroCore
 
 /// The credentials.yml of the Sinatra app Micro began as, exactly as its author wrote it
 /// (user / secret123).

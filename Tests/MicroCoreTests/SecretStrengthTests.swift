@@ -1,5 +1,4 @@
 import Foundation
-@testable import MicroAuth
 @testable import MicroCore
 import MicroTesting
 import Testing

@@ -1,4 +1,3 @@
-@testable import MicroAuth
 @testable import MicroCore
 import MicroTesting
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import MicroAuth
 import MicroCore
 import MicroTesting
 import Testing
