@@ -56,11 +56,11 @@ import Testing
         let client = TestClient(try makeApp(views: views, users: users))
         // The first visit starts the session the form's token belongs to.
         let first = try await client.get("/signin")
-        #expect(first.setCookie() != nil)
+        #expect(first.setCookieHeader() != nil)
         #expect(first.headers["Cache-Control"] == ["no-store"])
         // Later visits set no cookie, but show the session's token.
         let again = try await client.get("/signin")
-        #expect(again.setCookie() == nil)
+        #expect(again.setCookieHeader() == nil)
         #expect(again.headers["Cache-Control"] == [Self.privateDefault])
         #expect(again.headers["Vary"] == ["Cookie"])
     }
@@ -72,7 +72,7 @@ import Testing
         // Signed out, no cookie: rendering read the session (flash, token, user), an empty one.
         let home = try await client.get("/")
         #expect(home.text.contains("Welcome"))
-        #expect(home.setCookie() == nil)
+        #expect(home.setCookieHeader() == nil)
         #expect(home.headers["Cache-Control"] == [Self.privateDefault])
         #expect(home.headers["Vary"] == ["Cookie"])
         // Signed in: the same path shows another body, and is never stored.
@@ -103,15 +103,15 @@ import Testing
         defer { views.remove(); users.remove() }
         let client = TestClient(try makeApp(views: views, users: users))
         let response = try await client.get("/public-with-cookie")
-        #expect(response.setCookie() != nil)
+        #expect(response.setCookieHeader() != nil)
         #expect(response.headers["Cache-Control"] == ["no-store"])
         // So does any other cookie, and the cookie that deletes a session.
         let theme = try await client.get("/theme")
-        #expect(theme.setCookie("theme") != nil)
+        #expect(theme.setCookieHeader("theme") != nil)
         #expect(theme.headers["Cache-Control"] == ["no-store"])
         client.setCookie(sessionCookie, "forged")
         let stale = try await client.get("/public")
-        #expect(stale.setCookie()?.contains("Max-Age=0") == true)
+        #expect(stale.setCookieHeader()?.contains("Max-Age=0") == true)
         #expect(stale.headers["Cache-Control"] == ["no-store"])
     }
 
@@ -124,7 +124,7 @@ import Testing
         #expect(away.status == .found)
         #expect(away.headers["Cache-Control"] == [Self.privateDefault])
         let remembering = try await client.get("/remembering")
-        #expect(remembering.setCookie() != nil)
+        #expect(remembering.setCookieHeader() != nil)
         #expect(remembering.headers["Cache-Control"] == ["no-store"])
         let missing = try await client.get("/nowhere")
         #expect(missing.status == .notFound)
@@ -155,7 +155,7 @@ import Testing
         let signedIn = try await client.get("/css/app.css")
         #expect(signedIn.headers["Cache-Control"] == ["no-cache"])
         #expect(signedIn.headers.first(name: "ETag") == anonymous.headers.first(name: "ETag"))
-        #expect(signedIn.setCookie() == nil)
+        #expect(signedIn.setCookieHeader() == nil)
         let revalidated = try await client.get("/css/app.css", headers: ["If-None-Match": try #require(anonymous.headers.first(name: "ETag"))])
         #expect(revalidated.status == .notModified)
         #expect(revalidated.headers["Cache-Control"] == ["no-cache"])

@@ -49,7 +49,7 @@ private let forgedToken = Data((0..<64).map { UInt8($0) }).base64EncodedString()
         #expect(refused.text.contains("reload the page and try again"))
         #expect(!refused.text.contains("done"))
         // The session is not dropped.
-        #expect(refused.setCookie() == nil)
+        #expect(refused.setCookieHeader() == nil)
         #expect(client.cookies[sessionCookie] == cookie)
         #expect(try await client.get("/note").text == "kept")
     }

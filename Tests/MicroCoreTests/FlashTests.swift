@@ -84,7 +84,7 @@ private func flashApp(_ kind: StoreKind, views: String? = nil) -> App {
         let now = try await client.get("/now")
         #expect(now.text == "Only now.")
         // Nothing was kept for later: no cookie, nothing in the next request.
-        #expect(now.setCookie() == nil)
+        #expect(now.setCookieHeader() == nil)
         #expect(try await client.get("/alert").text == "-")
     }
 

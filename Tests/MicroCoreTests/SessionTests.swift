@@ -133,23 +133,23 @@ private func sessionApp(
         let client = TestClient(sessionApp(kind))
         // A new session that nobody wrote to sets no cookie.
         let untouched = try await client.get("/get?key=x")
-        #expect(untouched.setCookie() == nil)
-        #expect(try await client.get("/plain").setCookie() == nil)
+        #expect(untouched.setCookieHeader() == nil)
+        #expect(try await client.get("/plain").setCookieHeader() == nil)
 
         let write = try await client.post("/set", form: ["key": "x", "value": "1"])
-        #expect(write.setCookie() != nil)
+        #expect(write.setCookieHeader() != nil)
         let read = try await client.get("/get?key=x")
         #expect(read.text == "1")
-        #expect(read.setCookie() == nil)
+        #expect(read.setCookieHeader() == nil)
         // Setting the value it already has is no change.
         let same = try await client.post("/set", form: ["key": "x", "value": "1"])
-        #expect(same.setCookie() == nil)
+        #expect(same.setCookieHeader() == nil)
         let changed = try await client.post("/set", form: ["key": "x", "value": "2"])
-        #expect(changed.setCookie() != nil)
+        #expect(changed.setCookieHeader() != nil)
         // Nor for a Codable value, whose JSON has its keys in one order.
-        #expect(try await client.post("/prefs", form: ["zone": "UTC", "size": "1"]).setCookie() != nil)
+        #expect(try await client.post("/prefs", form: ["zone": "UTC", "size": "1"]).setCookieHeader() != nil)
         for _ in 0..<10 {
-            #expect(try await client.post("/prefs", form: ["zone": "UTC", "size": "1"]).setCookie() == nil)
+            #expect(try await client.post("/prefs", form: ["zone": "UTC", "size": "1"]).setCookieHeader() == nil)
         }
     }
 
@@ -168,7 +168,7 @@ private func sessionApp(
     @Test(arguments: StoreKind.allCases, [Environment.development, .test, .production])
     func cookieIsSecureInProductionByDefault(kind: StoreKind, environment: Environment) async throws {
         let response = try await TestClient(sessionApp(kind, environment: environment)).post("/set", form: ["key": "a", "value": "1"])
-        #expect(response.setCookie() != nil)
+        #expect(response.setCookieHeader() != nil)
         #expect(response.cookieAttributes().contains("Secure") == (environment == .production))
     }
 
@@ -178,7 +178,7 @@ private func sessionApp(
         #expect(try await TestClient(secure).post("/set", form: ["key": "a", "value": "1"]).cookieAttributes().contains("Secure"))
         let plain = sessionApp(kind, environment: .production) { $0.sessions.secureCookie = false }
         let response = try await TestClient(plain).post("/set", form: ["key": "a", "value": "1"])
-        #expect(response.setCookie() != nil)
+        #expect(response.setCookieHeader() != nil)
         #expect(!response.cookieAttributes().contains("Secure"))
     }
 
@@ -324,7 +324,7 @@ private func sessionApp(
         clock.advance(seconds: 30)
         let read = try await client.get("/get?key=who")
         #expect(read.text == "ann")
-        #expect(read.setCookie() == nil)  // not renewed: the next request sends the same cookie
+        #expect(read.setCookieHeader() == nil)  // not renewed: the next request sends the same cookie
         clock.advance(seconds: 571)
         #expect(try await client.get("/get?key=who").text == "none")
     }
@@ -338,7 +338,7 @@ private func sessionApp(
             clock.advance(seconds: 300)
             let response = try await client.get("/get?key=who")
             #expect(response.text == "ann", "after \(minute) minutes")
-            #expect(response.setCookie() != nil, "renewed after \(minute) minutes")
+            #expect(response.setCookieHeader() != nil, "renewed after \(minute) minutes")
         }
     }
 
@@ -354,13 +354,13 @@ private func sessionApp(
         clock.advance(seconds: 59)
         let early = try await client.get("/get?key=who")
         #expect(early.text == "ann")
-        #expect(early.setCookie() == nil)
+        #expect(early.setCookieHeader() == nil)
         clock.advance(seconds: 1)  // 60 s after the cookie was written
         let due = try await client.get("/get?key=who")
         #expect(due.text == "ann")
-        #expect(due.setCookie() != nil)
+        #expect(due.setCookieHeader() != nil)
         clock.advance(seconds: 30)
-        #expect(try await client.get("/get?key=who").setCookie() == nil)
+        #expect(try await client.get("/get?key=who").setCookieHeader() == nil)
         clock.advance(seconds: 569)  // 599 s after the renewal, 659 s after the first write
         #expect(try await client.get("/get?key=who").text == "ann")
     }
@@ -371,9 +371,9 @@ private func sessionApp(
         let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.idleTimeout = .seconds(30) })
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
         clock.advance(seconds: 2)
-        #expect(try await client.get("/get?key=who").setCookie() == nil)
+        #expect(try await client.get("/get?key=who").setCookieHeader() == nil)
         clock.advance(seconds: 1)
-        #expect(try await client.get("/get?key=who").setCookie() != nil)
+        #expect(try await client.get("/get?key=who").setCookieHeader() != nil)
         for _ in 1...10 {  // active every 29 s: the window keeps sliding
             clock.advance(seconds: 29)
             #expect(try await client.get("/get?key=who").text == "ann")
@@ -419,7 +419,7 @@ private func sessionApp(
         let oldCookie = try #require(client.cookies[sessionCookie]?.value)
 
         let regenerated = try await client.post("/regenerate", form: [:])
-        #expect(regenerated.setCookie() != nil)
+        #expect(regenerated.setCookieHeader() != nil)
         let after = try await client.get("/id").text
         #expect(after == regenerated.text)
         #expect(after != before)
@@ -541,7 +541,7 @@ private func sessionApp(
         #expect(response.text.contains("session cookie would be"))
         #expect(response.text.contains("4096"))
         #expect(response.text.contains("big"))
-        #expect(response.setCookie() == nil)
+        #expect(response.setCookieHeader() == nil)
         // The session stays as it was.
         #expect(try await client.get("/get?key=small").text == "kept")
         #expect(try await client.get("/get?key=big").text == "none")
@@ -554,7 +554,7 @@ private func sessionApp(
         let response = try await client.post("/set", form: ["key": "big", "value": String(repeating: "x", count: 5000)])
         #expect(response.status == .ok)
         #expect(response.text == "set")
-        #expect(response.setCookie() == nil)
+        #expect(response.setCookieHeader() == nil)
         #expect(try await client.get("/get?key=small").text == "kept")
     }
 

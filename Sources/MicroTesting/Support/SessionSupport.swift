@@ -17,34 +17,6 @@ package func isolatedApp(environment: Environment = .test, logger: Logger = .qui
     }
 }
 
-/// The two kinds of session store, for tests that must hold for both.
-package enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case cookie, memory
-
-    package var testDescription: String { rawValue }
-
-    /// A new store of this kind, or nil for the default (the encrypted cookie).
-    package func makeStore() -> (any SessionStore)? {
-        switch self {
-        case .cookie: nil
-        case .memory: MemorySessionStore()
-        }
-    }
-}
-
-package extension TestResponse {
-    /// The `Set-Cookie` header value for the cookie `name`, if the response sets it.
-    func setCookie(_ name: String = sessionCookie) -> String? {
-        headers["Set-Cookie"].last { $0.hasPrefix(name + "=") }
-    }
-
-    /// The attributes of the `Set-Cookie` for `name` (`HttpOnly`, `Path=/`, ...).
-    func cookieAttributes(_ name: String = sessionCookie) -> [String] {
-        guard let header = setCookie(name) else { return [] }
-        return header.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-}
-
 /// The value of the first `<input ... name="_csrf" value="...">` of an HTML page.
 package func csrfFieldValue(in html: String) -> String? {
     guard let field = html.range(of: #"name="_csrf" value="[^"]*""#, options: .regularExpression) else { return nil }
