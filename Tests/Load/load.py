@@ -721,7 +721,8 @@ async def overflow(args):
         check(response.status == 200, "overflow: a new connection is served afterwards", f"status {response.status}")
         # The first refusal is logged at once, the rest as one count when ten seconds have passed.
         await asyncio.sleep(max(0.0, first_refusal + 11 - time.monotonic()))
-        lines = [line.split("[Micro] ", 1)[-1] for line in server.log_text().splitlines() if "Refused" in line]
+        # Each line from its message on: after the logging module's tag ([MicroCore], say).
+        lines = [re.split(r"\[Micro\w*\] ", line, maxsplit=1)[-1] for line in server.log_text().splitlines() if "Refused" in line]
         counted = re.match(r"Refused (\d+) more", lines[1]) if len(lines) == 2 else None
         check(len(lines) == 2 and counted and int(counted.group(1)) == extra - 1,
               "overflow: the refusals are logged in two lines (the first, then a count), not one per connection",
