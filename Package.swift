@@ -1,6 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// What each module's tests use of NIO and swift-log, beside the module and MicroTesting.
+let moduleTestDependencies: [Target.Dependency] = [
+    .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "Logging", package: "swift-log"),
+]
+
 let package = Package(
     name: "Micro",
     platforms: [.macOS(.v14)],
@@ -160,11 +169,7 @@ let package = Package(
             name: "MicroCoreTests",
             dependencies: [
                 "MicroCore", "MicroTesting",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+            ] + moduleTestDependencies + [
                 // Lambdas and custom renderables in the escaping tests.
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -176,11 +181,7 @@ let package = Package(
             name: "MicroAuthTests",
             dependencies: [
                 "MicroCore", "MicroAuth", "MicroTesting",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+            ] + moduleTestDependencies + [
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -191,11 +192,7 @@ let package = Package(
             name: "MicroAccountsTests",
             dependencies: [
                 "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting",
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+            ] + moduleTestDependencies + [
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Reading what the two-factor tables hold.
                 .product(name: "SQLKit", package: "sql-kit"),

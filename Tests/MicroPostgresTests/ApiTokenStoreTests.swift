@@ -86,8 +86,8 @@ extension MicroPostgresTests {
         @Test func aTokenRevokedOnOneInstanceIsRefusedOnTheOther() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]
-                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
-                let stamp = CredentialStamp(username: "ann", passwordHash: TestHashes.ann)
+                try await one.users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil)
+                let stamp = CredentialStamp(username: "ann", passwordHash: TestHashes.annPassword)
                 #expect(await eventually { two.users.isCurrent(stamp, username: "ann") })
                 let clock = Clock()
                 let appOne = makeApp(one, clock: clock), appTwo = makeApp(two, clock: clock)

@@ -1,6 +1,7 @@
 import Foundation
 import Micro
 import MicroOpenIdConnect
+import MicroTesting
 import Testing
 
 extension MicroPostgresTests {
@@ -117,7 +118,7 @@ extension MicroPostgresTests {
             let path = folder.appendingPathComponent("users.db").path
             // As SampleApp has them: the store's own connection, and the Database beside it.
             let users = try SqliteUserStore(path: path, create: true)
-            try users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+            try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil)
             let database = try await Database.sqlite(path: path)
             let links = try await DatabaseIdentityLinkStore(database, usersTable: "users")
             #expect(try await links.link(identity("sub-ann"), to: "ann"))
@@ -129,7 +130,7 @@ extension MicroPostgresTests {
         @Test(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote))
         func removingAUserThroughPostgresUserStoreTakesTheirLinks() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
-                try await instances[0].users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+                try await instances[0].users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil)
                 let one = try await DatabaseIdentityLinkStore(instances[0].database.database, usersTable: "users")
                 let two = try await DatabaseIdentityLinkStore(instances[1].database.database, usersTable: "users")
                 #expect(try await one.link(identity("sub-ann"), to: "ann"))

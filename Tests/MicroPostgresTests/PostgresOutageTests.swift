@@ -27,7 +27,7 @@ extension MicroPostgresTests {
             let log = LogRecorder()
             try await PostgresTestDatabase.withInstances(1, logger: log.logger) { _, instances in
                 let shared = instances[0]
-                try await shared.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+                try await shared.users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
                 let app = shared.makeApp()
                 let signedIn = TestClient(app)
                 #expect(try await signIn(signedIn).location == "/")

@@ -10,7 +10,7 @@ extension MicroPostgresTests {
         @Test func fiveFailuresSplitOverTwoInstancesLockTheNameOnBoth() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]
-                try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+                try await one.users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
                 let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
                 for attempt in 0..<5 {
                     let client = attempt.isMultiple(of: 2) ? first : second
@@ -22,7 +22,7 @@ extension MicroPostgresTests {
                     #expect(refused.headers.first(name: "Retry-After").flatMap(Int.init).map { $0 > 0 } == true)
                 }
                 // Another name is not locked (the address allows more).
-                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+                try await one.users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil)
                 #expect(try await signIn(second, "ann", "ann-password").location == "/")
             }
         }
@@ -30,7 +30,7 @@ extension MicroPostgresTests {
         @Test func aSuccessClearsTheNamesFailuresOnEveryInstance() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]
-                try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+                try await one.users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
                 let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
                 for _ in 0..<4 { _ = try await signIn(first, "user", "wrong") }
                 #expect(try await signIn(second).location == "/")
@@ -42,10 +42,10 @@ extension MicroPostgresTests {
         @Test func aSignOutOnOneInstanceEndsTheSessionOnTheOther() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]
-                try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+                try await one.users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
                 // The other instance learns of the new user by notification, within moments: a
                 // session of a user it has not heard of yet is not current there.
-                let stamp = CredentialStamp(username: "user", passwordHash: TestHashes.user)
+                let stamp = CredentialStamp(username: "user", passwordHash: TestHashes.secret123)
                 #expect(await eventually { two.users.isCurrent(stamp, username: "user") })
                 let appOne = one.makeApp(), appTwo = two.makeApp()
                 let browser = TestClient(appOne)
@@ -87,7 +87,7 @@ extension MicroPostgresTests {
                 #expect(try await elsewhere.get("/me").text == "user")
                 #expect(try await browser.get("/me").text == "user")
                 // A new password still ends it everywhere.
-                try await two.users.save(username: "user", passwordHash: TestHashes.ann, name: nil)
+                try await two.users.save(username: "user", passwordHash: TestHashes.annPassword, name: nil)
                 #expect(try await eventually { try await browser.get("/me").text == "nobody" })
                 #expect(try await eventually { try await elsewhere.get("/me").text == "nobody" })
             }
@@ -95,7 +95,7 @@ extension MicroPostgresTests {
 
         @Test func signOutEveryoneOnOneInstanceEndsEverySessionOnTheOthers() async throws {
             try await withTwoInstances { one, two, _ in
-                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil)
+                try await one.users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil)
                 let appOne = one.makeApp(), appTwo = two.makeApp()
                 let here = TestClient(appOne), there = TestClient(appTwo)
                 #expect(try await signIn(here).location == "/")
@@ -112,7 +112,7 @@ extension MicroPostgresTests {
         @Test func signOutEverywhereAndAnInstanceStartedLaterSeeEarlierRevocations() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 let one = instances[0]
-                try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+                try await one.users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
                 let appOne = one.makeApp()
                 let laptop = TestClient(appOne), phone = TestClient(appOne)
                 #expect(try await signIn(laptop).location == "/")

@@ -108,14 +108,9 @@ struct SharedStores {
 /// after, whatever happened.
 func withTwoInstances(_ body: (_ one: SharedStores, _ two: SharedStores, _ test: PostgresTestDatabase) async throws -> Void) async throws {
     try await PostgresTestDatabase.withInstances(2) { test, instances in
-        try await instances[0].users.save(username: "user", passwordHash: TestHashes.user, name: nil)
+        try await instances[0].users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
         try await body(instances[0], instances[1], test)
     }
-}
-
-enum TestHashes {
-    static let user = try! Password.hash("secret123", cost: 4)
-    static let ann = try! Password.hash("ann-password", cost: 4)
 }
 
 /// Waits, a little at a time, until `condition` holds: at most `limit`. What the tests wait for

@@ -19,9 +19,9 @@ extension MicroPostgresTests {
         @Test func aUserDisabledOnOneInstanceIsRefusedOnTheOther() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]
-                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil, roles: ["admin"])
-                try await one.users.save(username: "user", passwordHash: TestHashes.user, name: nil)
-                #expect(await eventually { two.users.isCurrent(CredentialStamp(username: "user", passwordHash: TestHashes.user), username: "user") })
+                try await one.users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil, roles: ["admin"])
+                try await one.users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+                #expect(await eventually { two.users.isCurrent(CredentialStamp(username: "user", passwordHash: TestHashes.secret123), username: "user") })
                 let clock = NIOLockedValueBox(Date())
                 let appOne = app(one, clock: clock), appTwo = app(two, clock: clock)
                 let ann = TestClient(appOne)
@@ -40,7 +40,7 @@ extension MicroPostgresTests {
                 // Enabled again on one instance: the old cookie stays dead on the other.
                 clock.withLockedValue { $0 += 1 }
                 #expect(try await ann.post("/admin/users/enable", form: ["username": "user"]).status == .seeOther)
-                #expect(await eventually { two.users.isCurrent(CredentialStamp(username: "user", passwordHash: TestHashes.user), username: "user") })
+                #expect(await eventually { two.users.isCurrent(CredentialStamp(username: "user", passwordHash: TestHashes.secret123), username: "user") })
                 let replay = TestClient(appTwo)
                 replay.setCookie("micro.session", cookie)
                 #expect(try await replay.get("/me").text == "nobody")
@@ -58,9 +58,9 @@ extension MicroPostgresTests {
         @Test func aNewPasswordSetOnOneInstanceEndsTheSessionOnTheOther() async throws {
             try await PostgresTestDatabase.withInstances(2) { _, instances in
                 let one = instances[0], two = instances[1]
-                try await one.users.save(username: "ann", passwordHash: TestHashes.ann, name: nil, roles: ["admin"])
-                #expect(try await one.users.addUser(username: "émile", name: "Émile", roles: [], passwordHash: TestHashes.user))
-                #expect(try await two.users.addUser(username: "ÉMILE", name: nil, roles: [], passwordHash: TestHashes.ann) == false)
+                try await one.users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil, roles: ["admin"])
+                #expect(try await one.users.addUser(username: "émile", name: "Émile", roles: [], passwordHash: TestHashes.secret123))
+                #expect(try await two.users.addUser(username: "ÉMILE", name: nil, roles: [], passwordHash: TestHashes.annPassword) == false)
                 let clock = NIOLockedValueBox(Date())
                 let ann = TestClient(app(one, clock: clock))
                 #expect(try await signIn(ann, "ann", "ann-password").location == "/")

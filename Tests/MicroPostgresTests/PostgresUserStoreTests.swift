@@ -11,12 +11,12 @@ extension MicroPostgresTests {
         @Test func usersAreFoundCaseInsensitivelyAndNamesAreUniqueWhateverTheirCase() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 let shared = instances[0]
-                try await shared.users.save(username: "User", passwordHash: TestHashes.user, name: nil)
-                try await shared.users.save(username: "ann", passwordHash: TestHashes.ann, name: "Ann Smith")
+                try await shared.users.save(username: "User", passwordHash: TestHashes.secret123, name: nil)
+                try await shared.users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith")
                 let hasher = PasswordHasher(threads: 1)
                 let user = try #require(try await shared.users.find(username: "USER", using: hasher))
                 #expect(user.user.username == "user")
-                #expect(user.passwordHash == TestHashes.user)
+                #expect(user.passwordHash == TestHashes.secret123)
                 #expect(try await shared.users.find(username: "ann", using: hasher)?.user.name == "Ann Smith")
                 #expect(try await shared.users.find(username: "' OR 1=1 --", using: hasher) == nil)
                 // The synchronous look-up, for code off the event loops.
@@ -68,7 +68,7 @@ extension MicroPostgresTests {
         @Test func aUserAddedWithPlainSqlSignsInAtOnceAndARemovedOneIsSignedOutOnEveryInstance() async throws {
             try await PostgresTestDatabase.withInstances(2) { test, instances in
                 let one = instances[0], two = instances[1]
-                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Zed', '\(TestHashes.user)')")
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('Zed', '\(TestHashes.secret123)')")
                 let first = TestClient(one.makeApp()), second = TestClient(two.makeApp())
                 #expect(try await signIn(first, "zed").location == "/")
                 #expect(try await signIn(second, "ZED").location == "/")
@@ -76,7 +76,7 @@ extension MicroPostgresTests {
                 #expect(try await eventually { try await second.get("/me").text == "zed" })
 
                 // A new password set by plain SQL ends both sessions, on both instances.
-                try await test.sql("UPDATE users SET password_hash = '\(TestHashes.ann)' WHERE username = 'Zed'")
+                try await test.sql("UPDATE users SET password_hash = '\(TestHashes.annPassword)' WHERE username = 'Zed'")
                 #expect(try await eventually { try await first.get("/me").text == "nobody" })
                 #expect(try await eventually { try await second.get("/me").text == "nobody" })
                 #expect(try await signIn(first, "zed", "ann-password").location == "/")
@@ -92,10 +92,10 @@ extension MicroPostgresTests {
         @Test func rolesAreKeptListedAndAChangeByPlainSqlEndsTheSessions() async throws {
             try await PostgresTestDatabase.withInstances(2) { test, instances in
                 let one = instances[0], two = instances[1]
-                try await one.users.save(username: "Ann", passwordHash: TestHashes.ann, name: "Ann Smith", roles: ["admin", "ops"])
-                try await one.users.save(username: "bob", passwordHash: TestHashes.user, name: nil)
+                try await one.users.save(username: "Ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: ["admin", "ops"])
+                try await one.users.save(username: "bob", passwordHash: TestHashes.secret123, name: nil)
                 await #expect(throws: UserStoreError.self) {
-                    try await one.users.save(username: "eve", passwordHash: TestHashes.user, name: nil, roles: ["Admin"])
+                    try await one.users.save(username: "eve", passwordHash: TestHashes.secret123, name: nil, roles: ["Admin"])
                 }
                 #expect(try await two.users.find(username: "ann", using: PasswordHasher(threads: 1))?.user.roles == ["admin", "ops"])
                 #expect(try await two.users.allUsers() == [

@@ -1,6 +1,7 @@
 import Foundation
 import Micro
 import MicroPostgres
+import MicroTesting
 import Testing
 
 extension MicroPostgresTests {
@@ -8,7 +9,7 @@ extension MicroPostgresTests {
     @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct Usernames {
         @Test func openingTheStoreRewritesNamesToTheEnforcedForm() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
-                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.user)'), ('ＡＮＮ', '\(TestHashes.ann)')")
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.secret123)'), ('ＡＮＮ', '\(TestHashes.annPassword)')")
                 let database = try await SharedPostgresDatabase.connect(url: test.url)
                 defer { database.shutdown() }
                 let store = try await PostgresUserStore(database)
@@ -18,8 +19,8 @@ extension MicroPostgresTests {
                 // The rows hold the enforced names: deleting them by those names leaves none.
                 try await test.sql("DELETE FROM users WHERE username IN ('émile', 'ann')")
                 #expect(try await store.count() == 0)
-                try await store.save(username: "ＫＡＴＥ", passwordHash: TestHashes.user, name: nil)
-                await #expect(throws: UserStoreError.self) { try await store.save(username: "\u{212A}ate", passwordHash: TestHashes.user, name: nil) }
+                try await store.save(username: "ＫＡＴＥ", passwordHash: TestHashes.secret123, name: nil)
+                await #expect(throws: UserStoreError.self) { try await store.save(username: "\u{212A}ate", passwordHash: TestHashes.secret123, name: nil) }
                 #expect(try await store.allUsers().map(\.username) == ["kate"])
             }
         }
@@ -27,9 +28,9 @@ extension MicroPostgresTests {
         @Test func aRowAddedBySqlInAnotherSpellingDoesNotSignTheUserOut() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 let users = instances[0].users
-                try await users.save(username: "kate", passwordHash: TestHashes.user, name: nil)
+                try await users.save(username: "kate", passwordHash: TestHashes.secret123, name: nil)
                 let kate = try #require(try await users.find(username: "kate", using: PasswordHasher(threads: 1)))
-                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('ｋａｔｅ', '\(TestHashes.ann)')")
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('ｋａｔｅ', '\(TestHashes.annPassword)')")
                 // What a reconnection or a TRUNCATE sends: every instance reads the whole table
                 // again, and kate's stamp is still hers.
                 try await test.sql("SELECT pg_notify('micro_changes', 'u*')")
@@ -41,7 +42,7 @@ extension MicroPostgresTests {
         @Test func twoSpellingsOfOneNameStopStartUpNamingBothRows() async throws {
             try await PostgresTestDatabase.withInstances(1) { test, instances in
                 // PostgreSQL's lower() leaves fullwidth letters as they are: both rows go in.
-                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('kate', '\(TestHashes.user)'), ('ｋａｔｅ', '\(TestHashes.ann)')")
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('kate', '\(TestHashes.secret123)'), ('ｋａｔｅ', '\(TestHashes.annPassword)')")
                 let database = try await SharedPostgresDatabase.connect(url: test.url)
                 defer { database.shutdown() }
                 let startup = await #expect(throws: ConfigurationError.self) { _ = try await PostgresUserStore(database) }
@@ -49,7 +50,7 @@ extension MicroPostgresTests {
                 #expect(startup?.message.contains("('ｋａｔｅ') are one user, 'kate'") == true, "\(startup?.message ?? "")")
 
                 try await test.sql("DELETE FROM users WHERE username = 'ｋａｔｅ'")
-                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('bob ', '\(TestHashes.user)')")
+                try await test.sql("INSERT INTO users (username, password_hash) VALUES ('bob ', '\(TestHashes.secret123)')")
                 let outside = await #expect(throws: ConfigurationError.self) { _ = try await PostgresUserStore(database) }
                 #expect(outside?.message.contains("the username 'bob ' holds a space") == true, "\(outside?.message ?? "")")
             }

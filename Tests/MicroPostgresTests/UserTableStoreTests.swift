@@ -1,6 +1,7 @@
 import Foundation
 import Micro
 import MicroPostgres
+import MicroTesting
 import Testing
 
 /// The users table's statements, written once (`UserTable`), behave alike in SQLite and
@@ -37,9 +38,9 @@ import Testing
     @Test(arguments: TestDatabaseKind.available)
     func theAdminsChangesKeepAnAdminAndTheStampsFollow(_ kind: TestDatabaseKind) async throws {
         try await withStore(kind) { store async throws in
-            #expect(try await store.addUser(username: "Ann", name: "Ann Smith", roles: ["admin"], passwordHash: TestHashes.ann))
+            #expect(try await store.addUser(username: "Ann", name: "Ann Smith", roles: ["admin"], passwordHash: TestHashes.annPassword))
             // One user whatever the case: the name is enforced, the row matched alike.
-            #expect(try await store.addUser(username: "ANN", name: nil, roles: [], passwordHash: TestHashes.user) == false)
+            #expect(try await store.addUser(username: "ANN", name: nil, roles: [], passwordHash: TestHashes.secret123) == false)
             let ann = try #require(try await store.find(username: "aNN", using: PasswordHasher.shared))
             #expect(ann.user == User(username: "ann", name: "Ann Smith", roles: ["admin"]))
             #expect(store.isCurrent(CredentialStamp(ann), username: "ann"))
@@ -51,7 +52,7 @@ import Testing
             #expect(try await store.removeUser(username: "nobody", keepingOne: "admin") == .noSuchUser)
 
             // With another admin, she may go: disabled, her sessions end; enabled, they may start again.
-            #expect(try await store.addUser(username: "bob", name: nil, roles: ["admin", "editor"], passwordHash: TestHashes.user))
+            #expect(try await store.addUser(username: "bob", name: nil, roles: ["admin", "editor"], passwordHash: TestHashes.secret123))
             #expect(try await store.setDisabled(true, username: "ANN", keepingOne: "admin") == .done)
             #expect(try await store.setDisabled(true, username: "ann", keepingOne: "admin") == .done)
             #expect(!store.isCurrent(CredentialStamp(ann), username: "ann"))
@@ -60,10 +61,10 @@ import Testing
             #expect(store.isCurrent(CredentialStamp(ann), username: "ann"))
 
             // A new password or new roles end the sessions made before.
-            #expect(try await store.setPasswordHash(of: "ann", to: TestHashes.user))
+            #expect(try await store.setPasswordHash(of: "ann", to: TestHashes.secret123))
             #expect(!store.isCurrent(CredentialStamp(ann), username: "ann"))
-            #expect(try store.replacePasswordHash(of: "ann", TestHashes.user, with: TestHashes.ann))
-            #expect(try store.replacePasswordHash(of: "ann", TestHashes.user, with: TestHashes.ann) == false)
+            #expect(try store.replacePasswordHash(of: "ann", TestHashes.secret123, with: TestHashes.annPassword))
+            #expect(try store.replacePasswordHash(of: "ann", TestHashes.secret123, with: TestHashes.annPassword) == false)
             #expect(store.isCurrent(CredentialStamp(ann), username: "ann"))
             #expect(try await store.setRoles(of: "ann", to: ["editor"], keepingOne: "admin") == .done)
             #expect(!store.isCurrent(CredentialStamp(ann), username: "ann"))
@@ -81,7 +82,7 @@ import Testing
             #expect(try await store.addUser(username: "dee", name: nil, roles: [], passwordHash: StoredUser.noPasswordHash))
             let dee = try #require(try await store.find(username: "dee", using: PasswordHasher.shared))
             #expect(!dee.hasPassword && !dee.isDisabled)
-            #expect(try await store.addUser(username: "ann", name: nil, roles: ["admin"], passwordHash: TestHashes.ann))
+            #expect(try await store.addUser(username: "ann", name: nil, roles: ["admin"], passwordHash: TestHashes.annPassword))
             #expect(try await store.setDisabled(true, username: "dee", keepingOne: "admin") == .done)
             let disabled = try #require(try await store.find(username: "dee", using: PasswordHasher.shared))
             #expect(disabled.isDisabled && !disabled.hasPassword)
@@ -94,8 +95,8 @@ import Testing
     func valuesAreBoundNeverSpliced(_ kind: TestDatabaseKind) async throws {
         try await withStore(kind) { store async throws in
             let name = "o'brien_%"
-            #expect(try await store.addUser(username: name, name: "'; DROP TABLE users; --", roles: ["a_b"], passwordHash: TestHashes.ann))
-            #expect(try await store.addUser(username: "axb", name: nil, roles: ["axb"], passwordHash: TestHashes.user))
+            #expect(try await store.addUser(username: name, name: "'; DROP TABLE users; --", roles: ["a_b"], passwordHash: TestHashes.annPassword))
+            #expect(try await store.addUser(username: "axb", name: nil, roles: ["axb"], passwordHash: TestHashes.secret123))
             #expect(try await store.find(username: name, using: PasswordHasher.shared)?.user.name == "'; DROP TABLE users; --")
             // `_` in a role is no wildcard: `axb` holds no `a_b`, so the last holder of `a_b` stays.
             #expect(try await store.setRoles(of: name, to: [], keepingOne: "a_b") == .lastAdmin)
@@ -107,8 +108,8 @@ import Testing
     func twoAdminsDemotingEachOtherOnTwoInstancesLeaveOne(_ kind: TestDatabaseKind, round: Int) async throws {
         try await withStores(kind, count: 2) { stores async throws in
             let one = stores[0], two = stores[1]
-            #expect(try await one.addUser(username: "ann", name: nil, roles: ["admin"], passwordHash: TestHashes.ann))
-            #expect(try await one.addUser(username: "bob", name: nil, roles: ["admin", "editor"], passwordHash: TestHashes.user))
+            #expect(try await one.addUser(username: "ann", name: nil, roles: ["admin"], passwordHash: TestHashes.annPassword))
+            #expect(try await one.addUser(username: "bob", name: nil, roles: ["admin", "editor"], passwordHash: TestHashes.secret123))
             async let annDemotesBob = one.setRoles(of: "bob", to: ["editor"], keepingOne: "admin")
             async let bobEndsAnn = switch round % 3 {
             case 0: two.setRoles(of: "ann", to: [], keepingOne: "admin")
