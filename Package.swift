@@ -24,6 +24,9 @@ let package = Package(
         // Single sign-on with OpenID Connect: its own library, so that apps without it link
         // neither jwt-kit nor async-http-client.
         .library(name: "MicroOpenIdConnect", targets: ["MicroOpenIdConnect"]),
+        // Micro's commands for a tool's operator (add-user, reset-two-factor, ...): its own
+        // library, so that apps without them do not link swift-argument-parser.
+        .library(name: "MicroCommands", targets: ["MicroCommands"]),
         .executable(name: "SampleApp", targets: ["SampleApp"]),
     ],
     // What a tool that depends on Micro resolves and builds: PostgreSQL (several instances) and
@@ -153,10 +156,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(
+            name: "MicroCommands",
+            dependencies: [
+                "Micro", "MicroCore", "MicroPostgres",
+                .target(name: "MicroOpenIdConnect", condition: .when(traits: ["OpenIdConnect"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "SampleApp",
             dependencies: [
-                "Micro", "MicroPostgres", "MicroOpenIdConnect",
+                "Micro", "MicroPostgres", "MicroOpenIdConnect", "MicroCommands",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -164,6 +175,8 @@ let package = Package(
         // An app of the core and authentication alone: scripts/check-without-accounts shows that
         // it builds and links without the account pages and libqrencode.
         .executableTarget(name: "SignInOnlyApp", dependencies: ["MicroCore", "MicroAuth"], path: "Tests/SignInOnlyApp"),
+        // A tool of one's own on Micro's command line (CommandLineTool): SampleAppTests run it.
+        .executableTarget(name: "LabTool", dependencies: ["Micro", "MicroCommands"], path: "Tests/LabTool"),
         // Each module's tests, beside it; the helpers they share are MicroTesting's (package).
         .testTarget(
             name: "MicroCoreTests",
@@ -212,7 +225,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleAppTests",
-            dependencies: ["SampleApp", "MicroTesting", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SampleApp", "LabTool", "MicroTesting", "MicroPostgres", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MicroPostgresTests",

@@ -10,7 +10,7 @@ let package = Package(
         .target(name: "NotesToolApp", dependencies: [.product(name: "Micro", package: "Micro")]),
         .executableTarget(
             name: "NotesTool",
-            dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro"), .product(name: "MicroPostgres", package: "Micro")]
+            dependencies: ["NotesToolApp", .product(name: "Micro", package: "Micro"), .product(name: "MicroCommands", package: "Micro")]
         ),
         .testTarget(
             name: "NotesToolTests",

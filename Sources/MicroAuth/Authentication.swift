@@ -101,14 +101,18 @@ public struct Authentication: AppPlugin, Sendable {
             app.addProblem("Authentication.throttleLimits.window is \(throttleLimits.window); it must be at least a second.")
             return
         }
-        let service = AuthenticationService(self)
+        let service = AuthenticationService(self, credentialSchemes: app.credentialSchemes)
         app.register(service)
+        app.addBuiltInTemplates([AuthenticationTemplates.signInName: AuthenticationTemplates.signIn, AuthenticationTemplates.signOutName: AuthenticationTemplates.signOut])
         app.addMetrics { factory in SignInMetrics(factory: factory) }
         app.addSignedInSessionKey(Session.userKey)
         if let reloadable = users as? any Reloadable { app.addReloadable(reloadable) }
         let externalSignIns = app.externalSignIns
         if acceptsBasicCredentials && acceptsPasswords {
             app.addCredentialCheck { request in try await service.acceptBasicCredentials(request) }
+            app.addCredentialScheme(CredentialScheme(
+                name: "Basic", challenge: "Basic realm=\"\(basicRealm)\", charset=\"UTF-8\"",
+                phrase: "the username and password with HTTP Basic authentication"))
         }
         let yaml = users as? YamlUserStore
         if let warning = yaml?.costWarning(configuredCost: passwordCost) { app.logger.warning("\(warning)") }
@@ -157,7 +161,7 @@ public struct Authentication: AppPlugin, Sendable {
         let signIn = signInPath + "/?"
         let signOut = signOutPath + "/?"
         app.get(signIn) { request in
-            try service.page(request, template: signInTemplate, title: "Sign In") { request in
+            try service.page(request, template: signInTemplate, builtIn: AuthenticationTemplates.signInName, title: "Sign In") { request in
                 BuiltInPages.signIn(request, passwords: acceptsPasswords, buttons: externalSignIns.list)
             }
         }
@@ -175,7 +179,9 @@ public struct Authentication: AppPlugin, Sendable {
             try request.redirect(to: signInPath)
         }
         app.get(signOut) { request in
-            try service.page(request, template: signOutTemplate, title: "Sign Out", fallback: BuiltInPages.signOut)
+            try service.page(
+                request, template: signOutTemplate, builtIn: AuthenticationTemplates.signOutName, title: "Sign Out",
+                values: ["homePath": request.url(homePath)], fallback: BuiltInPages.signOut)
         }
         app.post(signOut) { request in
             await request.announce { await $0.signingOut(request) }

@@ -30,8 +30,12 @@ package final class AuthenticationService: Sendable {
     /// The costs of the dummy hashes made so far: tests check the ones made at start-up.
     var preparedDummyCosts: [Int] { dummyHashes.costs }
 
-    init(_ settings: Authentication) {
+    /// The `Authorization` schemes the app accepts, which a script's `401` names.
+    let credentialSchemes: CredentialSchemes
+
+    init(_ settings: Authentication, credentialSchemes: CredentialSchemes = CredentialSchemes()) {
         self.settings = settings
+        self.credentialSchemes = credentialSchemes
         basicCache = BasicCredentialCache(lifetime: max(0, settings.basicCredentialLifetime.components.seconds))
         throttle = SignInThrottle(limits: settings.throttleLimits, digestKey: settings.throttleStore?.digestKey ?? SymmetricKey(size: .bits256))
         // Made now, at start-up, for every cost from the store's typical one to the slowest, so
@@ -198,11 +202,15 @@ package final class AuthenticationService: Sendable {
         request.credentialsUser = stored.user
     }
 
-    /// The app's template for the page, or the built-in one.
-    func page(_ request: Request, template: String, title: String, fallback: (Request) -> String) throws -> String {
-        if request.services.views.hasTemplate(template) {
-            return try request.render(template, ["title": title])
-        }
+    /// The app's template for the page; else the built-in one (`builtIn`) in the app's layout;
+    /// else, for an app without a layout, the whole page `fallback` writes.
+    func page(
+        _ request: Request, template: String, builtIn: String, title: String, values: [String: Any] = [:], fallback: (Request) -> String
+    ) throws -> String {
+        let views = request.services.views
+        let values = values.merging(["title": title]) { $1 }
+        if views.hasTemplate(template) { return try request.render(template, values) }
+        if views.hasTemplate("layout") { return try request.render(builtIn, values) }
         request.response.contentType = "text/html; charset=utf-8"
         return fallback(request)
     }

@@ -80,16 +80,16 @@ extension Request {
     /// ```
     ///
     /// A request answered as a script's (``wantsJson``: it asks for JSON, or its route group
-    /// answers JSON) gets a `401` with `WWW-Authenticate: Basic` and a JSON error instead; it
-    /// may send HTTP Basic credentials, checked against the same users and throttled as the
-    /// sign-in form is.
+    /// answers JSON) gets a `401` with a JSON error instead, whose `WWW-Authenticate` and
+    /// message name what the app accepts (``CredentialScheme``): HTTP Basic credentials,
+    /// checked against the same users and throttled as the sign-in form is, unless
+    /// ``Authentication/acceptsBasicCredentials`` is off; an API token where the account pages
+    /// make them.
     @discardableResult
     public func authenticate() throws -> User {
         if let user = currentUser { return user }
         if wantsJson {
-            let realm = authentication?.settings.basicRealm ?? "Micro"
-            throw HttpError(.unauthorized, "Sign in first: send the username and password with HTTP Basic authentication.",
-                headers: ["WWW-Authenticate": "Basic realm=\"\(realm)\", charset=\"UTF-8\""])
+            throw authentication?.credentialSchemes.unauthorized ?? CredentialSchemes().unauthorized
         }
         if method == .GET || method == .HEAD, let path = LocalPath.sanitize(fullPath) {
             session[Self.originalPathKey] = path

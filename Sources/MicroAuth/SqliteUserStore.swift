@@ -96,6 +96,12 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
 
     public var source: String { path }
 
+    /// Closes the file's connections; a look-up after opens it again. Await it before the
+    /// process ends, so that no connection's thread outlives its store.
+    public func shutdown() async {
+        await backend.shutdown()
+    }
+
     /// The user, or nil. Throws a ``UserStoreError`` saying what is wrong when the database
     /// cannot be read now (missing, locked for longer than `busyTimeout`, corrupt).
     public func find(username: String) throws -> StoredUser? {

@@ -181,9 +181,18 @@ import Testing
         // The same code again, from another browser: refused (replay).
         let other = TestClient(app)
         #expect(try await other.post("/signin", form: ["username": "ann", "password": "ann-password"]).location == "/signin/two-factor")
-        #expect(try await other.post("/signin/two-factor", form: ["code": code]).status == .unprocessableEntity)
+        let replayed = try await other.post("/signin/two-factor", form: ["code": code])
+        #expect(replayed.status == .unprocessableEntity)
+        // It was right a moment ago: the refusal says to wait for the next one, not that it is wrong.
+        #expect(replayed.text.contains("That code was just used. Wait for the next one your app shows"))
+        #expect(!replayed.text.contains("That code is not right"))
         // The step before is spent too (an earlier step than the one used).
-        #expect(try await other.post("/signin/two-factor", form: ["code": totp.code(at: now(clock) - 30)]).status == .unprocessableEntity)
+        let earlier = try await other.post("/signin/two-factor", form: ["code": totp.code(at: now(clock) - 30)])
+        #expect(earlier.status == .unprocessableEntity && earlier.text.contains("That code was just used"))
+        // A code that was never right is wrong, as before.
+        let wrong = String(format: "%06d", (Int(code)! + 500_000) % 1_000_000)
+        let refused = try await other.post("/signin/two-factor", form: ["code": wrong])
+        #expect(refused.status == .unprocessableEntity && refused.text.contains("That code is not right"))
     }
 
     @Test func thePendingStepExpiresFiveMinutesAfterThePassword() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Micro
+import MicroPostgres
 import Testing
 @testable import SampleApp
 
@@ -89,16 +90,24 @@ import Testing
 }
 
 @Suite struct UserSourceTests {
-    @Test func usersComeFromTheDatabaseOrTheYamlFileNamedInTheEnvironment() throws {
-        #expect(try UserSource.fromEnvironment([:]) is YamlUserStore)
+    @Test func usersComeFromTheDatabaseOrTheYamlFileNamedInTheEnvironment() async throws {
+        #expect(UserSource.tableFile([:]) == nil)
+        #expect(try UserSource.yaml([:]) is YamlUserStore)
+        #expect(UserSource.tableFile(["MICRO_DATABASE_URL": "postgres://db/micro", "MICRO_USERS_DB": "users.db"]) == "")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-source-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = folder.appendingPathComponent("users.db").path
         _ = try SqliteUserStore(path: database, create: true)
-        #expect(try UserSource.fromEnvironment(["MICRO_USERS_DB": database]) is SqliteUserStore)
-        #expect(throws: ConfigurationError.self) { try UserSource.fromEnvironment(["MICRO_CREDENTIALS": folder.appendingPathComponent("none.yml").path]) }
-        #expect(throws: ConfigurationError.self) { try UserSource.fromEnvironment(["MICRO_USERS_DB": folder.appendingPathComponent("none.db").path]) }
+        let file = try #require(UserSource.tableFile(["MICRO_USERS_DB": database]))
+        let stores = try await AppStores.open(file: file, create: false, environment: [:])
+        #expect(stores.users is SqliteUserStore)
+        await stores.shutdown()
+        #expect(throws: ConfigurationError.self) { try UserSource.yaml(["MICRO_CREDENTIALS": folder.appendingPathComponent("none.yml").path]) }
+        // A users database that is not there is a mistake, not a new empty one.
+        let missing = folder.appendingPathComponent("none.db").path
+        await #expect(throws: ConfigurationError.self) { try await AppStores.open(file: missing, create: false, environment: [:]) }
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 }
 

@@ -13,6 +13,8 @@ extension Accounts {
                 app.addPreparation { try await database.migrate(DatabaseApiTokenStore.migrations) }
             }
             app.addCredentialCheck { request in try await tokens.accept(request) }
+            app.addCredentialScheme(CredentialScheme(
+                name: "Bearer", challenge: "Bearer realm=\"\(apiTokens.realm)\"", phrase: "an API token (Authorization: Bearer)"))
             service = tokens
         }
         ApiTokenRoutes(accounts: accounts, service: service).install(in: app)

@@ -15,7 +15,7 @@ import MicroCore
 /// changing it makes every sealed secret unreadable: the database keeps a check value of it
 /// (``DataKeyCheck``), so production refuses to start with another key while secrets are sealed
 /// under the old one, until the key is set back or their users' two-factor is reset
-/// (`SampleApp reset-two-factor NAME`).
+/// (the `reset-two-factor` command, or the users page).
 public struct DataKey: Sendable {
     let key: SymmetricKey
 

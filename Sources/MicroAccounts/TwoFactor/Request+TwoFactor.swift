@@ -17,8 +17,8 @@ extension Request {
     /// Whether `code` is right for `username`, checked as a password is: the same throttle
     /// (a wrong code is a failed sign-in of the user; over the limit a 429, right code or not).
     /// A right code clears the user's failures.
-    func checkSecondFactor(_ code: String, of username: String) async throws -> TwoFactorService.Method? {
-        guard let service = services.service(AuthenticationService.self), let twoFactor else { return nil }
+    func checkSecondFactor(_ code: String, of username: String) async throws -> SecondFactorCheck {
+        guard let service = services.service(AuthenticationService.self), let twoFactor else { return .wrong }
         let throttle = service.throttle
         let now = Int64(settings.clock().timeIntervalSince1970)
         let name = Username.key(username)
@@ -31,15 +31,15 @@ extension Request {
             await announce { await $0.lockedOut(self, name: name, authentication: service.settings) }
             throw error
         }
-        let method: TwoFactorService.Method?
+        let check: SecondFactorCheck
         do {
-            method = try await twoFactor.verify(String(code.prefix(64)), of: username, now: now)
+            check = try await twoFactor.verify(String(code.prefix(64)), of: username, now: now)
         } catch {
             await service.finish(username: key, address: address, outcome: .unchecked, now: now, logger: logger)
             throw error
         }
-        await service.finish(username: key, address: address, outcome: method == nil ? .failure : .success, now: now, logger: logger)
-        if method == nil { await announce { await $0.signInFailed(self, username: username) } }
-        return method
+        await service.finish(username: key, address: address, outcome: check.method == nil ? .failure : .success, now: now, logger: logger)
+        if check.method == nil { await announce { await $0.signInFailed(self, username: username) } }
+        return check
     }
 }

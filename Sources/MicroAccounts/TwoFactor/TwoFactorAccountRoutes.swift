@@ -147,9 +147,8 @@ struct TwoFactorAccountRoutes {
         guard try await request.checkCredentials(username: user.username, password: request.params["current_password"] ?? "") != nil else {
             return try await status(request, problem: ("current_password", accounts.settings.wrongPasswordMessage))
         }
-        guard let method = try await request.checkSecondFactor(request.params["code"] ?? "", of: user.username) else {
-            return try await status(request, problem: ("code", settings.wrongCodeMessage))
-        }
+        let check = try await request.checkSecondFactor(request.params["code"] ?? "", of: user.username)
+        guard let method = check.method else { return try await status(request, problem: ("code", check.refusal(settings))) }
         if method == .recoveryCode {
             await accounts.record(request, username: user.username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
         }
@@ -164,9 +163,8 @@ struct TwoFactorAccountRoutes {
         let user = try request.authenticate()
         guard store(request) != nil else { throw HttpError(.forbidden, settings.unavailableMessage) }
         guard try await service.isOn(user.username) else { try request.redirect(to: base) }
-        guard let method = try await request.checkSecondFactor(request.params["code"] ?? "", of: user.username) else {
-            return try await status(request, problem: ("code", settings.wrongCodeMessage))
-        }
+        let check = try await request.checkSecondFactor(request.params["code"] ?? "", of: user.username)
+        guard let method = check.method else { return try await status(request, problem: ("code", check.refusal(settings))) }
         if method == .recoveryCode {
             await accounts.record(request, username: user.username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
         }

@@ -21,7 +21,7 @@ extension TwoFactorService: SignInStep {
     /// A code or a recovery code, checked as the code's page checks it; a recovery code spent
     /// is recorded in the user's activity.
     func prove(_ request: Request, username: String, answer: String) async throws -> Bool {
-        guard let method = try await request.checkSecondFactor(answer, of: username) else { return false }
+        guard let method = try await request.checkSecondFactor(answer, of: username).method else { return false }
         if method == .recoveryCode {
             await request.accounts?.record(request, username: username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
         }

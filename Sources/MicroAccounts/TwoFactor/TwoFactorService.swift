@@ -53,7 +53,7 @@ final class TwoFactorService: Sendable {
         }
         guard key == nil, let store, try await store.anyEnabled() else { return }
         throw ConfigurationError(
-            "MICRO_DATA_KEY is not set, and users have two-factor sign-in on: their secrets are sealed with it. Set it to the key they were sealed with (or reset their two-factor sign-in with `reset-two-factor` and set a new key).")
+            "MICRO_DATA_KEY is not set, and users have two-factor sign-in on: their secrets are sealed with it. Set it to the key they were sealed with (or reset their two-factor sign-in with \(OperatorCommand.phrase("reset-two-factor", "NAME")) and set a new key).")
     }
 
     /// Whether `username` (as stored) has a second factor on.
@@ -88,27 +88,32 @@ final class TwoFactorService: Sendable {
     static func setupContext(of username: String) -> String { "micro totp setup " + Username.key(username) }
 
     /// Whether `code` is right for `username` at `now`: a TOTP code of a step not used before
-    /// (that step is then used, on every instance), or one of their recovery codes (then gone).
-    /// Nil when it is neither. Throws ``unreadable`` when their secret does not open (another
-    /// data key, an altered row): the server's fault, logged as that, not a wrong code.
-    func verify(_ code: String, of username: String, now: Int64) async throws -> Method? {
-        guard let store else { return nil }
+    /// (that step is then used, on every instance), or one of their recovery codes (then gone);
+    /// a right code of a step already used is ``SecondFactorCheck/reused``. Throws
+    /// ``unreadable`` when their secret does not open (another data key, an altered row): the
+    /// server's fault, logged as that, not a wrong code.
+    func verify(_ code: String, of username: String, now: Int64) async throws -> SecondFactorCheck {
+        guard let store else { return .wrong }
         let name = Username.key(username)
-        guard let record = try await store.record(of: name) else { return nil }
+        guard let record = try await store.record(of: name) else { return .wrong }
         guard let key, let secret = key.open(record.sealedSecret, context: Self.context(of: username)) else {
             logger.error(
-                "The two-factor secret of \(name) does not open with this MICRO_DATA_KEY: the key is not the one it was sealed with, or the row was altered. Their codes cannot be checked; set the key back, or reset their two-factor sign-in (`reset-two-factor`).")
+                "The two-factor secret of \(name) does not open with this MICRO_DATA_KEY: the key is not the one it was sealed with, or the row was altered. Their codes cannot be checked; set the key back, or reset their two-factor sign-in (\(OperatorCommand.phrase("reset-two-factor", "\(name)"))).")
             throw Self.unreadable(settings)
         }
         let digits = code.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }
         if digits.count == 6, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-            guard let step = Totp(secret: secret).matchingStep(of: code, at: now, after: record.lastStep) else { return nil }
-            return try await store.use(step: step, of: name) ? .totp : nil
+            let totp = Totp(secret: secret)
+            guard let step = totp.matchingStep(of: code, at: now, after: record.lastStep) else {
+                return totp.matchingStep(of: code, at: now) == nil ? .wrong : .reused
+            }
+            // Another request may have used the step since the record was read.
+            return try await store.use(step: step, of: name) ? .passed(.totp) : .reused
         }
-        guard let normalized = RecoveryCodes.normalized(code) else { return nil }
-        if try await store.useCode(digest: RecoveryCodes.digest(normalized, of: name, key: key), of: name) { return .recoveryCode }
+        guard let normalized = RecoveryCodes.normalized(code) else { return .wrong }
+        if try await store.useCode(digest: RecoveryCodes.digest(normalized, of: name, key: key), of: name) { return .passed(.recoveryCode) }
         // Codes an instance of an earlier version stored while this one ran; keyed at the next start.
-        return try await store.useCode(digest: RecoveryCodes.unkeyedDigest(normalized, of: name), of: name) ? .recoveryCode : nil
+        return try await store.useCode(digest: RecoveryCodes.unkeyedDigest(normalized, of: name), of: name) ? .passed(.recoveryCode) : .wrong
     }
 
     /// The answer when a user's secret does not open: a 503, which is no failed sign-in.

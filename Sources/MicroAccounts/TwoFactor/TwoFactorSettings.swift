@@ -20,6 +20,8 @@ public struct TwoFactorSettings: Sendable {
     public var stepLifetime: Duration = .seconds(300)
     /// The refusal of a wrong code.
     public var wrongCodeMessage = "That code is not right. Try the one your app shows now, or a recovery code."
+    /// The refusal of a right code used a second time in its step.
+    public var reusedCodeMessage = "That code was just used. Wait for the next one your app shows, then enter it."
     /// What the page says where the users cannot have a second factor (a users file, or no
     /// database for the account pages).
     public var unavailableMessage = "These users are managed in credentials.yml: a second factor needs a users table (SQLite or PostgreSQL) and a database for the account pages."

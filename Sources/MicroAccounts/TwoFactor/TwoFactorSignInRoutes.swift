@@ -51,9 +51,8 @@ struct TwoFactorSignInRoutes {
             request.session.remove(PendingSecondFactor.key)
             try request.redirect(to: signInPath(request))
         }
-        guard let method = try await request.checkSecondFactor(request.params["code"] ?? "", of: stored.user.username) else {
-            return try page(request, problem: service.settings.wrongCodeMessage)
-        }
+        let check = try await request.checkSecondFactor(request.params["code"] ?? "", of: stored.user.username)
+        guard let method = check.method else { return try page(request, problem: check.refusal(service.settings)) }
         request.session.remove(PendingSecondFactor.key)
         try await request.signIn(checked: stored, detail: method.rawValue)
         if method == .recoveryCode, let accounts = request.accounts {

@@ -27,7 +27,7 @@ extension App {
     }
 
     /// Prints why the app cannot start, as one line, and exits with status 1.
-    static func exitCannotStart(_ error: any Error) -> Never {
+    package static func exitCannotStart(_ error: any Error) -> Never {
         let reason = (error as? ConfigurationError)?.message ?? String(describing: error)
         FileHandle.standardError.write(Data("Micro cannot start: \(reason)\n".utf8))
         exit(1)

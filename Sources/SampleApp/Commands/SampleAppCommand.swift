@@ -1,12 +1,13 @@
 import ArgumentParser
 import Micro
+import MicroCommands
 
-/// The sample app's entry point: serve (the default), hash a password, add a user.
+/// The sample app's entry point: serve (the default), and Micro's commands.
 @main
 struct SampleAppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "SampleApp",
         abstract: "Micro's sample app: engineering utilities behind sign-in.",
-        subcommands: [Serve.self, HashPassword.self, AddUser.self, RemoveUser.self, ResetTwoFactor.self, IdentityLinks.self, UnlinkIdentity.self],
+        subcommands: [Serve.self] + MicroCommands.all,
         defaultSubcommand: Serve.self)
 }

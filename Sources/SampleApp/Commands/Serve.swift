@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Micro
+import MicroPostgres
 
 /// Serves the app until Ctrl-C.
 struct Serve: AsyncParsableCommand {
@@ -9,34 +10,34 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let variables = ProcessInfo.processInfo.environment
-        let users: any UserStore
-        let shared: SharedDatabase?
-        var accounts = Accounts()
-        var singleSignOn: SingleSignOnSettings
-        do {
-            singleSignOn = try SingleSignOnSettings.fromEnvironment(variables)
-            shared = try await SharedDatabase.fromEnvironment(variables)
-            users = try shared?.users ?? UserSource.fromEnvironment(variables)
-            // Sessions, events and single sign-on's links beside the users where they are in a
-            // table; else in memory.
-            var database: Database?
-            if let shared {
-                database = shared.database.database
-            } else if let file = variables["MICRO_USERS_DB"], !file.isEmpty {
-                database = try await Database.sqlite(path: file)
-            }
-            if let database {
-                accounts = Accounts(database: database)
-                try await singleSignOn.keepLinks(in: database)
-            }
-        } catch {
-            FileHandle.standardError.write(Data("SampleApp cannot start: \(error)\n".utf8))
-            throw ExitCode.failure
-        }
-        defer { shared?.database.shutdown() }
         let app = App()
-        if let shared { app.settings.sessions.revocations = shared.revocations }
-        SampleRoutes.install(in: app, users: users, throttleStore: shared?.throttle, accounts: accounts, singleSignOn: singleSignOn)
-        try await app.run()
+        // A users table (PostgreSQL, or the SQLite file MICRO_USERS_DB) keeps the sessions,
+        // events and single sign-on's links beside the users; credentials.yml keeps them in memory.
+        let stores = await app.configure { () async throws(ConfigurationError) -> AppStores? in
+            guard let file = UserSource.tableFile(variables) else { return nil }
+            return try await AppStores.open(file: file, create: false, environment: variables)
+        }
+        let singleSignOn = await app.configure { () async throws -> SingleSignOnSettings in
+            var settings = try SingleSignOnSettings.fromEnvironment(variables)
+            if let stores { try await settings.keepLinks(in: stores.database) }
+            return settings
+        }
+        let users: any UserStore
+        var accounts = Accounts()
+        if let stores {
+            app.use(stores)
+            users = stores.users
+            accounts = Accounts(stores: stores)
+        } else {
+            users = app.configure { try UserSource.yaml(variables) }
+        }
+        SampleRoutes.install(in: app, users: users, throttleStore: stores?.throttleStore, accounts: accounts, singleSignOn: singleSignOn)
+        do {
+            try await app.run()
+        } catch {
+            await stores?.shutdown()
+            throw error
+        }
+        await stores?.shutdown()
     }
 }

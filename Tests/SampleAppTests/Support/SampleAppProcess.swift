@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The SampleApp binary built beside the tests, serving on a port of its own; what it logs
-/// (swift-log writes to standard error) is collected as it arrives.
+/// The SampleApp binary (or another tool built beside the tests: Tests/LabTool), serving on a
+/// port of its own; what it logs (swift-log writes to standard error) is collected as it arrives.
 final class SampleAppProcess: Sendable {
     let process: Process
     let log: Collected
@@ -14,22 +14,22 @@ final class SampleAppProcess: Sendable {
         self.port = port
     }
 
-    /// The SampleApp binary the build put beside the test bundle.
-    static func binary() throws -> URL {
+    /// The binary `name` the build put beside the test bundle.
+    static func binary(_ name: String = "SampleApp") throws -> URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<3 {
-            let candidate = folder.appendingPathComponent("SampleApp")
+            let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
-        throw CommandTestError("SampleApp is not built beside the tests")
+        throw CommandTestError("\(name) is not built beside the tests")
     }
 
-    /// Starts SampleApp with `environment` added to this process's (in `directory`, when
-    /// given), and waits (at most 20 s) for its start-up line.
-    static func start(_ environment: [String: String], in directory: URL? = nil) async throws -> SampleAppProcess {
+    /// Starts SampleApp (or the tool `binary`) with `environment` added to this process's (in
+    /// `directory`, when given), and waits (at most 20 s) for its start-up line.
+    static func start(_ environment: [String: String], in directory: URL? = nil, binary name: String = "SampleApp") async throws -> SampleAppProcess {
         let process = Process()
-        process.executableURL = try binary()
+        process.executableURL = try binary(name)
         if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
@@ -41,7 +41,7 @@ final class SampleAppProcess: Sendable {
         let app = SampleAppProcess(process: process, log: log, port: 0)
         guard try await app.waitForLog(#"listening on http://127\.0\.0\.1:\d+"#, regex: true) else {
             app.stop()
-            throw CommandTestError("SampleApp did not start: \(log.text)")
+            throw CommandTestError("\(name) did not start: \(log.text)")
         }
         let text = log.text
         let line = text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression).map { text[$0] } ?? ""
@@ -72,7 +72,7 @@ final class SampleAppProcess: Sendable {
         process.terminate()
         process.waitUntilExit()
         #expect(
-            process.terminationStatus == 0, "SampleApp exited with status \(process.terminationStatus) after SIGTERM; its log:\n\(log.text)",
+            process.terminationStatus == 0, "\(process.executableURL?.lastPathComponent ?? "The tool") exited with status \(process.terminationStatus) after SIGTERM; its log:\n\(log.text)",
             sourceLocation: sourceLocation)
     }
 

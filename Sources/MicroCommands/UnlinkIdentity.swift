@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import ArgumentParser
 import Foundation
 import Micro
@@ -48,3 +49,4 @@ struct UnlinkIdentity: AsyncParsableCommand {
         }
     }
 }
+#endif

@@ -1,15 +1,34 @@
+import ArgumentParser
 import Micro
+import MicroPostgres
 
-/// The users table `add-user` and `remove-user` change: a SQLite file or a PostgreSQL database.
+/// The users table the user commands change: a SQLite file or a PostgreSQL database.
 enum CommandUserTable {
     case sqlite(SqliteUserStore, file: String)
-    case postgres(SharedDatabase)
+    case postgres(PostgresUserStore, SharedPostgresDatabase)
+
+    /// The table of the PostgreSQL database at `url`; an error names `flag`, where the URL came
+    /// from.
+    static func postgres(_ url: String, named flag: String) async throws -> CommandUserTable {
+        let database: SharedPostgresDatabase
+        do {
+            database = try await SharedPostgresDatabase.connect(url: url)
+        } catch {
+            throw ValidationError("\(flag): \(error.message)")
+        }
+        do {
+            return .postgres(try await PostgresUserStore(database), database)
+        } catch {
+            database.shutdown()
+            throw ValidationError("\(flag): \(error.message)")
+        }
+    }
 
     /// Where, for messages: the file, or the URL without its password.
     var place: String {
         switch self {
         case .sqlite(_, let file): file
-        case .postgres(let shared): "\(shared.database.url)"
+        case .postgres(_, let database): "\(database.url)"
         }
     }
 
@@ -17,7 +36,7 @@ enum CommandUserTable {
     func save(username: String, passwordHash: String, name: String?, roles: [String]) async throws {
         switch self {
         case .sqlite(let store, _): try store.save(username: username, passwordHash: passwordHash, name: name, roles: roles)
-        case .postgres(let shared): try await shared.users.save(username: username, passwordHash: passwordHash, name: name, roles: roles)
+        case .postgres(let store, _): try await store.save(username: username, passwordHash: passwordHash, name: name, roles: roles)
         }
     }
 
@@ -25,7 +44,7 @@ enum CommandUserTable {
     func usernames() async throws -> [String] {
         switch self {
         case .sqlite(let store, _): try await store.allUsers().map(\.username)
-        case .postgres(let shared): try await shared.users.allUsers().map(\.username)
+        case .postgres(let store, _): try await store.allUsers().map(\.username)
         }
     }
 
@@ -33,7 +52,7 @@ enum CommandUserTable {
     func remove(username: String) async throws -> Bool {
         switch self {
         case .sqlite(let store, _): try store.remove(username: username)
-        case .postgres(let shared): try await shared.users.remove(username: username)
+        case .postgres(let store, _): try await store.remove(username: username)
         }
     }
 
@@ -51,7 +70,15 @@ enum CommandUserTable {
                 await database.shutdown()
                 throw error
             }
-        case .postgres(let shared): return try await body(shared.database.database)
+        case .postgres(_, let database): return try await body(database.database)
+        }
+    }
+
+    /// Closes the connections, awaited: none of their threads outlives the command.
+    func close() async {
+        switch self {
+        case .sqlite(let store, _): await store.shutdown()
+        case .postgres(_, let database): database.shutdown()
         }
     }
 }

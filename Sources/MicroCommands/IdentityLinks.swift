@@ -1,3 +1,4 @@
+#if OpenIdConnect
 import ArgumentParser
 import Foundation
 import Micro
@@ -35,3 +36,4 @@ struct IdentityLinks: AsyncParsableCommand {
 
     static func day(_ date: Date) -> String { String(date.ISO8601Format().prefix(10)) }
 }
+#endif

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Micro
+#if OpenIdConnect
 import MicroOpenIdConnect
+#endif
 
 /// Adds a user to a users table (SQLite or PostgreSQL), or changes their password.
 struct AddUser: AsyncParsableCommand {
@@ -55,23 +57,32 @@ struct AddUser: AsyncParsableCommand {
                 print("Replaced user '\(key)' in \(table.place): \(password), name and roles; their sessions end.")
             } else {
                 // A user of that name removed by hand may have left tokens, a second factor,
-                // sessions and history; a provider's account signed in under that name from outside the store left a
-                // link, which must not make that account this new user.
-                let dropped = try await table.withDatabase { database -> [IdentityLink] in
+                // sessions and history; a provider's account signed in under that name from
+                // outside the store left a link, which must not make that account this new user.
+                let dropped = try await table.withDatabase { database in
                     try await AccountLeftovers.forget(key, in: database)
-                    let dropped = try await DatabaseIdentityLinkStore(database).unlinkAll(of: key)
-                    for link in dropped {
-                        await CommandEvent.record(
-                            OpenIdConnect.unlinkedEvent, of: key,
-                            detail: "issuer=\(link.identity.issuer) subject=\(link.identity.subject) the name was given to a new user", in: database)
-                    }
-                    return dropped
+                    return try await Self.dropLinks(of: key, in: database)
                 }
                 print("Saved new user '\(key)' in \(table.place)\(ssoOnly ? " for single sign-on only" : "").")
-                for link in dropped {
-                    print("Dropped the link of '\(key)' to subject \(link.identity.subject) at \(link.identity.issuer): that account signed in under this name from outside the store, and is not this user.")
-                }
+                for line in dropped { print(line) }
             }
         }
+    }
+
+    /// Removes the single sign-on links left under `key`, recording each; what to print.
+    private static func dropLinks(of key: String, in database: Database) async throws -> [String] {
+        #if OpenIdConnect
+        let dropped = try await DatabaseIdentityLinkStore(database).unlinkAll(of: key)
+        for link in dropped {
+            await CommandEvent.record(
+                OpenIdConnect.unlinkedEvent, of: key,
+                detail: "issuer=\(link.identity.issuer) subject=\(link.identity.subject) the name was given to a new user", in: database)
+        }
+        return dropped.map {
+            "Dropped the link of '\(key)' to subject \($0.identity.subject) at \($0.identity.issuer): that account signed in under this name from outside the store, and is not this user."
+        }
+        #else
+        return []
+        #endif
     }
 }

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import Micro
+import MicroPostgres
+
+/// A tool's whole command line in one call: `serve` (the default), Micro's commands
+/// (``MicroCommands``) and the tool's own, under the tool's executable name.
+///
+/// ```swift
+/// // Sources/LabTool/main.swift
+/// import Micro
+/// import MicroCommands
+///
+/// await CommandLineTool(abstract: "The lab's sample tracker.", database: "lab.db") { app, stores in
+///     app.use(Authentication(stores: stores))
+///     app.use(Accounts(stores: stores))
+///     Samples.install(in: app, database: stores.database)
+/// }.main()
+/// ```
+///
+/// `labtool` serves (as `labtool serve` does); `labtool add-user ann --role admin` gives it
+/// its first admin; `labtool --help` lists the rest. `serve` opens the stores
+/// (``AppStores/open(file:users:environment:)``: `MICRO_DATABASE_URL`, else the file), has
+/// `routes` set the app up, serves until SIGINT or SIGTERM, and closes the stores. The user
+/// commands change the same users table, unless told another (`--db`, `--database-url`).
+public struct CommandLineTool: Sendable {
+    /// What `--help` says the tool is.
+    public var abstract: String
+    /// The SQLite file, when `MICRO_DATABASE_URL` is unset.
+    public var database: String
+    /// Where the users are.
+    public var users: AppStores.Users
+    /// The tool's own commands, beside `serve` and Micro's.
+    public var commands: [any ParsableCommand.Type]
+    /// Sets the app up over its stores: plugins, routes, settings. An error it throws is why
+    /// the tool cannot start, printed as one line.
+    public var routes: @Sendable (App, AppStores) async throws -> Void
+
+    /// The command line of a tool that keeps its data in `database` (unless
+    /// `MICRO_DATABASE_URL` is set) and its users in `users`.
+    public init(
+        abstract: String = "", database: String, users: AppStores.Users = .table, commands: [any ParsableCommand.Type] = [],
+        routes: @escaping @Sendable (App, AppStores) async throws -> Void
+    ) {
+        self.abstract = abstract
+        self.database = database
+        self.users = users
+        self.commands = commands
+        self.routes = routes
+    }
+
+    static let current = Locked<CommandLineTool?>(nil)
+
+    /// Runs the command `CommandLine.arguments` name, then exits: status 0 when it succeeded,
+    /// else its message as one line (or the usage) and a non-zero status.
+    public func main() async {
+        await main(arguments: nil)
+    }
+
+    /// Runs the command `arguments` (without the executable) name, then exits.
+    public func main(arguments: [String]?) async {
+        Self.current.withLock { $0 = self }
+        if case .table = users { MicroCommands.databaseFile = database }
+        await ToolRootCommand.main(arguments)
+    }
+}

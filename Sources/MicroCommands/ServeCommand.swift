@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Micro
+import MicroPostgres
+
+/// A ``CommandLineTool``'s `serve`: opens its stores, sets the app up, serves until SIGINT or
+/// SIGTERM, closes the stores.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the tool until Ctrl-C (HOST, PORT, MICRO_ENV, MICRO_DATABASE_URL and Micro's other MICRO_* variables).")
+
+    func run() async throws {
+        guard let tool = CommandLineTool.current.withLock({ $0 }) else { throw ExitCode.failure }
+        let app = App()
+        let stores = await app.configure { try await AppStores.open(file: tool.database, users: tool.users) }
+        app.use(stores)
+        do {
+            try await tool.routes(app, stores)
+        } catch {
+            await stores.shutdown()
+            App.exitCannotStart(error)
+        }
+        do {
+            try await app.run()
+        } catch {
+            await stores.shutdown()
+            throw error
+        }
+        await stores.shutdown()
+    }
+}

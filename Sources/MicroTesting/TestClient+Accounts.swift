@@ -1,0 +1,47 @@
+import MicroAuth
+@_spi(Testing) import MicroCore
+
+extension TestClient {
+    /// Signs in through the app's sign-in form, then, when the app asks for a second step
+    /// (`/signin/two-factor`), sends `code` there (a code from the user's authenticator, or a
+    /// recovery code). Throws when either step is refused.
+    ///
+    /// ```swift
+    /// let code = Totp(secret: secret).code(at: Int64(Date().timeIntervalSince1970))
+    /// try await client.signIn("ann", "correct horse", code: code)
+    /// ```
+    @discardableResult
+    public func signIn(_ username: String, _ password: String, code: String, path: String = "/signin") async throws -> TestResponse {
+        let first = try await signIn(username, password, path: path)
+        guard let step = first.location, step.contains("two-factor") else { return first }
+        let answer = try await post(step, form: ["code": code])
+        guard answer.status == .seeOther, let location = answer.location, !location.contains(path) else {
+            throw TestClientError("\(username)'s code was refused: \(answer.status.code) \(answer.text.prefix(200))")
+        }
+        return answer
+    }
+
+    /// Makes an API token as the signed-in user makes one on the account pages (`POST
+    /// /account/tokens`, or `path`), their `password` confirming it; returns the token, for
+    /// `Authorization: Bearer` in the requests of a script the test plays.
+    ///
+    /// ```swift
+    /// try await client.signIn("ann", "correct horse")
+    /// let token = try await client.makeApiToken(password: "correct horse")
+    /// let robot = TestClient(app)
+    /// #expect(try await robot.get("/api/samples", headers: ["Authorization": "Bearer \(token)"]).status == .ok)
+    /// ```
+    public func makeApiToken(name: String = "test", expiresInDays: Int = 90, password: String, path: String = "/account/tokens") async throws -> String {
+        let answer = try await post(
+            path, form: ["name": name, "expires_in_days": String(expiresInDays), "current_password": password],
+            headers: ["Accept": "application/json"])
+        guard answer.status == .created, let made = try? answer.decode(MadeToken.self) else {
+            throw TestClientError("No token was made: \(answer.status.code) \(answer.text.prefix(200))")
+        }
+        return made.token
+    }
+
+    private struct MadeToken: Decodable {
+        let token: String
+    }
+}

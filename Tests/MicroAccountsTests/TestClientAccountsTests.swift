@@ -1,0 +1,53 @@
+import Foundation
+@testable import MicroAccounts
+@testable import MicroAuth
+@testable import MicroCore
+import MicroTesting
+import Testing
+
+/// What MicroTesting gives a tool's tests for its accounts: a sign-in with a second factor, an
+/// API token for a script, a throwaway database.
+@Suite struct TestClientAccountsTests {
+    @Test func signsInWithASecondFactorAndMakesATokenForAScript() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let tests = TwoFactorTests()
+        let (app, database) = try await tests.makeApp(folder, clock: clock)
+        defer { Task { await database.shutdown() } }
+        let owner = TestClient(app)
+        try await owner.signIn("ann", "ann-password")
+        let (totp, _) = try await tests.turnOn(owner, password: "ann-password", clock: clock)
+        clock.advance(seconds: 30)
+
+        let refused = TestClient(app)
+        await #expect(throws: TestClientError.self) { try await refused.signIn("ann", "ann-password", code: "not a code") }
+        #expect(try await refused.get("/me").status == .found)
+
+        let client = TestClient(app)
+        try await client.signIn("ann", "ann-password", code: totp.code(at: tests.now(clock)))
+        #expect(try await client.get("/me").text == "ann")
+
+        let token = try await client.makeApiToken(name: "robot", password: "ann-password")
+        #expect(token.hasPrefix("micro_"))
+        let robot = TestClient(app)
+        // Tokens are for scripts: requests that ask for JSON.
+        let answer = try await robot.get("/me", headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
+        #expect(answer.status == .ok && answer.text.contains("ann"), "\(answer.status) \(answer.text)")
+        await #expect(throws: TestClientError.self) { try await client.makeApiToken(password: "wrong") }
+    }
+
+    @Test func eachThrowawayDatabaseIsNewAndGoneAfter() async throws {
+        var path = ""
+        try await withThrowawayDatabase { database in
+            path = database.description
+            try await database.sql.raw("CREATE TABLE samples (id INTEGER)").run()
+            try await database.sql.raw("INSERT INTO samples VALUES (1)").run()
+            try await withThrowawayDatabase { other in
+                #expect(other.description != database.description)
+                await #expect(throws: (any Error).self) { try await other.sql.raw("SELECT * FROM samples").run() }
+            }
+        }
+        #expect(!path.isEmpty && !FileManager.default.fileExists(atPath: path))
+    }
+}

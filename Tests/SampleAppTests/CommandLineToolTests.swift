@@ -1,0 +1,107 @@
+import Foundation
+import Micro
+import Testing
+
+/// A tool of one's own on Micro's command line (`CommandLineTool`, Tests/LabTool), run as its
+/// operator runs it: the first admin from `add-user` into the tool's own file, `serve` signing
+/// them in from it, the other commands under the tool's name, bad input refused in one line.
+@Suite struct CommandLineToolTests {
+    private struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// Runs LabTool in `folder` to its end, `input` on standard input.
+    private func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:], input: String = "") throws -> Run {
+        let process = Process()
+        process.executableURL = try SampleAppProcess.binary("LabTool")
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MICRO_") }.merging(environment) { $1 }
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self), errors: String(decoding: errors, as: UTF8.self))
+    }
+
+    /// A folder for the tool, with its views: a layout, which the built-in sign-in page shows in.
+    private func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-labtool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("views"), withIntermediateDirectories: true)
+        try "<!DOCTYPE html><title>{{title}}</title><nav data-lab>Lab</nav>{{{yield}}}".write(
+            to: folder.appendingPathComponent("views/layout.mustache"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test func theFirstAdminComesFromAddUserAndSignsInToTheServedTool() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let added = try run(["add-user", "Ann", "--role", "admin", "--cost", "4"], in: folder, input: "a long unusual phrase\n")
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(added.output.contains("Saved new user 'ann' in lab.db."), "\(added.output)")
+        let file = folder.appendingPathComponent("lab.db").path
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let tool = try await SampleAppProcess.start(["PORT": "0", "MICRO_ENV": "development"], in: folder, binary: "LabTool")
+        defer { tool.stop() }
+        #expect(try await RawSocket.get(port: tool.port, path: "/signin").contains("<nav data-lab>Lab</nav>"))
+        #expect(try await RawSocket.signIn(port: tool.port, username: "ann", password: "a long unusual phrase") == "/")
+        #expect(try await RawSocket.signIn(port: tool.port, username: "ann", password: "wrong") == "/signin")
+        // While it serves, the commands change the same table: a removed user signs in no more.
+        let removed = try run(["remove-user", "ann"], in: folder)
+        #expect(removed.status == 0, "\(removed.errors)")
+        #expect(removed.output.contains("Removed user 'ann' from lab.db"))
+        #expect(try await RawSocket.signIn(port: tool.port, username: "ann", password: "a long unusual phrase") == "/signin")
+        tool.terminateCleanly()
+    }
+
+    @Test func theCommandsSpeakTheToolsName() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let help = try run(["--help"], in: folder)
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: LabTool"), "\(help.output)")
+        #expect(help.output.contains("A lab's sample tracker."))
+        for command in ["serve", "add-user", "remove-user", "reset-two-factor", "hash-password", "links", "unlink"] {
+            #expect(help.output.contains(command), "\(command)")
+        }
+        let reset = try run(["reset-two-factor", "ann"], in: folder)
+        #expect(reset.status != 0)
+        // No file yet: reset-two-factor creates none, and says which it looked for.
+        #expect(reset.errors.contains("lab.db"), "\(reset.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("lab.db").path))
+    }
+
+    @Test func badArgumentsAreOneLineAndANonZeroStatus() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(arguments: [String], input: String, says: String)] = [
+            (["add-user", "a:b"], "a long unusual phrase\n", "username"),
+            (["add-user", "ann", "--cost", "4"], "password\n", "password"),
+            (["add-user", "ann", "--db", "x.db", "--database-url", "postgres://h/d"], "", "not both"),
+            (["remove-user", "nobody", "--db", folder.appendingPathComponent("none.db").path], "", "none.db"),
+            (["hash-password"], "", "No password"),
+            (["add-user", "ann", "--database-url", "mysql://h/d"], "", "--database-url"),
+        ]
+        for (arguments, input, says) in cases {
+            let result = try run(arguments, in: folder, input: input)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.errors.contains(says), "\(arguments): \(result.errors)")
+            #expect(!result.errors.contains("Fatal error") && !result.errors.contains("Stack dump"), "\(arguments)")
+        }
+        // The same for serve: a database URL that is no URL stops start-up with one line naming it.
+        let serve = try run([], in: folder, environment: ["MICRO_DATABASE_URL": "not a url", "PORT": "0"])
+        #expect(serve.status == 1)
+        #expect(serve.errors.hasPrefix("Micro cannot start: MICRO_DATABASE_URL"), "\(serve.errors)")
+        #expect(serve.errors.split(separator: "\n").count == 1)
+    }
+}
