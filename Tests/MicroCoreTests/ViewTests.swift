@@ -23,6 +23,18 @@ private func viewApp(_ views: TemporaryFolder, environment: Environment = .test)
         #expect(response.text == "<html><title>T</title><body><h1>T</h1></body></html>")
     }
 
+    @Test func aNilValueShowsNoSection() async throws {
+        let views = try TemporaryFolder(["page.mustache": "{{#next}}<a href=\"{{next}}\">Next</a>{{/next}}{{^next}}last{{/next}}"])
+        defer { views.remove() }
+        let app = viewApp(views)
+        app.get("/:n") { request in
+            let next: String? = request.params["n"] == "1" ? "/2" : nil
+            return try request.render("page", ["next": next as Any])
+        }
+        #expect(try await TestClient(app).get("/1").text == #"<a href="/2">Next</a>"#)
+        #expect(try await TestClient(app).get("/2").text == "last")
+    }
+
     @Test func anotherLayoutOrNone() async throws {
         let views = try TemporaryFolder([
             "layout.mustache": "<main>{{{yield}}}</main>",

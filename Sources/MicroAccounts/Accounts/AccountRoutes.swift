@@ -169,17 +169,20 @@ struct AccountRoutes {
         if request.wantsJson {
             return try JsonBody(shown.map { EventJson($0, withUser: true) }).makeResponse(for: request)
         }
-        var older: String?
+        var values: [String: Any] = [
+            "title": "Audit", "events": shown.map(eventValues), "user": filter ?? "", "action": request.url(settings.auditPath),
+            "appEventsLink": request.url(settings.auditPath + "/app"),
+        ]
+        // Only what there is: a nil in a template's values would show its section.
         if events.count > ActivityLogLimits.pageSize {
             var query = "page=\(page + 1)"
             if let filter { query += "&user=" + PercentEncoding.encode(filter) }
-            older = request.url(settings.auditPath) + "?" + query
+            values["olderLink"] = request.url(settings.auditPath) + "?" + query
         }
-        return try self.page(request, "admin/audit", [
-            "title": "Audit", "events": shown.map(eventValues), "user": filter ?? "", "olderLink": older as Any,
-            "action": request.url(settings.auditPath),
-            "unknownLink": (filter == nil ? request.url(settings.auditPath) + "?user=" + PercentEncoding.encode(ActivityEvent.unknownUser) : nil) as Any,
-        ])
+        if filter == nil {
+            values["unknownLink"] = request.url(settings.auditPath) + "?user=" + PercentEncoding.encode(ActivityEvent.unknownUser)
+        }
+        return try self.page(request, "admin/audit", values)
     }
 
     // MARK: Pieces
@@ -193,10 +196,14 @@ struct AccountRoutes {
     }
 
     private func eventValues(_ event: ActivityEvent) -> [String: Any] {
-        [
+        var values: [String: Any] = [
             "user": event.username, "event": event.event, "at": AccountTime.iso(event.at), "atText": AccountTime.shown(event.at),
             "address": event.address, "browser": event.browser, "detail": event.detail,
-            "accountEnded": event.accountEndedAt.map(AccountTime.iso) as Any, "accountEndedText": event.accountEndedAt.map(AccountTime.shown) as Any,
         ]
+        if let ended = event.accountEndedAt {
+            values["accountEnded"] = AccountTime.iso(ended)
+            values["accountEndedText"] = AccountTime.shown(ended)
+        }
+        return values
     }
 }

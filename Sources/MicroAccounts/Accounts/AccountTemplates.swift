@@ -80,7 +80,8 @@ public enum AccountTemplates {
 
     /// `admin/audit`: `events` (as the activity page's, with `user`, and `accountEnded` for
     /// events of an earlier account of the name), `user` (the filter), `olderLink`, `action`,
-    /// and unfiltered `unknownLink` (the failed sign-ins under names that are no user, kept apart).
+    /// unfiltered `unknownLink` (the failed sign-ins under names that are no user, kept apart),
+    /// and `appEventsLink` (the app's own events).
     public static let audit = """
         <h1>{{title}}</h1>
         <form method="get" action="{{action}}"><label for="user">User</label> <input id="user" name="user" value="{{user}}"> <button type="submit">Filter</button></form>
@@ -94,6 +95,7 @@ public enum AccountTemplates {
         </table>
         {{#olderLink}}<p><a rel="next" href="{{olderLink}}">Older events</a></p>{{/olderLink}}
         {{#unknownLink}}<p><a href="{{unknownLink}}">Failed sign-ins under names that are no user</a> are kept apart.</p>{{/unknownLink}}
+        <p><a href="{{appEventsLink}}">The app's own events</a></p>
         """
 
     /// Every template, by name.

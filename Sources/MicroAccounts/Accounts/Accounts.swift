@@ -56,12 +56,17 @@ public struct Accounts: AppPlugin, Sendable {
     public var twoFactor = TwoFactorSettings()
     /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:)``.
     public var apiTokens = ApiTokenSettings()
+    /// The app's own events (``MicroCore/Request/recordAppEvent(_:subject:detail:)``), listed at
+    /// ``auditPath``/app: in memory, or with ``init(database:)`` in its table, kept for ever
+    /// unless the app gives a ``DatabaseAppEventLog`` a retention or a row limit.
+    public var appEvents: any AppEventLog
 
     /// The pages with sessions and events kept in this process (lost at restart): for a
     /// users file or one instance.
     public init() {
         sessions = MemorySessionRegistry()
         activity = MemoryActivityLog()
+        appEvents = MemoryAppEventLog()
     }
 
     /// The pages with sessions and events kept in `database`, shared by every instance that
@@ -69,6 +74,7 @@ public struct Accounts: AppPlugin, Sendable {
     public init(database: Database) {
         sessions = DatabaseSessionRegistry(database)
         activity = DatabaseActivityLog(database)
+        appEvents = DatabaseAppEventLog(database)
         apiTokens.store = DatabaseApiTokenStore(database)
     }
 
@@ -89,6 +95,9 @@ public struct Accounts: AppPlugin, Sendable {
         if let database = (sessions as? DatabaseSessionRegistry)?.database {
             app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
         }
+        if let database = (appEvents as? DatabaseAppEventLog)?.database {
+            app.addPreparation { try await database.migrate(DatabaseAppEventLog.migrations) }
+        }
         app.addBuiltInTemplates(AccountTemplates.all)
         // The admin's users page (``usersPath``).
         app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
@@ -99,6 +108,7 @@ public struct Accounts: AppPlugin, Sendable {
             if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
         }
         AccountRoutes(service: service).install(in: app)
+        AppEventRoutes(service: service).install(in: app)
         TwoFactorFeature.install(twoFactor, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
         installApiTokens(in: app, accounts: service)
     }

@@ -8,7 +8,7 @@ import MicroCore
 /// what the sign-in flow tells them.
 final class AccountsService: Sendable {
     let settings: Accounts
-    private let logger: Logger
+    let logger: Logger
     /// When each entry was last noted as seen, here: a replayed cookie, whose own note is old,
     /// does not write more often than a fresh one. Emptied when it grows past its bound.
     private let touched = Locked<[String: Int64]>([:])

@@ -28,7 +28,8 @@ final class TemplateContext: MustacheParent {
 
     func child(named name: String) -> Any? {
         if let page, name == "yield" { return page }
-        if let value = values[name] { return value }
+        // A nil the route put in its values (`older as Any`) is no value: its section is not shown.
+        if let value = values[name] { return (value as? any OptionalValue)?.isNone == true ? nil : value }
         if let value = made[name] { return value }
         let value = automatic(name)
         made.updateValue(value, forKey: name)
@@ -54,4 +55,13 @@ final class TemplateContext: MustacheParent {
             return nil
         }
     }
+}
+
+/// An `Optional` seen through `Any`, to tell a nil from a value.
+private protocol OptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    fileprivate var isNone: Bool { self == nil }
 }
