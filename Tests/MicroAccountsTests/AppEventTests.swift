@@ -196,6 +196,7 @@ import Testing
         let page = try await admin.get("/admin/audit").text
         #expect(page.contains("signed_in"))
         #expect(!page.contains(#"rel="next""#), "\(page)")
+        #expect(!page.contains("data-account-ended") && !page.contains("an earlier account"))
         // Filtered by a user, the link to the unknown users' events is not shown.
         #expect(!(try await admin.get("/admin/audit?user=ann").text.contains("names that are no user")))
     }
