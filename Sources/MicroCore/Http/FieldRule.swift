@@ -99,3 +99,18 @@ extension FieldRule where Value: Collection {
         }
     }
 }
+
+extension FieldRule where Value: Equatable {
+    /// One of `options` (a select's, radio buttons'): a value the form never offered is refused
+    /// next to the field.
+    public static func oneOf(_ options: [Value]) -> FieldRule {
+        FieldRule { options.contains($0) ? nil : "Choose one of the options." }
+    }
+}
+
+extension FieldRule {
+    /// Each of the values (checkboxes' of one name) is one of `options`.
+    public static func each<Element: Equatable>(oneOf options: [Element]) -> FieldRule where Value == [Element] {
+        FieldRule { values in values.allSatisfy(options.contains) ? nil : "Choose among the options." }
+    }
+}
