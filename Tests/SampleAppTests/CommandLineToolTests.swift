@@ -6,30 +6,10 @@ import Testing
 /// operator runs it: the first admin from `add-user` into the tool's own file, `serve` signing
 /// them in from it, the other commands under the tool's name, bad input refused in one line.
 @Suite struct CommandLineToolTests {
-    private struct Run {
-        let status: Int32
-        let output: String
-        let errors: String
-    }
-
-    /// Runs LabTool in `folder` to its end, `input` on standard input.
-    private func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:], input: String = "") throws -> Run {
-        let process = Process()
-        process.executableURL = try SampleAppProcess.binary("LabTool")
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MICRO_") }.merging(environment) { $1 }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self), errors: String(decoding: errors, as: UTF8.self))
+    /// Runs LabTool in `folder` to its end, `input` on standard input, without this process's
+    /// `MICRO_*` settings.
+    private func run(_ arguments: [String], in folder: URL, environment: [String: String] = [:], input: String = "") throws -> CommandRun {
+        try CommandRun(arguments, binary: "LabTool", in: folder, environment: environment, clean: true, input: input)
     }
 
     /// A folder for the tool, with its views: a layout, which the built-in sign-in page shows in.

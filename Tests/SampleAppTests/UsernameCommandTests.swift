@@ -4,21 +4,8 @@ import Testing
 
 /// `add-user` and `remove-user` under ``Username``'s rule, run as a person would.
 @Suite struct UsernameCommandTests {
-    private func run(_ arguments: [String], input: String = "a long unusual phrase\n") throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = try SampleAppProcess.binary()
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    private func run(_ arguments: [String], input: String = "a long unusual phrase\n") throws -> CommandRun {
+        try CommandRun(arguments, input: input)
     }
 
     private func withDatabase(_ body: (String) throws -> Void) throws {
