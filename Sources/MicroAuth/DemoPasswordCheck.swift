@@ -28,7 +28,7 @@ enum DemoPasswordCheck {
             return (nil, "\(store.file): \(named) a published demo password, allowed by MICRO_ALLOW_DEMO_USERS=1: anyone who knows it can sign in.")
         }
         return (
-            "\(store.file): \(named) a published demo password, refused in production: put the hash of a real password there (\(OperatorCommand.phrase("hash-password")) prints one), or set MICRO_ALLOW_DEMO_USERS=1 for a deliberate demo.",
+            "\(store.file): \(named) a published demo password, refused in production: put the hash of a real password there (\(OperatorCommand.hashPassword()) prints one), or set MICRO_ALLOW_DEMO_USERS=1 for a deliberate demo.",
             nil
         )
     }

@@ -83,7 +83,7 @@ public final class YamlUserStore: UserListing, Reloadable {
         }
         guard !others.isEmpty else { return nil }
         return "\(file): the password hashes of \(others.joined(separator: ", ")) have another bcrypt cost than the configured \(cost): "
-            + "make new ones with \(OperatorCommand.phrase("hash-password", "--cost \(cost)")) and paste them in, then reload."
+            + "make new ones with \(OperatorCommand.hashPassword(cost: cost)) and paste them in, then reload."
     }
 
     /// Reads the file again. On a problem, throws it (file, line, what is wrong) and keeps the
@@ -150,7 +150,7 @@ public final class YamlUserStore: UserListing, Reloadable {
                 throw ConfigurationError("\(file):\(entry.line): user '\(username)' has no `password_hash`.")
             }
             guard Password.isValidHash(hash) else {
-                throw ConfigurationError("\(file):\(hashNode.line): the password_hash of user '\(username)' is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters). Make one with \(OperatorCommand.phrase("hash-password")).")
+                throw ConfigurationError("\(file):\(hashNode.line): the password_hash of user '\(username)' is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters). Make one with \(OperatorCommand.hashPassword()).")
             }
             let user = User(username: username, name: entry["name"]?.text, roles: try roles(of: entry, username, file))
             guard users[user.username] == nil else {

@@ -47,7 +47,7 @@ struct AddUser: AsyncParsableCommand {
             } else {
                 let password = try PasswordPrompt.read()
                 if let problem = PasswordRules().problem(with: password, username: key) {
-                    throw ValidationError(problem)
+                    throw CommandFailure(problem)
                 }
                 hash = try Password.hash(password, cost: cost)
             }

@@ -20,7 +20,7 @@ import MicroPostgres
 ///
 /// `labtool` serves (as `labtool serve` does); `labtool add-user ann --role admin` gives it
 /// its first admin; `labtool --help` lists the rest. `serve` opens the stores
-/// (``AppStores/open(file:users:environment:)``: `MICRO_DATABASE_URL`, else the file), has
+/// (`AppStores.open`: `MICRO_DATABASE_URL`, else the file), has
 /// `routes` set the app up, serves until SIGINT or SIGTERM, and closes the stores. The user
 /// commands change the same users table, unless told another (`--db`, `--database-url`).
 public struct CommandLineTool: Sendable {
@@ -51,16 +51,20 @@ public struct CommandLineTool: Sendable {
 
     static let current = Locked<CommandLineTool?>(nil)
 
-    /// Runs the command `CommandLine.arguments` name, then exits: status 0 when it succeeded,
-    /// else its message as one line (or the usage) and a non-zero status.
+    /// Runs the command `CommandLine.arguments` name: returns when it succeeded; else prints
+    /// its message (with the usage, for a mistake in the arguments) and exits with a non-zero
+    /// status.
     public func main() async {
         await main(arguments: nil)
     }
 
-    /// Runs the command `arguments` (without the executable) name, then exits.
+    /// Runs the command `arguments` (without the executable) name, as ``main()`` does.
     public func main(arguments: [String]?) async {
         Self.current.withLock { $0 = self }
-        if case .table = users { MicroCommands.databaseFile = database }
+        switch users {
+        case .table: MicroCommands.databaseFile = database
+        case .yaml(let file): MicroCommands.usersFile = file
+        }
         await ToolRootCommand.main(arguments)
     }
 }

@@ -14,13 +14,13 @@ enum CommandUserTable {
         do {
             database = try await SharedPostgresDatabase.connect(url: url)
         } catch {
-            throw ValidationError("\(flag): \(error.message)")
+            throw CommandFailure("\(flag): \(error.message)")
         }
         do {
             return .postgres(try await PostgresUserStore(database), database)
         } catch {
             database.shutdown()
-            throw ValidationError("\(flag): \(error.message)")
+            throw CommandFailure("\(flag): \(error.message)")
         }
     }
 
@@ -74,7 +74,8 @@ enum CommandUserTable {
         }
     }
 
-    /// Closes the connections, awaited: none of their threads outlives the command.
+    /// Closes the connections: a SQLite file's at once, awaited (none of their threads outlives
+    /// the command); PostgreSQL's are told to stop.
     func close() async {
         switch self {
         case .sqlite(let store, _): await store.shutdown()

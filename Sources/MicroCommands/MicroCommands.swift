@@ -18,11 +18,12 @@ import Micro
 /// ``CommandLineTool`` gives a tool the whole command line, `serve` included, in one call.
 public enum MicroCommands {
     private static let file = Locked<String?>(nil)
+    private static let yaml = Locked<String?>(nil)
 
     /// The commands. Reading them mounts them: Micro's messages to an operator name them by
     /// the running executable's name from then on (`labtool reset-two-factor NAME`).
     public static var all: [any ParsableCommand.Type] {
-        OperatorCommand.mounted(as: executableName)
+        OperatorCommand.mount(as: executableName)
         var commands: [any ParsableCommand.Type] = [AddUser.self, RemoveUser.self, ResetTwoFactor.self, HashPassword.self]
         #if OpenIdConnect
         commands += [IdentityLinks.self, UnlinkIdentity.self]
@@ -36,6 +37,13 @@ public enum MicroCommands {
     public static var databaseFile: String? {
         get { file.withLock { $0 } }
         set { file.withLock { $0 = newValue } }
+    }
+
+    /// The YAML file a tool keeps its users in, when it does: the user commands then change no
+    /// table unless told which (`--db`, `--database-url`), and say where the users are.
+    public static var usersFile: String? {
+        get { yaml.withLock { $0 } }
+        set { yaml.withLock { $0 = newValue } }
     }
 
     /// The name the tool was run by: its executable's, without the folder.

@@ -6,14 +6,14 @@ enum PasswordPrompt {
     static func read() throws -> String {
         guard isatty(STDIN_FILENO) == 1 else {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                throw ValidationError("No password on standard input.")
+                throw CommandFailure("No password on standard input.")
             }
             return line
         }
         let first = try readHidden(prompt: "Password: ")
-        guard !first.isEmpty else { throw ValidationError("The password is empty.") }
+        guard !first.isEmpty else { throw CommandFailure("The password is empty.") }
         let second = try readHidden(prompt: "Again: ")
-        guard first == second else { throw ValidationError("The passwords differ.") }
+        guard first == second else { throw CommandFailure("The passwords differ.") }
         return first
     }
 
@@ -21,7 +21,7 @@ enum PasswordPrompt {
     private static func readHidden(prompt: String) throws -> String {
         FileHandle.standardError.write(Data(prompt.utf8))
         var saved = termios()
-        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw ValidationError("Cannot read the terminal's settings.") }
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw CommandFailure("Cannot read the terminal's settings.") }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)

@@ -7,7 +7,7 @@ import MicroPostgres
 /// (PostgreSQL); without either, where the tool serves from: `MICRO_DATABASE_URL`, else the
 /// tool's own file.
 struct UserDatabaseOptions: ParsableArguments {
-    @Option(help: "The SQLite file (add-user creates it with its users table when missing). Default: the tool's own, unless MICRO_DATABASE_URL is set.")
+    @Option(help: "The SQLite file (add-user creates it with its users table when missing). Default, for a tool that serves users from a table: its own, unless MICRO_DATABASE_URL is set.")
     var db: String?
 
     @Option(help: "A PostgreSQL database, postgres://user:password@host:port/database (the users table is created when missing). Default: MICRO_DATABASE_URL.")
@@ -17,7 +17,12 @@ struct UserDatabaseOptions: ParsableArguments {
         guard db == nil || databaseUrl == nil else {
             throw ValidationError("Give either --db FILE (SQLite) or --database-url URL (PostgreSQL), not both.")
         }
-        guard db != nil || databaseUrl != nil || Self.defaultUrl != nil || MicroCommands.databaseFile != nil else {
+        guard db == nil, databaseUrl == nil else { return }
+        if let file = MicroCommands.usersFile {
+            throw ValidationError(
+                "\(MicroCommands.executableName) keeps its users in \(file): add or change them there (`\(MicroCommands.executableName) hash-password` makes a hash), or give --db FILE or --database-url URL for a users table.")
+        }
+        guard Self.defaultUrl != nil || MicroCommands.databaseFile != nil else {
             throw ValidationError("Give either --db FILE (SQLite) or --database-url URL (PostgreSQL).")
         }
     }

@@ -15,8 +15,7 @@ import Micro
 ///
 /// The users are in the database's `users` table (``Users-swift.enum/table``, which the users
 /// page, two-factor sign-in and API tokens need), or in a YAML file the app names. The first
-/// admin of a table comes from the `add-user` command (MicroCommands), or from
-/// `SqliteUserStore.save(username:passwordHash:name:roles:)` in the app's own set-up.
+/// admin of a table comes from the `add-user` command (MicroCommands).
 ///
 /// With PostgreSQL, failed sign-ins and revoked sessions are shared by the instances too; with
 /// SQLite they are kept in memory, as one instance needs.
@@ -67,6 +66,9 @@ public struct AppStores: AppPlugin, Sendable {
     }
 
     private static func postgres(_ url: String, users: Users) async throws(ConfigurationError) -> AppStores {
+        // A users' file is read first: its mistakes are the file's, not the database's.
+        var yamlUsers: YamlUserStore?
+        if case .yaml(let yaml) = users { yamlUsers = try YamlUserStore(file: yaml) }
         let shared: SharedPostgresDatabase
         do throws(ConfigurationError) {
             shared = try await SharedPostgresDatabase.connect(url: url)
@@ -74,11 +76,7 @@ public struct AppStores: AppPlugin, Sendable {
             throw ConfigurationError("\(urlVariable): \(error.message)")
         }
         do throws(ConfigurationError) {
-            let store: any UserStore
-            switch users {
-            case .table: store = try await PostgresUserStore(shared)
-            case .yaml(let yaml): store = try YamlUserStore(file: yaml)
-            }
+            let store: any UserStore = if let yamlUsers { yamlUsers } else { try await PostgresUserStore(shared) }
             return AppStores(
                 database: shared.database, users: store, throttleStore: try await DatabaseSignInThrottleStore(shared.database),
                 revocations: try await PostgresSessionRevocations(shared), place: shared.url.description
@@ -109,7 +107,8 @@ public struct AppStores: AppPlugin, Sendable {
         if let revocations { app.settings.sessions.revocations = revocations }
     }
 
-    /// Closes the database's connections. Await it once the app has stopped.
+    /// Closes the database's connections: SQLite's at once, awaited; PostgreSQL's pool and
+    /// listening connection are told to stop. Await it once the app has stopped.
     public func shutdown() async {
         await closing()
     }

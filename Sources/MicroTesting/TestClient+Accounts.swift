@@ -2,9 +2,9 @@ import MicroAuth
 @_spi(Testing) import MicroCore
 
 extension TestClient {
-    /// Signs in through the app's sign-in form, then, when the app asks for a second step
-    /// (`/signin/two-factor`), sends `code` there (a code from the user's authenticator, or a
-    /// recovery code). Throws when either step is refused.
+    /// Signs in through the app's sign-in form, then sends `code` to the second step the app
+    /// asks for (`/signin/two-factor`): a code from the user's authenticator, or a recovery
+    /// code. Throws when either step is refused, and when no second step was asked for.
     ///
     /// ```swift
     /// let code = Totp(secret: secret).code(at: Int64(Date().timeIntervalSince1970))
@@ -13,9 +13,11 @@ extension TestClient {
     @discardableResult
     public func signIn(_ username: String, _ password: String, code: String, path: String = "/signin") async throws -> TestResponse {
         let first = try await signIn(username, password, path: path)
-        guard let step = first.location, step.contains("two-factor") else { return first }
+        guard let step = first.location, step.hasSuffix(path + "/two-factor") else {
+            throw TestClientError("\(username) was signed in without a second step (to \(first.location ?? "nowhere")): the code was not asked for")
+        }
         let answer = try await post(step, form: ["code": code])
-        guard answer.status == .seeOther, let location = answer.location, !location.contains(path) else {
+        guard answer.status == .seeOther, let location = answer.location, location != step, !location.hasSuffix(path) else {
             throw TestClientError("\(username)'s code was refused: \(answer.status.code) \(answer.text.prefix(200))")
         }
         return answer

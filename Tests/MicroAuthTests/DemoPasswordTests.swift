@@ -36,7 +36,7 @@ import Testing
             #expect(error.message.contains(folder.file("credentials.yml")))
             #expect(error.message.contains("'user'"))
             #expect(!error.message.contains("'ann'"))
-            #expect(error.message.contains(OperatorCommand.phrase("hash-password")))
+            #expect(error.message.contains(OperatorCommand.hashPassword()) && error.message.contains("htpasswd -nbBC 12"))
             #expect(error.message.contains("MICRO_ALLOW_DEMO_USERS=1"))
             #expect(!error.message.contains("\n"))
         }

@@ -163,7 +163,7 @@ import Testing
         defer { folder.remove() }
         let store = try folder.yamlUsers(costs: ["ann": 4, "bob": 5])
         let warning = try #require(store.costWarning(configuredCost: 5))
-        #expect(warning.contains("ann") && !warning.contains("bob") && warning.contains("hash-password"))
+        #expect(warning.contains("ann") && !warning.contains("bob") && warning.contains("htpasswd -nbBC"))
         // One cost for all, even another than the configured one, is not mixed.
         #expect((try UserStoreKind.yaml.make(in: folder) as! YamlUserStore).costWarning(configuredCost: 12) == nil)
 

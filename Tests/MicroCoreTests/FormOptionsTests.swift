@@ -24,7 +24,7 @@ import Testing
         let views = try TemporaryFolder([
             "edit.mustache": """
                 <select name="status">{{#statuses}}<option value="{{value}}"{{#chosen}} selected{{/chosen}}>{{label}}</option>{{/statuses}}</select>
-                {{#tags}}<input type="checkbox" name="tags" value="{{value}}"{{#chosen}} checked{{/chosen}}>{{/tags}}
+                <input type="hidden" name="tags" value="">{{#tags}}<input type="checkbox" name="tags" value="{{value}}"{{#chosen}} checked{{/chosen}}>{{/tags}}
                 {{#form.errors.status}}<p class="error">{{.}}</p>{{/form.errors.status}}{{#form.errors.tags}}<p class="error">{{.}}</p>{{/form.errors.tags}}
                 """
         ])
@@ -63,13 +63,29 @@ import Testing
         #expect(!refused.text.contains(" selected"))
         #expect(refused.text.contains(#"value="urgent" checked"#) && refused.text.contains(#"value="fragile" checked"#))
         #expect(!refused.text.contains(#"value="cold" checked"#))
-        // Every checkbox unticked: none shown ticked again, not the record's.
-        let unticked = try await client.post("/edit", form: ["status": "nonsense"])
+        // Every checkbox unticked (the hidden field alone): none shown ticked again, not the record's.
+        let unticked = try await client.post("/edit", form: ["status": "nonsense", "tags": ""])
         #expect(!unticked.text.contains(" checked"))
         // A tag never offered.
         let badTag = try await client.post("/edit", form: ["status": "tested", "tags": "<script>"])
         #expect(badTag.status == .unprocessableEntity && badTag.text.contains("Choose among the options."))
         #expect(badTag.text.contains(#"<option value="tested" selected>"#) && !badTag.text.contains("<script>"))
-        #expect(try await client.post("/edit", form: ["status": "archived", "tags": "cold"]).text == "saved")
+        #expect(try await client.post("/edit", form: ["status": "archived", "tags": "", "tags": "cold"]).text == "saved")
+    }
+
+    @Test func anotherFormOfThePageSentLeavesTheRecordsValues() async throws {
+        let (app, views) = try app()
+        defer { views.remove() }
+        app.post("/comment") { request in
+            try request.refuse(field: "comment", "Say something.", orRender: "edit", [
+                "statuses": request.options("status", Self.statuses, chosen: ["tested"]),
+                "tags": request.options("tags", Self.tags, chosen: ["cold"]),
+            ])
+        }
+        // Neither the query nor another form's fields choose anything.
+        let page = try await TestClient(app).post("/comment?status=archived", form: ["comment": ""])
+        #expect(page.status == .unprocessableEntity)
+        #expect(page.text.contains(#"<option value="tested" selected>"#) && page.text.contains(#"value="cold" checked"#))
+        #expect(!page.text.contains(#"<option value="archived" selected>"#))
     }
 }

@@ -173,7 +173,7 @@ struct AccountRoutes {
             "title": "Audit", "events": shown.map(eventValues), "user": filter ?? "", "action": request.url(settings.auditPath),
             "appEventsLink": request.url(settings.auditPath + "/app"),
         ]
-        // Only what there is: a nil in a template's values would show its section.
+        // Only what there is, as in each event's values, where a nil would show its section.
         if events.count > ActivityLogLimits.pageSize {
             var query = "page=\(page + 1)"
             if let filter { query += "&user=" + PercentEncoding.encode(filter) }

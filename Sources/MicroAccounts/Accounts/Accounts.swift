@@ -43,7 +43,7 @@ public struct Accounts: AppPlugin, Sendable {
     /// The refusal of a confirmation that differs.
     public var confirmationMessage = "The two new passwords differ."
     /// What the password page says when the users' file cannot be written (credentials.yml).
-    public var readOnlyUsersMessage = "These users are managed in credentials.yml: ask its keeper to put in a new hash (\(OperatorCommand.phrase("hash-password")) makes one)."
+    public var readOnlyUsersMessage = "These users are managed in credentials.yml: ask its keeper to put in a new hash (\(OperatorCommand.hashPassword()) makes one)."
     /// How long the acting admin's password (and code) confirms the users page's changes once
     /// given, in that session: ten minutes by default.
     public var adminProofLifetime: Duration = .seconds(600)

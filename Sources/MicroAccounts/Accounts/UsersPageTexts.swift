@@ -5,7 +5,7 @@ import MicroCore
 /// replaceable.
 public struct UsersPageTexts: Sendable {
     /// What the page says when the users' file cannot be written (credentials.yml).
-    public var readOnly = "These users are managed in credentials.yml: edit the file to add, change or remove one (\(OperatorCommand.phrase("hash-password")) makes a hash)."
+    public var readOnly = "These users are managed in credentials.yml: edit the file to add, change or remove one (\(OperatorCommand.hashPassword()) makes a hash)."
     /// The flash after adding a user (`NAME` is their name).
     public var added = "NAME has been added."
     /// The flash after setting a user's password.

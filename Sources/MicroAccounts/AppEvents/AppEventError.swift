@@ -5,21 +5,25 @@ public struct AppEventError: Error, CustomStringConvertible, Sendable {
     /// What is wrong, naming the field and its bound.
     public let message: String
 
+    /// The message.
     public var description: String { message }
 
     /// Checks `kind`, `subject` and `detail` against ``AppEventLimits``.
     static func check(kind: String, subject: String, detail: String) throws(AppEventError) {
-        guard !kind.isEmpty, kind.count <= AppEventLimits.kindLength,
+        guard !kind.isEmpty, kind.unicodeScalars.count <= AppEventLimits.kindLength,
             kind.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)) })
         else {
             throw AppEventError(
                 message: "An app event's kind is 1 to \(AppEventLimits.kindLength) ASCII letters, digits, '_', '-' or '.': '\(kind.prefix(80))' is not.")
         }
-        guard subject.count <= AppEventLimits.subjectLength else {
-            throw AppEventError(message: "The subject of the app event '\(kind)' has \(subject.count) characters; at most \(AppEventLimits.subjectLength).")
+        let subjectLength = subject.unicodeScalars.count, detailLength = detail.unicodeScalars.count
+        guard subjectLength <= AppEventLimits.subjectLength else {
+            throw AppEventError(
+                message: "The subject of the app event '\(kind)' has \(subjectLength) characters (Unicode scalars); at most \(AppEventLimits.subjectLength).")
         }
-        guard detail.count <= AppEventLimits.detailLength else {
-            throw AppEventError(message: "The detail of the app event '\(kind)' has \(detail.count) characters; at most \(AppEventLimits.detailLength).")
+        guard detailLength <= AppEventLimits.detailLength else {
+            throw AppEventError(
+                message: "The detail of the app event '\(kind)' has \(detailLength) characters (Unicode scalars); at most \(AppEventLimits.detailLength).")
         }
     }
 }

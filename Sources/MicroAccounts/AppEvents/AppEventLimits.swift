@@ -1,5 +1,7 @@
 /// The bounds of an app event's fields, checked when it is recorded: a longer one is the app's
-/// mistake, said as an ``AppEventError``, never a record cut short without a word.
+/// mistake, said as an ``AppEventError``, never a record cut short without a word. Lengths are
+/// counted in Unicode scalars: a letter may carry any number of combining marks, and a bound in
+/// letters would let such a text through at any size.
 public enum AppEventLimits {
     /// The most characters of a kind: letters, digits, `_`, `-` and `.`.
     public static let kindLength = 64

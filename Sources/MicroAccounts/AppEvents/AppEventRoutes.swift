@@ -11,7 +11,7 @@ struct AppEventRoutes {
 
     func install(in app: App) {
         app.addBuiltInTemplates(["admin/app-events": AppEventTemplates.page])
-        app.get(path) { request in try await page(request) }
+        app.get(path + "/?") { request in try await page(request) }
     }
 
     private func page(_ request: Request) async throws -> Response {

@@ -41,6 +41,8 @@ public final class DatabaseAppEventLog: AppEventLog {
         }
     ]
 
+    /// Writes `event`; every so often, when the app gave a retention or a row limit, drops
+    /// what is beyond them.
     public func record(_ event: AppEvent) async throws {
         // Pruning, when the app asked for it, is a sweep every so often, not a cost of every event.
         let prune = (retention != nil || rowLimit != nil) && added.withLock { (count: inout Int) -> Bool in
@@ -67,6 +69,7 @@ public final class DatabaseAppEventLog: AppEventLog {
         }
     }
 
+    /// The newest events of `kind` and `subject` when given, newest first.
     public func events(kind: String?, subject: String?, offset: Int, limit: Int) async throws -> [AppEvent] {
         try await database.run("read the app events") { sql in
             var query = sql.select().columns("username", "kind", "subject", "detail", "at", "address", "browser").from(Self.table)

@@ -11,6 +11,7 @@ public final class MemoryAppEventLog: AppEventLog {
         self.limit = max(1, limit)
     }
 
+    /// Keeps `event`, dropping the oldest beyond ``limit``.
     public func record(_ event: AppEvent) async throws {
         kept.withLock { events in
             events.append(event)
@@ -18,6 +19,7 @@ public final class MemoryAppEventLog: AppEventLog {
         }
     }
 
+    /// The newest events of `kind` and `subject` when given, newest first.
     public func events(kind: String?, subject: String?, offset: Int, limit: Int) async throws -> [AppEvent] {
         let all = kept.withLock { Array($0.suffix(self.limit)) }
         let matching = all.reversed().filter { (kind == nil || $0.kind == kind) && (subject == nil || $0.subject == subject) }

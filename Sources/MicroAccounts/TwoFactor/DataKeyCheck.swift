@@ -70,7 +70,7 @@ struct DataKeyCheck {
         let names = users.prefix(shown).map { "'\($0)'" }.joined(separator: ", ") + (users.count > shown ? " and others" : "")
         return "MICRO_DATA_KEY is not the key the two-factor secrets in this database were sealed with (users with two-factor sign-in on: \(names)): "
             + "every code of theirs would be refused. Either set MICRO_DATA_KEY back to the key they were sealed with, "
-            + "or give those secrets up: turn each user's two-factor sign-in off (\(OperatorCommand.phrase("reset-two-factor", "NAME")), or the users page with the old key), "
+            + "or give those secrets up: turn each user's two-factor sign-in off (\(OperatorCommand.phrase("reset-two-factor", "NAME", otherwise: "Micro's `reset-two-factor` command (MicroCommands)")), or the users page with the old key), "
             + "then start with the new key, which is then recorded."
     }
 }

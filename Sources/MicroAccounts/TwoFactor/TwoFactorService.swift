@@ -53,7 +53,7 @@ final class TwoFactorService: Sendable {
         }
         guard key == nil, let store, try await store.anyEnabled() else { return }
         throw ConfigurationError(
-            "MICRO_DATA_KEY is not set, and users have two-factor sign-in on: their secrets are sealed with it. Set it to the key they were sealed with (or reset their two-factor sign-in with \(OperatorCommand.phrase("reset-two-factor", "NAME")) and set a new key).")
+            "MICRO_DATA_KEY is not set, and users have two-factor sign-in on: their secrets are sealed with it. Set it to the key they were sealed with (or reset their two-factor sign-in with \(OperatorCommand.resetTwoFactor) and set a new key).")
     }
 
     /// Whether `username` (as stored) has a second factor on.
@@ -98,7 +98,7 @@ final class TwoFactorService: Sendable {
         guard let record = try await store.record(of: name) else { return .wrong }
         guard let key, let secret = key.open(record.sealedSecret, context: Self.context(of: username)) else {
             logger.error(
-                "The two-factor secret of \(name) does not open with this MICRO_DATA_KEY: the key is not the one it was sealed with, or the row was altered. Their codes cannot be checked; set the key back, or reset their two-factor sign-in (\(OperatorCommand.phrase("reset-two-factor", "\(name)"))).")
+                "The two-factor secret of \(name) does not open with this MICRO_DATA_KEY: the key is not the one it was sealed with, or the row was altered. Their codes cannot be checked; set the key back, or reset their two-factor sign-in (\(OperatorCommand.resetTwoFactor)).")
             throw Self.unreadable(settings)
         }
         let digits = code.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "-") }

@@ -2,22 +2,33 @@ import Foundation
 
 /// How Micro's messages to an operator name a command to run: `labtool hash-password`, by the
 /// running tool's own name, once the tool has mounted Micro's commands (MicroCommands does
-/// that); else as Micro's command, which a tool without them does not have.
+/// that); else what an operator of a tool without them can do instead.
 public enum OperatorCommand {
     private static let mountedName = Locked<String?>(nil)
 
     /// Says that this process is the tool `name` and has Micro's commands: messages from here
     /// on name them as `name COMMAND`. MicroCommands calls it when a tool mounts them.
-    public static func mounted(as name: String) {
+    package static func mount(as name: String) {
         mountedName.withLock { $0 = name }
     }
 
     /// The command line for `command` (with `arguments`), in code voice: `` `labtool
-    /// reset-two-factor NAME` ``, or, without the commands mounted, `` the `reset-two-factor
-    /// NAME` command of Micro's commands (MicroCommands) ``.
-    package static func phrase(_ command: String, _ arguments: String = "") -> String {
-        let line = arguments.isEmpty ? command : "\(command) \(arguments)"
-        guard let name = mountedName.withLock({ $0 }) else { return "the `\(line)` command of Micro's commands (MicroCommands)" }
-        return "`\(name) \(line)`"
+    /// reset-two-factor NAME` ``; without the commands mounted, `otherwise`, what works there.
+    package static func phrase(_ command: String, _ arguments: String = "", otherwise: String) -> String {
+        guard let name = mountedName.withLock({ $0 }) else { return otherwise }
+        return "`\(name) \(arguments.isEmpty ? command : "\(command) \(arguments)")`"
+    }
+
+    /// What makes a bcrypt hash: the tool's `hash-password`, else `htpasswd` (Debian's
+    /// apache2-utils), at `cost` when given.
+    package static func hashPassword(cost: Int? = nil) -> String {
+        phrase(
+            "hash-password", cost.map { "--cost \($0)" } ?? "",
+            otherwise: "`htpasswd -nbBC \(cost ?? 12) \"\" 'PASSWORD' | tr -d ':\\n'`")
+    }
+
+    /// What turns a user's second factor off: the tool's `reset-two-factor`, else the users page.
+    package static var resetTwoFactor: String {
+        phrase("reset-two-factor", "NAME", otherwise: "an admin on the users page, or Micro's `reset-two-factor` command (MicroCommands)")
     }
 }

@@ -109,8 +109,9 @@ extension FieldRule where Value: Equatable {
 }
 
 extension FieldRule {
-    /// Each of the values (checkboxes' of one name) is one of `options`.
-    public static func each<Element: Equatable>(oneOf options: [Element]) -> FieldRule where Value == [Element] {
-        FieldRule { values in values.allSatisfy(options.contains) ? nil : "Choose among the options." }
+    /// Each of the values (checkboxes' of one name) is one of `options`; an empty one (the
+    /// hidden field that stands for none ticked) is let by.
+    public static func each(oneOf options: [String]) -> FieldRule where Value == [String] {
+        FieldRule { values in values.allSatisfy { $0.isEmpty || options.contains($0) } ? nil : "Choose among the options." }
     }
 }

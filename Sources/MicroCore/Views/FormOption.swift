@@ -1,5 +1,5 @@
 /// One option of a select, radio buttons or checkboxes, for a template, with whether it is
-/// chosen (``MicroCore/Request/options(_:_:chosen:)`` makes them):
+/// chosen (`request.options(name, choices, chosen:)` makes them):
 ///
 /// ```html
 /// <select name="status">

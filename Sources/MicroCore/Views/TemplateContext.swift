@@ -28,7 +28,9 @@ final class TemplateContext: MustacheParent {
 
     func child(named name: String) -> Any? {
         if let page, name == "yield" { return page }
-        // A nil the route put in its values (`older as Any`) is no value: its section is not shown.
+        // A nil the route put in its values (`older as Any`) is no value: its section is not
+        // shown. Only here, at the top: a nil inside a dictionary of the values is swift-mustache's
+        // to read, and shows its section; leave such a key out instead.
         if let value = values[name] { return (value as? any OptionalValue)?.isNone == true ? nil : value }
         if let value = made[name] { return value }
         let value = automatic(name)

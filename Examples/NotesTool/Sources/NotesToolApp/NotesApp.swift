@@ -1,10 +1,12 @@
 import Micro
 
 /// The on-call notes tool: notes under `/notes` for people, `/api/notes` for scripts and
-/// `/healthz` for the load balancer; the notes in `database`. Tests pass an app with their own
-/// settings.
-public func makeApp(_ app: App = App(), users: any UserStore, database: Database) -> App {
-    app.use(Authentication(users: users))
+/// `/healthz` for the load balancer; the notes in `database`; failed sign-ins counted in
+/// `throttleStore` when instances share one. Tests pass an app with their own settings.
+public func makeApp(_ app: App = App(), users: any UserStore, database: Database, throttleStore: (any SignInThrottleStore)? = nil) -> App {
+    var authentication = Authentication(users: users)
+    authentication.throttleStore = throttleStore
+    app.use(authentication)
     let store = NoteStore(database)
     app.use(database)                     // runs the notes' migration when the app starts
 

@@ -83,6 +83,10 @@ import Testing
         let refused = try run(["add-user", "kim"], in: folder, input: "a long unusual phrase\n")
         #expect(refused.status != 0)
         #expect(refused.errors.contains("--db FILE"), "\(refused.errors)")
+        #expect(refused.errors.contains("NotesTool keeps its users in credentials.yml"), "\(refused.errors)")
+        // Not even into a database MICRO_DATABASE_URL names, which the tool never reads users from.
+        let elsewhere = try run(["add-user", "kim"], in: folder, environment: ["MICRO_DATABASE_URL": "postgres://micro@127.0.0.1:1/micro"], input: "a long unusual phrase\n")
+        #expect(elsewhere.status != 0 && elsewhere.errors.contains("credentials.yml"), "\(elsewhere.errors)")
     }
 
     @Test func aDemoPasswordInProductionIsRefusedNamingTheToolsOwnCommand() throws {
