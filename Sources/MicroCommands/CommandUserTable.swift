@@ -48,6 +48,16 @@ enum CommandUserTable {
         }
     }
 
+    /// Throws, as the command's one-line failure, unless the table holds `key` (disabled or not).
+    func requireUser(_ key: String) async throws {
+        guard try await usernames().contains(key) else { throw noSuchUser(key) }
+    }
+
+    /// The failure of a command given a name the table does not hold.
+    func noSuchUser(_ key: String) -> CommandFailure {
+        CommandFailure("No user '\(key)' in \(place).")
+    }
+
     /// Removes the user; false when there was none of that name.
     func remove(username: String) async throws -> Bool {
         switch self {

@@ -20,10 +20,7 @@ struct RemoveUser: AsyncParsableCommand {
     func run() async throws {
         let key = try Username.enforce(username)
         try await database.withTable(create: false) { table in
-            guard try await table.remove(username: key) else {
-                FileHandle.standardError.write(Data("No user '\(key)' in \(table.place).\n".utf8))
-                throw ExitCode.failure
-            }
+            guard try await table.remove(username: key) else { throw table.noSuchUser(key) }
             try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
             print("Removed user '\(key)' from \(table.place), with their API tokens, second factor and listed sessions; their activity stays in the audit as a removed account's.")
         }

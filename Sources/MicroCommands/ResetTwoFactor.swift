@@ -20,10 +20,7 @@ struct ResetTwoFactor: AsyncParsableCommand {
     func run() async throws {
         let key = try Username.enforce(username)
         try await database.withTable(create: false) { table in
-            guard try await table.usernames().contains(key) else {
-                FileHandle.standardError.write(Data("No user '\(key)' in \(table.place).\n".utf8))
-                throw ExitCode.failure
-            }
+            try await table.requireUser(key)
             let turnedOff = try await table.withDatabase { database in try await TwoFactorReset.reset(key, in: database, detail: "reset by command") }
             print(turnedOff ? "Two-factor sign-in is off for '\(key)'." : "'\(key)' did not have two-factor sign-in on.")
         }

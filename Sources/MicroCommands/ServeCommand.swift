@@ -21,12 +21,9 @@ struct ServeCommand: AsyncParsableCommand {
             await stores.shutdown()
             App.exitCannotStart(error)
         }
-        do {
-            try await app.run()
-        } catch {
-            await stores.shutdown()
-            throw error
-        }
+        // A start-up failure (a port in use) exits from inside `run()`, with the stores open:
+        // the process ends there.
+        try await app.run()
         await stores.shutdown()
     }
 }

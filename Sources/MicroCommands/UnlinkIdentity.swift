@@ -41,10 +41,7 @@ struct UnlinkIdentity: AsyncParsableCommand {
                 }
                 return removed
             }
-            guard !removed.isEmpty else {
-                FileHandle.standardError.write(Data("'\(key)' has no such link in \(table.place).\n".utf8))
-                throw ExitCode.failure
-            }
+            guard !removed.isEmpty else { throw CommandFailure("'\(key)' has no such link in \(table.place).") }
             for link in removed { print("Unlinked '\(key)' from subject \(link.identity.subject) at \(link.identity.issuer).") }
         }
     }

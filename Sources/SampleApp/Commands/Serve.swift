@@ -32,12 +32,9 @@ struct Serve: AsyncParsableCommand {
             users = app.configure { try UserSource.yaml(variables) }
         }
         SampleRoutes.install(in: app, users: users, throttleStore: stores?.throttleStore, accounts: accounts, singleSignOn: singleSignOn)
-        do {
-            try await app.run()
-        } catch {
-            await stores?.shutdown()
-            throw error
-        }
+        // A start-up failure (a port in use) exits from inside `run()`, with the stores open:
+        // the process ends there.
+        try await app.run()
         await stores?.shutdown()
     }
 }
