@@ -26,9 +26,4 @@ public enum OperatorCommand {
             "hash-password", cost.map { "--cost \($0)" } ?? "",
             otherwise: "`htpasswd -nbBC \(cost ?? 12) \"\" 'PASSWORD' | tr -d ':\\n'`")
     }
-
-    /// What turns a user's second factor off: the tool's `reset-two-factor`, else the users page.
-    package static var resetTwoFactor: String {
-        phrase("reset-two-factor", "NAME", otherwise: "an admin on the users page, or Micro's `reset-two-factor` command (MicroCommands)")
-    }
 }
