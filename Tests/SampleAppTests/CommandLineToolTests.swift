@@ -41,7 +41,7 @@ import Testing
         #expect(removed.status == 0, "\(removed.errors)")
         #expect(removed.output.contains("Removed user 'ann' from lab.db"))
         #expect(try await RawSocket.signIn(port: tool.port, username: "ann", password: "a long unusual phrase") == "/signin")
-        tool.terminateCleanly()
+        try await tool.terminateCleanly()
     }
 
     @Test func theCommandsSpeakTheToolsName() throws {

@@ -122,9 +122,38 @@ import Testing
         let answer = try await RawSocket.get(port: app.port, path: "/")
         #expect(answer.hasPrefix("HTTP/1.1 200 OK"))
         #expect(try await app.waitForLog("GET / 200"))
-        app.terminateCleanly()  // SIGTERM
+        try await app.terminateCleanly()  // SIGTERM
         #expect(try await app.waitForLog("Received SIGTERM"))
         #expect(try await app.waitForLog("Stopped."))
+    }
+
+    /// Whoever waits for the start-up line may stop the app the moment it appears (a test, a
+    /// script, a service manager): the signal is caught by then, never dropped.
+    @Test func aSigtermTheMomentTheStartUpLineAppearsStopsTheApp() async throws {
+        for _ in 0..<20 {
+            let process = Process()
+            process.executableURL = try SampleAppProcess.binary()
+            process.environment = ProcessInfo.processInfo.environment.merging(["PORT": "0", "MICRO_ENV": "development", "MICRO_SESSION_SECRET": String(repeating: "s", count: 40)]) { $1 }
+            let errors = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            let log = Collected()
+            let sent = Locked(false)
+            errors.fileHandleForReading.readabilityHandler = { handle in
+                log.append(handle.availableData)
+                // At once, from the reading thread: a poll's delay would give the app time it
+                // does not have when a script is quick.
+                if log.text.contains("Micro listening on"), !sent.withLock({ sent in defer { sent = true }; return sent }) {
+                    kill(process.processIdentifier, SIGTERM)
+                }
+            }
+            try process.run()
+            let exited = try await SampleAppProcess.exits(process)
+            errors.fileHandleForReading.readabilityHandler = nil
+            #expect(exited, "SampleApp still ran 20 s after SIGTERM at its start-up line; its log:\n\(log.text)")
+            #expect(process.terminationStatus == 0 && log.text.contains("Stopped."), "\(log.text)")
+            if !exited { return }
+        }
     }
 
     /// SampleApp started with `environment` added, expected to stop: its status and what it said.
@@ -152,7 +181,7 @@ import Testing
         let demo = try await SampleAppProcess.start(["PORT": "0", "MICRO_ENV": "production", "MICRO_SESSION_SECRET": secret, "MICRO_ALLOW_DEMO_USERS": "1"])
         defer { demo.stop() }
         #expect(demo.log.text.contains("published demo password, allowed by MICRO_ALLOW_DEMO_USERS=1"))
-        demo.terminateCleanly()
+        try await demo.terminateCleanly()
     }
 
     @Test func aBadSettingStopsStartUpWithAMessage() throws {

@@ -65,7 +65,7 @@ import Testing
         #expect(log.contains("warning"))
         #expect(log.contains("\(database) holds password hashes and other local users can read it (mode 0644); make it private: chmod 600 \(database)"))
         #expect(log.contains(".micro-session-secret holds the development session secret and other local users can read it (mode 0640); make it private: chmod 600 .micro-session-secret"))
-        app.terminateCleanly()
+        try await app.terminateCleanly()
     }
 
     @Test func privateFilesStartWithoutAWarning() async throws {
@@ -78,6 +78,6 @@ import Testing
         // The secret was made at start, 0600.
         #expect(permissions(folder.appendingPathComponent(".micro-session-secret").path) == 0o600)
         #expect(!app.log.text.contains("chmod"))
-        app.terminateCleanly()
+        try await app.terminateCleanly()
     }
 }

@@ -34,6 +34,6 @@ import Testing
         #expect(try await RawSocket.signIn(port: app.port, username: "user", password: "secret123") == "/")
 
         #expect(app.process.isRunning)
-        app.terminateCleanly()
+        try await app.terminateCleanly()
     }
 }

@@ -39,7 +39,7 @@ extension App {
         }
         let settings = settings
         // Caught from here on, before the start-up line: whoever waits for it may signal at once.
-        let signals = ShutdownSignal([SIGINT, SIGTERM]) { [self] in
+        let signals = await ShutdownSignal.catching([SIGINT, SIGTERM]) { [self] in
             guard !reloadables.isEmpty else {
                 logger.info("Received SIGHUP: nothing to reload")
                 return

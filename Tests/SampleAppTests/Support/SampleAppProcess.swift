@@ -68,21 +68,41 @@ final class SampleAppProcess: Sendable {
 
     /// Sends SIGTERM and expects a clean exit (status 0); otherwise the failure shows the
     /// log, where a crash or a sanitizer's report is.
-    func terminateCleanly(sourceLocation: SourceLocation = #_sourceLocation) {
+    func terminateCleanly(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         process.terminate()
-        process.waitUntilExit()
+        guard try await Self.exits(process) else {
+            Issue.record("\(name) still ran 20 s after SIGTERM (killed); its log:\n\(log.text)", sourceLocation: sourceLocation)
+            return
+        }
         #expect(
-            process.terminationStatus == 0, "\(process.executableURL?.lastPathComponent ?? "The tool") exited with status \(process.terminationStatus) after SIGTERM; its log:\n\(log.text)",
+            process.terminationStatus == 0, "\(name) exited with status \(process.terminationStatus) after SIGTERM; its log:\n\(log.text)",
             sourceLocation: sourceLocation)
     }
 
-    /// Stops the process if it still runs.
+    /// Stops the process if it still runs: SIGTERM, then SIGKILL when it has not exited by
+    /// then, so that a test never waits for ever.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
+
+    /// Whether `process` exits within 20 s; SIGKILL when it has not.
+    static func exits(_ process: Process) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
+        return true
+    }
+
+    private var name: String { process.executableURL?.lastPathComponent ?? "The tool" }
 }
 
 /// Requests over a plain socket, the whole answer as text.

@@ -120,8 +120,15 @@ import Testing
         #expect(log.contains("Micro listening on"), "\(log)")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("notes.db").path))
         process.terminate()
-        log += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Bounded: a tool that missed the signal fails the test instead of hanging the run.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("NotesTool still ran 20 s after SIGTERM")
+        }
         process.waitUntilExit()
+        log += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(log)")
         #expect(log.contains("Stopped."))
     }
