@@ -5,6 +5,7 @@
 # Usage: fuzz/run.sh [SECONDS]        (default 60 per target)
 # Env:   FUZZ_TARGETS="FuzzCookies FuzzMultipart"   run only these
 #        SKIP_BUILD=1                                use the last build
+#        BUILD_ONLY=1                                build, run nothing (CI builds ahead)
 #        MERGE=1      fold what the run found into fuzz/corpus/<Target>/ (-set_cover_merge=1: inputs
 #                     covering every feature are kept, few of them; the hand-named seeds stay)
 #        FUZZ_OUT=dir keep logs and crash artifacts there (default: a temp dir, kept on failure)
@@ -25,6 +26,7 @@ else
     echo "Building the fuzz package (release, fuzzer and address sanitizers)..."
     swift build "${BUILD_FLAGS[@]}"
 fi
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 BIN="$(swift build "${BUILD_FLAGS[@]}" --show-bin-path)"
 
 OUT="${FUZZ_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/micro-fuzz.XXXXXX")}"
