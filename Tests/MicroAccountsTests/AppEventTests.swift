@@ -100,11 +100,12 @@ import Testing
         #expect(filtered.text.contains(#"rel="next" href="/admin/audit/app?page=2&amp;kind=sample_received""#), "\(filtered.text.suffix(400))")
         let filteredSecond = try await admin.get("/admin/audit/app?page=2&kind=sample_received")
         #expect(filteredSecond.text.components(separatedBy: "data-app-event=").count - 1 == 10)
-        // A page out of range, negative or not a number: a page, never an error.
-        for page in ["-3", "abc", "99999999999999999999", "0", "9999"] {
+        // A page out of range or negative: the nearest page; not a number: a 400, never a 500.
+        for page in ["-3", "99999999999999999999", "0", "9999"] {
             let answer = try await admin.get("/admin/audit/app?page=\(page)")
             #expect(answer.status == .ok, "\(page)")
         }
+        #expect(try await admin.get("/admin/audit/app?page=abc").status == .badRequest)
         #expect(try await admin.get("/admin/audit/app?page=9999").text.contains("No app events"))
     }
 

@@ -160,12 +160,11 @@ struct AccountRoutes {
 
     private func audit(_ request: Request) async throws -> Response {
         try request.authorize(role: settings.adminRole)
-        let page = max(1, min(10_000, Int(request.params.query.last(where: { $0.name == "page" })?.value ?? "") ?? 1))
+        let paging = try request.paging(size: ActivityLogLimits.pageSize)
         let typed = request.params.query.last(where: { $0.name == "user" })?.value ?? ""
         let filter = typed.isEmpty ? nil : Username.key(String(typed.prefix(256)))
-        let events = try await settings.activity.events(
-            of: filter, offset: (page - 1) * ActivityLogLimits.pageSize, limit: ActivityLogLimits.pageSize + 1)
-        let shown = Array(events.prefix(ActivityLogLimits.pageSize))
+        let page = paging.page(try await settings.activity.events(of: filter, offset: paging.offset, limit: paging.limit))
+        let shown = page.items
         if request.wantsJson {
             return try JsonBody(shown.map { EventJson($0, withUser: true) }).makeResponse(for: request)
         }
@@ -174,11 +173,8 @@ struct AccountRoutes {
             "appEventsLink": request.url(settings.auditPath + "/app"),
         ]
         // Only what there is, as in each event's values, where a nil would show its section.
-        if events.count > ActivityLogLimits.pageSize {
-            var query = "page=\(page + 1)"
-            if let filter { query += "&user=" + PercentEncoding.encode(filter) }
-            values["olderLink"] = request.url(settings.auditPath) + "?" + query
-        }
+        if let next = page.next { values["olderLink"] = next }
+        if let previous = page.previous { values["newerLink"] = previous }
         if filter == nil {
             values["unknownLink"] = request.url(settings.auditPath) + "?user=" + PercentEncoding.encode(ActivityEvent.unknownUser)
         }

@@ -79,7 +79,7 @@ public enum AccountTemplates {
         """
 
     /// `admin/audit`: `events` (as the activity page's, with `user`, and `accountEnded` for
-    /// events of an earlier account of the name), `user` (the filter), `olderLink`, `action`,
+    /// events of an earlier account of the name), `user` (the filter), `olderLink`, `newerLink`, `action`,
     /// unfiltered `unknownLink` (the failed sign-ins under names that are no user, kept apart),
     /// and `appEventsLink` (the app's own events).
     public static let audit = """
@@ -93,6 +93,7 @@ public enum AccountTemplates {
             {{/events}}
           </tbody>
         </table>
+        {{#newerLink}}<p><a rel="prev" href="{{newerLink}}">Newer events</a></p>{{/newerLink}}
         {{#olderLink}}<p><a rel="next" href="{{olderLink}}">Older events</a></p>{{/olderLink}}
         {{#unknownLink}}<p><a href="{{unknownLink}}">Failed sign-ins under names that are no user</a> are kept apart.</p>{{/unknownLink}}
         <p><a href="{{appEventsLink}}">The app's own events</a></p>

@@ -17,24 +17,16 @@ struct AppEventRoutes {
     private func page(_ request: Request) async throws -> Response {
         try request.authorize(role: settings.adminRole)
         let query = request.params.query
-        let typedPage = query.last(where: { $0.name == "page" })?.value ?? ""
-        // A page out of range, negative or not a number is the nearest one there is.
-        let page = min(AppEventLimits.pageLimit, max(1, Int(typedPage.prefix(8)) ?? 1))
+        let paging = try request.paging(size: AppEventLimits.pageSize, maxPage: AppEventLimits.pageLimit)
         // Filters longer than any field are cut to it: they can match nothing longer.
         let kind = query.last(where: { $0.name == "kind" })?.value.prefix(AppEventLimits.kindLength).trimmingSpaces() ?? ""
         let subject = query.last(where: { $0.name == "subject" })?.value.prefix(AppEventLimits.subjectLength).trimmingSpaces() ?? ""
-        let size = AppEventLimits.pageSize
-        let events = try await settings.appEvents.events(
-            kind: kind.isEmpty ? nil : kind, subject: subject.isEmpty ? nil : subject, offset: (page - 1) * size, limit: size + 1)
-        let shown = Array(events.prefix(size))
+        let page = paging.page(
+            try await settings.appEvents.events(
+                kind: kind.isEmpty ? nil : kind, subject: subject.isEmpty ? nil : subject, offset: paging.offset, limit: paging.limit))
+        let shown = page.items
         if request.wantsJson {
             return try JsonBody(shown.map(AppEventJson.init)).makeResponse(for: request)
-        }
-        let link = { (page: Int) -> String in
-            var parts = ["page=\(page)"]
-            if !kind.isEmpty { parts.append("kind=" + PercentEncoding.encode(kind)) }
-            if !subject.isEmpty { parts.append("subject=" + PercentEncoding.encode(subject)) }
-            return request.url(path) + "?" + parts.joined(separator: "&")
         }
         var values: [String: Any] = [
             "title": "App events", "kind": kind, "subject": subject, "action": request.url(path),
@@ -47,8 +39,9 @@ struct AppEventRoutes {
             },
             "auditLink": request.url(settings.auditPath),
         ]
-        if events.count > size, page < AppEventLimits.pageLimit { values["olderLink"] = link(page + 1) }
-        if page > 1 { values["newerLink"] = link(page - 1) }
+        // Only the links there are: a nil would show its section.
+        if let next = page.next, paging.number < AppEventLimits.pageLimit { values["olderLink"] = next }
+        if let previous = page.previous { values["newerLink"] = previous }
         return try request.render("admin/app-events", values).makeResponse(for: request)
     }
 }
