@@ -5,8 +5,8 @@ import Foundation
 import MicroTesting
 import Testing
 
-/// What MicroTesting gives a tool's tests for its accounts: a sign-in with a second factor, an
-/// API token for a script, a throwaway database.
+/// What MicroTesting gives a tool's tests for its accounts: two-factor turned on, a sign-in
+/// with a second factor, an API token for a script, a throwaway database.
 @Suite struct TestClientAccountsTests {
     @Test func signsInWithASecondFactorAndMakesATokenForAScript() async throws {
         let folder = try TemporaryFolder()
@@ -17,7 +17,15 @@ import Testing
         defer { Task { await database.shutdown() } }
         let owner = TestClient(app)
         try await owner.signIn("ann", "ann-password")
-        let (totp, _) = try await tests.turnOn(owner, password: "ann-password", clock: clock)
+        // A wrong password, or a wrong code, and two-factor stays off.
+        await #expect(throws: TestClientError.self) {
+            try await owner.turnOnTwoFactor(password: "wrong") { _ in "000000" }
+        }
+        await #expect(throws: TestClientError.self) {
+            try await owner.turnOnTwoFactor(password: "ann-password") { _ in "not a code" }
+        }
+        let (totp, codes) = try await tests.turnOn(owner, password: "ann-password", clock: clock)
+        #expect(codes.count == 10)
         clock.advance(seconds: 30)
 
         let refused = TestClient(app)

@@ -46,15 +46,11 @@ import Testing
         html.components(separatedBy: attribute + "=\"").dropFirst().compactMap { $0.split(separator: "\"", maxSplits: 1).first.map(String.init) }
     }
 
-    /// Turns two-factor on for the signed-in `client`; the secret and the recovery codes.
+    /// Turns two-factor on for the signed-in `client` (MicroTesting's helper, at the test
+    /// clock's time); the secret and the recovery codes.
     func turnOn(_ client: TestClient, password: String, clock: TestClock) async throws -> (totp: Totp, codes: [String]) {
-        let setup = try await client.post("/account/two-factor/setup", form: ["current_password": password])
-        #expect(setup.status == .ok)
-        let secret = try #require(values(of: "data-totp-secret", in: setup.text).first.flatMap(Base32.decode))
-        let totp = Totp(secret: secret)
-        let enabled = try await client.post("/account/two-factor/enable", form: ["code": totp.code(at: now(clock))])
-        #expect(enabled.status == .ok)
-        return (totp, values(of: "data-recovery-code", in: enabled.text))
+        let setup = try await client.turnOnTwoFactor(password: password) { Totp(secret: Base32.decode($0) ?? []).code(at: now(clock)) }
+        return (Totp(secret: try #require(Base32.decode(setup.secret))), setup.recoveryCodes)
     }
 
     func now(_ clock: TestClock) -> Int64 { Int64(clock.now.timeIntervalSince1970) }

@@ -41,7 +41,7 @@ final class TwoFactorService: Sendable {
     /// At start: resolves the key, checks it against the database's check value (another key
     /// with secrets sealed under the old one stops a production start) and keys recovery codes
     /// kept unkeyed; in production refuses to start without a key once a user has a second
-    /// factor on (their secrets could not be opened).
+    /// factor on (their secrets could not be opened) or when some must have one.
     func prepare(_ settings: Settings) async throws {
         let key = try DataKey.resolve(settings, self.settings.dataKey)
         dataKey.withLock { $0 = key }
@@ -51,7 +51,14 @@ final class TwoFactorService: Sendable {
             try await store.keyUnkeyedCodes(with: key)
             return
         }
-        guard key == nil, let store, try await store.anyEnabled() else { return }
+        guard key == nil, let store else { return }
+        // Without a key no one can turn a second factor on: those who must would be locked out
+        // of everything but their account pages.
+        if let roles = self.settings.requiredForRoles {
+            throw ConfigurationError(
+                "MICRO_DATA_KEY is not set, and two-factor sign-in is required (Accounts.twoFactor.requiredForRoles: \(roles.isEmpty ? "everyone" : roles.joined(separator: ", "))): it seals the users' secrets. Generate one with: openssl rand -hex 32")
+        }
+        guard try await store.anyEnabled() else { return }
         throw ConfigurationError(
             "MICRO_DATA_KEY is not set, and users have two-factor sign-in on: their secrets are sealed with it. Set it to the key they were sealed with (or reset their two-factor sign-in with \(OperatorCommand.resetTwoFactor) and set a new key).")
     }

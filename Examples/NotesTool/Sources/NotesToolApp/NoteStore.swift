@@ -16,15 +16,18 @@ struct NoteStore: Sendable {
                 .column("body", type: .text, .notNull)
                 .column("severity", type: .int, .notNull)
                 .column("author", type: .text, .notNull)
+                // Whole seconds since 1970: the same on SQLite and PostgreSQL, and ISO 8601 in
+                // JSON once read back as a Date.
                 .column("created", type: .bigint, .notNull)
                 .run()
         }
     }
 
-    /// Every note, the newest first.
-    func all() async throws -> [Note] {
-        try await database.sql.select().columns("*").from("notes").orderBy("id", .descending)
-            .all(decoding: Row.self).map(\.note)
+    /// A page of the notes, the newest first, of `severity` when given.
+    func page(_ paging: Paging, severity: Int?) async throws -> Page<Note> {
+        let select = database.sql.select().columns("*").from("notes")
+        if let severity { select.where("severity", .equal, severity) }
+        return try await select.page(paging, orderedBy: "id", descending: true, decoding: Row.self, key: \.id).map(\.note)
     }
 
     /// The note whose id is `id` (a path parameter), or a 404.
@@ -48,9 +51,11 @@ struct NoteStore: Sendable {
             created: Date(timeIntervalSince1970: TimeInterval(created)))
     }
 
-    func remove(_ id: String?) async throws {
+    /// Removes the note whose id is `id`, or answers 404; the note it was.
+    func remove(_ id: String?) async throws -> Note {
         let note = try await note(id)
         try await database.sql.delete(from: "notes").where("id", .equal, note.id).run()
+        return note
     }
 
     /// A note as the table holds it.

@@ -1,14 +1,20 @@
 import Micro
+import MicroPostgres
 
-/// The on-call notes tool: notes under `/notes` for people, `/api/notes` for scripts and
-/// `/healthz` for the load balancer; the notes in `database`; failed sign-ins counted in
-/// `throttleStore` when instances share one. Tests pass an app with their own settings.
-public func makeApp(_ app: App = App(), users: any UserStore, database: Database, throttleStore: (any SignInThrottleStore)? = nil) -> App {
-    var authentication = Authentication(users: users)
-    authentication.throttleStore = throttleStore
+/// The on-call notes tool: notes under `/notes` for people, `/api/notes` for scripts with an
+/// API token, `/healthz` for the load balancer; the account pages, the users page and the
+/// audit from `Accounts`; everything in `stores` (SQLite, or PostgreSQL shared by instances).
+public func makeApp(_ app: App = App(), stores: AppStores) -> App {
+    app.use(stores)                       // the database (its migrations run at start)
+    var authentication = Authentication(stores: stores)
+    // Scripts use API tokens: a password sent with each request would skip the second factor.
+    authentication.acceptsBasicCredentials = false
     app.use(authentication)
-    let store = NoteStore(database)
-    app.use(database)                     // runs the notes' migration when the app starts
+    var accounts = Accounts(stores: stores)
+    accounts.twoFactor.issuer = "NotesTool"
+    accounts.twoFactor.requiredForRoles = ["admin"]
+    app.use(accounts)
+    let store = NoteStore(stores.database)
 
     app.get("/") { request in try request.redirect(to: "/notes") }
     app.get("/healthz") { _ in "ok" }
@@ -16,14 +22,21 @@ public func makeApp(_ app: App = App(), users: any UserStore, database: Database
     app.group("/notes") { notes in
         notes.authenticate()
         notes.get("/") { request in
-            try request.render("notes/index", ["title": "Notes", "notes": try await store.all()])
+            let severity = Note.severity(request.params["severity"])
+            let page = try await store.page(try request.paging(size: 20), severity: severity)
+            return try request.render("notes/index", [
+                "title": "Notes", "notes": page.items, "page": page.links,
+                "severities": request.options("severity", Note.severities, chosen: severity.map { [String($0)] } ?? []),
+            ])
         }
         notes.get("/new") { request in
-            try request.render("notes/new", ["title": "New note"])
+            try request.render("notes/new", ["title": "New note", "severities": request.options("severity", Note.severities, chosen: ["3"])])
         }
         notes.post("/") { request in
-            let draft = try request.decode(NoteDraft.self, orRender: "notes/new", ["title": "New note"])
+            let draft = try request.decode(
+                NoteDraft.self, orRender: "notes/new", ["title": "New note", "severities": request.options("severity", Note.severities)])
             let note = try await store.add(draft, by: try request.authenticate().username)
+            try await request.recordAppEvent("note_added", subject: "note \(note.id)", detail: "SEV\(note.severity) \(note.title)")
             request.flash["notice"] = "Note saved."
             try request.redirect(to: "/notes/\(note.id)")
         }
@@ -33,7 +46,8 @@ public func makeApp(_ app: App = App(), users: any UserStore, database: Database
         }
         notes.post("/:id/delete") { request in
             try request.authorize(role: "admin")
-            try await store.remove(request.params["id"])
+            let note = try await store.remove(request.params["id"])
+            try await request.recordAppEvent("note_deleted", subject: "note \(note.id)", detail: note.title)
             request.flash["notice"] = "Note deleted."
             try request.redirect(to: "/notes")
         }
@@ -41,9 +55,15 @@ public func makeApp(_ app: App = App(), users: any UserStore, database: Database
 
     app.group("/api", answers: .json) { api in
         api.authenticate()
-        api.get("/notes") { _ in try await store.all() }
+        // A page at a time; the next one is named in the `Link` header, as scripts expect.
+        api.get("/notes") { request in
+            let page = try await store.page(try request.paging(size: 100), severity: Note.severity(request.params["severity"]))
+            if let next = page.next { request.response.headers.add(name: "Link", value: "<\(next)>; rel=\"next\"") }
+            return page.items
+        }
         api.post("/notes") { request in
-            let note = try await store.add(try request.decode(NoteDraft.self), by: request.currentUser?.username ?? "")
+            let note = try await store.add(try request.decode(NoteDraft.self), by: try request.authenticate().username)
+            try await request.recordAppEvent("note_added", subject: "note \(note.id)", detail: "SEV\(note.severity) \(note.title)")
             request.response.status = .created
             return note
         }

@@ -2,9 +2,9 @@ import Foundation
 import Micro
 import Testing
 
-/// `swift run NotesTool` as a person runs it: from a folder without its users file, one line
-/// naming the file, exit status 1, no crash trace; with it, it serves until SIGTERM and stops
-/// cleanly; Micro's commands answer under the tool's own name.
+/// `swift run NotesTool` as a person runs it: a database it cannot open or a missing setting is
+/// one line naming it, exit status 1, no crash trace; otherwise it serves until SIGTERM and
+/// stops cleanly; Micro's commands answer under the tool's own name and add its first admin.
 @Suite struct StartUpTests {
     private func binary() throws -> URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -16,31 +16,22 @@ import Testing
         throw CocoaError(.fileNoSuchFile)
     }
 
-    @Test func aMissingUsersFileStopsStartUpWithOneLine() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notes-start-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    @Test func aDatabaseThatCannotBeOpenedStopsStartUpWithOneLine() throws {
+        let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let process = Process()
-        process.executableURL = try binary()
-        process.currentDirectoryURL = folder
-        process.environment = ["PATH": "/usr/bin:/bin", "PORT": "0"]
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(message.hasPrefix("Micro cannot start: credentials.yml"), "\(message)")
-        #expect(message.split(separator: "\n").count == 1)
-        #expect(!message.contains("Fatal error"))
+        // A folder where the database file should be.
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("notes.db"), withIntermediateDirectories: true)
+        let result = try run([], in: folder)
+        #expect(result.status == 1)
+        let refusals = result.errors.split(separator: "\n").filter { $0.hasPrefix("Micro cannot start: ") }
+        #expect(refusals.count == 1 && refusals[0].hasPrefix("Micro cannot start: notes.db: "), "\(result.errors)")
+        #expect(!result.errors.contains("Fatal error"))
     }
 
-    /// A folder with the tool's views and its users file, `credentials` when given.
-    private func folder(credentials: String? = nil) throws -> URL {
+    /// A folder with the tool's views.
+    private func folder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notes-start-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("views"), withIntermediateDirectories: true)
-        if let credentials { try credentials.write(to: folder.appendingPathComponent("credentials.yml"), atomically: true, encoding: .utf8) }
         return folder
     }
 
@@ -79,29 +70,25 @@ import Testing
         let hashed = try run(["hash-password", "--cost", "4"], in: folder, input: "a long unusual phrase\n")
         #expect(hashed.status == 0)
         #expect(Password.verify("a long unusual phrase", against: hashed.output.trimmingCharacters(in: .whitespacesAndNewlines)))
-        // Its users are in a file: add-user has no table to change unless told one.
-        let refused = try run(["add-user", "kim"], in: folder, input: "a long unusual phrase\n")
-        #expect(refused.status != 0)
-        #expect(refused.errors.contains("--db FILE"), "\(refused.errors)")
-        #expect(refused.errors.contains("NotesTool keeps its users in credentials.yml"), "\(refused.errors)")
-        // Not even into a database MICRO_DATABASE_URL names, which the tool never reads users from.
-        let elsewhere = try run(["add-user", "kim"], in: folder, environment: ["MICRO_DATABASE_URL": "postgres://micro@127.0.0.1:1/micro"], input: "a long unusual phrase\n")
-        #expect(elsewhere.status != 0 && elsewhere.errors.contains("credentials.yml"), "\(elsewhere.errors)")
+        // The first admin, into the tool's own table; a weak password is refused in one line.
+        let added = try run(["add-user", "kim", "--role", "admin"], in: folder, input: "a long unusual phrase\n")
+        #expect(added.status == 0, "\(added.errors)")
+        let weak = try run(["add-user", "lee"], in: folder, input: "password\n")
+        #expect(weak.status != 0 && weak.errors.split(separator: "\n").count == 1 && !weak.errors.contains("Fatal error"), "\(weak.errors)")
+        let removed = try run(["remove-user", "nobody"], in: folder)
+        #expect(removed.status != 0 && removed.errors.contains("nobody"), "\(removed.errors)")
     }
 
-    @Test func aDemoPasswordInProductionIsRefusedNamingTheToolsOwnCommand() throws {
-        let hash = try Password.hash("secret123", cost: 4)
-        let folder = try folder(credentials: "users:\n  - username: kim\n    password_hash: \(hash)\n")
+    @Test func productionWithoutTheDataKeyIsRefusedNamingIt() throws {
+        let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let secret = String(repeating: "k", count: 64)
-        let result = try run([], in: folder, environment: ["MICRO_ENV": "production", "MICRO_SESSION_SECRET": secret, "MICRO_DATA_KEY": secret])
+        let result = try run([], in: folder, environment: ["MICRO_ENV": "production", "MICRO_SESSION_SECRET": "5f0c9e2a7b1d4863a9e0f7c2b6d1358e4a7c0f9b2e6d1a3c8b5f7e0d2c4a9b61"])
         #expect(result.status == 1)
-        #expect(result.errors.contains("`NotesTool hash-password`"), "\(result.errors)")
+        #expect(result.errors.contains("MICRO_DATA_KEY"), "\(result.errors)")
     }
 
     @Test func itServesUntilSigtermThenStopsCleanly() async throws {
-        let hash = try Password.hash("a long unusual phrase", cost: 4)
-        let folder = try folder(credentials: "users:\n  - username: kim\n    password_hash: \(hash)\n")
+        let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
         process.executableURL = try binary()

@@ -26,6 +26,11 @@ public struct Page<Item> {
         if let number { links["number"] = String(number) }
         return links
     }
+
+    /// The same page of other items: each of these transformed (a row made the app's type).
+    public func map<Other>(_ transform: (Item) throws -> Other) rethrows -> Page<Other> {
+        Page<Other>(items: try items.map(transform), number: number, next: next, previous: previous)
+    }
 }
 
 extension Page: Sendable where Item: Sendable {}
