@@ -8,6 +8,7 @@
 // MICRO_BENCH_METRICS=prometheus records Micro's metrics in a Prometheus registry (GET /metrics
 // shows it), as the README's metrics section does; without it nothing is recorded.
 // MICRO_BENCH_TOKENS=FOLDER keeps the users in SQLite there, with an API token (BenchTokens).
+// GET /event records an app event with MICRO_BENCH_APP_EVENT=1 (BenchAppEvents).
 import BenchRoutes
 import Foundation
 import Metrics
@@ -40,6 +41,7 @@ let stopped = DispatchSemaphore(value: 0)
 Task.detached {
     do {
         if let folder = BenchTokens.folder { try await BenchTokens.install(in: app, folder: folder) } else { try await BenchUsers.install(in: app) }
+        BenchAppEvents.install(in: app)
         BenchRoutes.installLastRoute(in: app)
         app.get("/metrics") { _ in registry.emitToString() }
         try await app.run()

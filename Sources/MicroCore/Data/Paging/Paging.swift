@@ -6,8 +6,8 @@
 /// app.get("/samples") { request in
 ///     let paging = try request.paging(size: 25)
 ///     let page = try await request.database.sql.select().columns("*").from("samples")
-///         .page(paging, orderedBy: "id", .descending, decoding: Sample.self, key: \.id)
-///     return try request.render("samples", ["samples": page.items.map(\.values), "page": page.links])
+///         .page(paging, orderedBy: "id", descending: true, decoding: Sample.self, key: \.id)
+///     return try request.render("samples", ["samples": page.items, "page": page.links])
 /// }
 /// ```
 ///
