@@ -137,20 +137,30 @@ import Testing
             let errors = Pipe()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errors
-            let log = Collected()
-            let sent = Locked(false)
-            errors.fileHandleForReading.readabilityHandler = { handle in
-                log.append(handle.availableData)
-                // At once, from the reading thread: a poll's delay would give the app time it
-                // does not have when a script is quick.
-                if log.text.contains("Micro listening on"), !sent.withLock({ sent in defer { sent = true }; return sent }) {
-                    kill(process.processIdentifier, SIGTERM)
-                }
-            }
             try process.run()
+            // Read on a thread of its own, and signal from it at once: a poll's delay would give
+            // the app time a quick script does not. (A FileHandle's readabilityHandler is a
+            // Dispatch source, which crashed Dispatch when it was set to nil and the pipe closed
+            // at once, twenty times over.)
+            let log = Collected()
+            let done = DispatchSemaphore(value: 0)
+            let pid = process.processIdentifier
+            let reader = Thread {
+                var sent = false
+                while case let chunk = errors.fileHandleForReading.availableData, !chunk.isEmpty {
+                    log.append(chunk)
+                    if !sent, log.text.contains("Micro listening on") {
+                        kill(pid, SIGTERM)
+                        sent = true
+                    }
+                }
+                done.signal()
+            }
+            reader.start()
             let exited = try await SampleAppProcess.exits(process)
-            errors.fileHandleForReading.readabilityHandler = nil
             #expect(exited, "SampleApp still ran 20 s after SIGTERM at its start-up line; its log:\n\(log.text)")
+            // The pipe ends with the process: the reader is done within moments.
+            #expect(done.wait(timeout: .now() + 5) == .success)
             #expect(process.terminationStatus == 0 && log.text.contains("Stopped."), "\(log.text)")
             if !exited { return }
         }
