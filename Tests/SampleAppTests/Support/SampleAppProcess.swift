@@ -99,6 +99,8 @@ final class SampleAppProcess: Sendable {
             process.waitUntilExit()
             return false
         }
+        // At once now; and Foundation lets go of the process's pipes only here.
+        process.waitUntilExit()
         return true
     }
 
