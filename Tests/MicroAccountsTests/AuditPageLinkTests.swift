@@ -8,9 +8,8 @@ import Testing
 /// The accounts' audit links to older events only when there are some, and back to newer ones
 /// from a later page, keeping its filter.
 @Suite struct AuditPageLinkTests {
-    @Test func aShortAuditHasNoOlderLink() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
+    /// An app of sign-in and `accounts` in `folder`, with the admin ann.
+    private func makeApp(_ folder: TemporaryFolder, _ accounts: Accounts) throws -> App {
         try folder.write("views/layout.mustache", "<main>{{{yield}}}</main>")
         let app = isolatedApp { $0.views = folder.file("views") }
         let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
@@ -18,7 +17,14 @@ import Testing
         var authentication = Authentication(users: users)
         authentication.hasher = PasswordHasher(threads: 1)
         app.use(authentication)
-        app.use(Accounts())
+        app.use(accounts)
+        return app
+    }
+
+    @Test func aShortAuditHasNoOlderLink() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = try makeApp(folder, Accounts())
         let admin = TestClient(app)
         try await admin.signIn("ann", "ann-password")
         let page = try await admin.get("/admin/audit").text
@@ -32,15 +38,8 @@ import Testing
     @Test func aLongAuditLinksToOlderAndNewerPagesKeepingTheFilter() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        try folder.write("views/layout.mustache", "<main>{{{yield}}}</main>")
-        let app = isolatedApp { $0.views = folder.file("views") }
-        let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
-        try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann", roles: ["admin"])
-        var authentication = Authentication(users: users)
-        authentication.hasher = PasswordHasher(threads: 1)
-        app.use(authentication)
         let accounts = Accounts()
-        app.use(accounts)
+        let app = try makeApp(folder, accounts)
         for second in 1...(ActivityLogLimits.pageSize + 5) {
             try await accounts.activity.record(ActivityEvent(username: "bob", event: "signed_in", at: Int64(Date().timeIntervalSince1970) - 1_000 + Int64(second), address: "192.0.2.1", browser: "curl"))
         }

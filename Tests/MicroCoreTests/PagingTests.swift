@@ -38,6 +38,11 @@ import Testing
             let page = paging.page(Array(numbers))
             return JsonBody(Listing(ids: page.items, next: page.next, previous: page.previous))
         }
+        app.get("/first-three-pages") { request in
+            let paging = try request.paging(size: 10, maxPage: 3)
+            let page = paging.page(Array(Array(1...57).dropFirst(paging.offset).prefix(paging.limit)))
+            return JsonBody(Listing(ids: page.items, next: page.next, previous: page.previous))
+        }
         app.get("/items") { request in
             let page = try await request.database.sql.select().columns("*").from("items")
                 .page(try request.paging(size: 10), orderedBy: "id", descending: true, decoding: Item.self, key: \.id)
@@ -94,6 +99,9 @@ import Testing
                 #expect(answer.status == .ok, "\(page)")
                 #expect(try answer.decode(Listing.self).ids.isEmpty && answer.decode(Listing.self).previous != nil)
             }
+            // The highest page links back, and not on to a page that is itself again.
+            let last = try await client.get("/first-three-pages?page=3").decode(Listing.self)
+            #expect(last.ids == Array(21...30) && last.next == nil && last.previous == "/first-three-pages?page=2")
             for page in ["abc", "", "1.5", "٣", "3\u{301}", "1e3"] {
                 let answer = try await client.get("/numbers?page=" + (page.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
                 #expect(answer.status == .badRequest, "\(page)")

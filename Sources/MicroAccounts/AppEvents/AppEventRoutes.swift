@@ -40,7 +40,7 @@ struct AppEventRoutes {
             "auditLink": request.url(settings.auditPath),
         ]
         // Only the links there are: a nil would show its section.
-        if let next = page.next, paging.number < AppEventLimits.pageLimit { values["olderLink"] = next }
+        if let next = page.next { values["olderLink"] = next }
         if let previous = page.previous { values["newerLink"] = previous }
         return try request.render("admin/app-events", values).makeResponse(for: request)
     }

@@ -17,7 +17,12 @@ struct PostgresTestDatabase {
         else { return nil }
         let cluster = try await SharedPostgresDatabase.connect(url: base)
         let name = "notes_test_\(UInt64.random(in: 0 ... .max))"
-        try await Database.postgres(cluster).sql.raw("CREATE DATABASE \(unsafeRaw: name)").run()
+        do {
+            try await Database.postgres(cluster).sql.raw("CREATE DATABASE \(unsafeRaw: name)").run()
+        } catch {
+            cluster.shutdown()
+            throw error
+        }
         components.path = "/" + name
         return PostgresTestDatabase(url: components.string ?? base, name: name, cluster: cluster)
     }

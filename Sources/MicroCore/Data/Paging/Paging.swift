@@ -20,6 +20,8 @@ public struct Paging: Sendable {
     public let number: Int
     /// The cursor the request gives, when it gives one.
     public let cursor: PagingCursor?
+    /// The highest page number: a numbered page there links to no next one.
+    public let maxPage: Int
     /// The request's path and its other query parameters, which each page's link keeps.
     let link: PageLink
 
@@ -33,7 +35,7 @@ public struct Paging: Sendable {
     public func page<Item>(_ rows: [Item]) -> Page<Item> {
         Page(
             items: Array(rows.prefix(size)), number: number,
-            next: rows.count > size ? link.to([("page", String(number + 1))]) : nil,
+            next: rows.count > size && number < maxPage ? link.to([("page", String(number + 1))]) : nil,
             previous: number > 1 ? link.to(number == 2 ? [] : [("page", String(number - 1))]) : nil)
     }
 

@@ -28,6 +28,6 @@ extension Request {
             cursor = name == "after" ? .after(key) : .before(key)
         }
         let kept = query.filter { !PageLink.pagingNames.contains($0.name) }
-        return Paging(size: size, number: cursor == nil ? number : 1, cursor: cursor, link: PageLink(path: url(path), kept: kept))
+        return Paging(size: size, number: cursor == nil ? number : 1, cursor: cursor, maxPage: maxPage, link: PageLink(path: url(path), kept: kept))
     }
 }
