@@ -10,11 +10,6 @@ import Testing
 /// API tokens through the test client: the pages, `Authorization: Bearer`, and the store, in
 /// memory and in a real SQLite file.
 @Suite struct ApiTokenTests {
-    enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case memory, sqlite
-        var testDescription: String { rawValue }
-    }
-
     /// An app whose users are in SQLite (`ann` an admin, `user` not), its token store, the
     /// clock it runs on and the database (with `.sqlite`).
     struct Fixture {
@@ -30,7 +25,7 @@ import Testing
         }
     }
 
-    private func makeFixture(_ kind: StoreKind) async throws -> Fixture {
+    private func makeFixture(_ kind: DataStoreKind) async throws -> Fixture {
         let folder = try TemporaryFolder()
         try folder.write("views/layout.mustache", "<main>{{#flashMessages}}<p class=\"flash\">{{message}}</p>{{/flashMessages}}{{{yield}}}</main>")
         let clock = TestClock()
@@ -89,8 +84,8 @@ import Testing
         return client
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func madeListedShownOnceAndRevoked(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func madeListedShownOnceAndRevoked(_ kind: DataStoreKind) async throws {
         let fixture = try await makeFixture(kind)
         defer { Task { await fixture.close() } }
         let browser = try await signedIn(fixture.app)
@@ -150,8 +145,8 @@ import Testing
         #expect(bytes.range(of: Data(token.dropFirst(6).utf8)) == nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func theFiftyFirstLiveTokenIsRefused(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func theFiftyFirstLiveTokenIsRefused(_ kind: DataStoreKind) async throws {
         let fixture = try await makeFixture(kind)
         defer { Task { await fixture.close() } }
         let browser = try await signedIn(fixture.app)
@@ -183,8 +178,8 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func tokensExpireByTheClock(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func tokensExpireByTheClock(_ kind: DataStoreKind) async throws {
         let fixture = try await makeFixture(kind)
         defer { Task { await fixture.close() } }
         let browser = try await signedIn(fixture.app)
@@ -209,8 +204,8 @@ import Testing
         #expect(try await script.get("/me", headers: Self.bearer(long)).status == .unauthorized)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func lastUsedIsWrittenAtMostOnceAMinute(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func lastUsedIsWrittenAtMostOnceAMinute(_ kind: DataStoreKind) async throws {
         let fixture = try await makeFixture(kind)
         defer { Task { await fixture.close() } }
         let browser = try await signedIn(fixture.app)
@@ -256,8 +251,8 @@ import Testing
         #expect(try await script.get("/me", headers: Self.bearer(annToken)).status == .ok)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aTokenIsNoSessionNeedsNoCsrfTokenButRefusesOtherSites(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func aTokenIsNoSessionNeedsNoCsrfTokenButRefusesOtherSites(_ kind: DataStoreKind) async throws {
         let fixture = try await makeFixture(kind)
         defer { Task { await fixture.close() } }
         let browser = try await signedIn(fixture.app)
@@ -315,8 +310,8 @@ import Testing
         #expect(try await script.get("/me", headers: Self.bearer(token)).status == .ok)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func anotherUsersTokenIsNotFound(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func anotherUsersTokenIsNotFound(_ kind: DataStoreKind) async throws {
         let fixture = try await makeFixture(kind)
         defer { Task { await fixture.close() } }
         let ann = try await signedIn(fixture.app)

@@ -7,7 +7,7 @@ import Testing
 /// Sessions end when they should: at sign-out wherever the cookie was copied to, when the user
 /// is removed or their password changes, and when the app ends them.
 @Suite struct SessionRevocationTests {
-    private func makeApp(_ users: any UserStore, sessions: StoreKind = .cookie, clock: TestClock = TestClock()) -> App {
+    private func makeApp(_ users: any UserStore, sessions: SessionStoreKind = .cookie, clock: TestClock = TestClock()) -> App {
         let app = isolatedApp { settings in
             settings.clock = { clock.now }
             if sessions == .memory { settings.sessions.store = MemorySessionStore() }
@@ -28,8 +28,8 @@ import Testing
         return client
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aCookieCopiedBeforeSignOutIsNotSignedInAfterIt(_ sessions: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func aCookieCopiedBeforeSignOutIsNotSignedInAfterIt(_ sessions: SessionStoreKind) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let app = makeApp(try UserStoreKind.yaml.make(in: folder), sessions: sessions)
@@ -137,8 +137,8 @@ import Testing
         #expect(signedOut)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func signOutEverywhereEndsEverySessionOfThatUserOnly(_ sessions: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func signOutEverywhereEndsEverySessionOfThatUserOnly(_ sessions: SessionStoreKind) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clock = TestClock()

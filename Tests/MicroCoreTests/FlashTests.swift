@@ -4,7 +4,7 @@ import MicroTesting
 import Testing
 
 /// An app that sets flash messages and shows them.
-private func flashApp(_ kind: StoreKind, views: String? = nil) -> App {
+private func flashApp(_ kind: SessionStoreKind, views: String? = nil) -> App {
     let app = isolatedApp { settings in
         settings.sessions.store = kind.makeStore()
         if let views { settings.views = views }
@@ -26,8 +26,8 @@ private func flashApp(_ kind: StoreKind, views: String? = nil) -> App {
 }
 
 @Suite struct FlashTests {
-    @Test(arguments: StoreKind.allCases)
-    func messageIsShownInTheNextRequestThenGone(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func messageIsShownInTheNextRequestThenGone(kind: SessionStoreKind) async throws {
         let client = TestClient(flashApp(kind))
         let saved = try await client.post("/save", form: ["notice": "Saved."])
         #expect(saved.status == .seeOther)
@@ -36,8 +36,8 @@ private func flashApp(_ kind: StoreKind, views: String? = nil) -> App {
         #expect(try await client.get("/").text == "notice=- error=- custom-kind=-")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func messageSurvivesARedirectFollowedByTheClient(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func messageSurvivesARedirectFollowedByTheClient(kind: SessionStoreKind) async throws {
         let client = TestClient(flashApp(kind), followRedirects: true)
         let page = try await client.post("/save", form: ["error": "Could not save."])
         #expect(page.status == .ok)
@@ -45,8 +45,8 @@ private func flashApp(_ kind: StoreKind, views: String? = nil) -> App {
         #expect(try await client.get("/").text == "notice=- error=- custom-kind=-")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aRequestThatDoesNotLookAtTheFlashLeavesItForTheNext(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func aRequestThatDoesNotLookAtTheFlashLeavesItForTheNext(kind: SessionStoreKind) async throws {
         let app = flashApp(kind)
         // Requests that read the session (as a sign-in check does) but not the flash.
         app.get("/bounce") { request in
@@ -78,8 +78,8 @@ private func flashApp(_ kind: StoreKind, views: String? = nil) -> App {
         #expect(try await ann.get("/").text == "notice=For Ann error=- custom-kind=-")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func nowIsReadableInTheSameRequestOnly(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func nowIsReadableInTheSameRequestOnly(kind: SessionStoreKind) async throws {
         let client = TestClient(flashApp(kind))
         let now = try await client.get("/now")
         #expect(now.text == "Only now.")

@@ -10,7 +10,7 @@ private struct Prefs: Codable, Equatable {
 
 /// An app whose routes read and change the session, on a clock the test moves.
 private func sessionApp(
-    _ kind: StoreKind, clock: TestClock = TestClock(), environment: Environment = .test,
+    _ kind: SessionStoreKind, clock: TestClock = TestClock(), environment: Environment = .test,
     configure: (inout Settings) -> Void = { _ in }
 ) -> App {
     let app = isolatedApp(environment: environment) { settings in
@@ -50,8 +50,8 @@ private func sessionApp(
 @Suite struct SessionTests {
     // MARK: Values
 
-    @Test(arguments: StoreKind.allCases)
-    func stringValuesPersistAcrossRequests(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func stringValuesPersistAcrossRequests(kind: SessionStoreKind) async throws {
         let app = sessionApp(kind)
         let client = TestClient(app)
         #expect(try await client.get("/get?key=theme").text == "none")
@@ -62,8 +62,8 @@ private func sessionApp(
         #expect(try await TestClient(app).get("/get?key=theme").text == "none")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aStringThatBeginsOrEndsWithAJoiningMarkKeepsIt(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func aStringThatBeginsOrEndsWithAJoiningMarkKeepsIt(kind: SessionStoreKind) async throws {
         // U+0301 joins the opening quote of the stored JSON into one Character, U+0600 (an
         // Arabic sign that prepends) the closing one: reading by Characters lost them.
         let client = TestClient(sessionApp(kind))
@@ -73,8 +73,8 @@ private func sessionApp(
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func typedCodableValuesPersistAcrossRequests(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func typedCodableValuesPersistAcrossRequests(kind: SessionStoreKind) async throws {
         let client = TestClient(sessionApp(kind))
         #expect(try await client.post("/prefs", form: ["zone": "Europe/Paris", "size": "12"]).status == .ok)
         #expect(try await client.get("/prefs").text == "Europe/Paris 12")
@@ -111,8 +111,8 @@ private func sessionApp(
         #expect(Array(response.text.utf8) == Array("ka\u{30A}re".utf8))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func removeAndClearForgetValues(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func removeAndClearForgetValues(kind: SessionStoreKind) async throws {
         let client = TestClient(sessionApp(kind))
         _ = try await client.post("/set", form: ["key": "a", "value": "1"])
         _ = try await client.post("/set", form: ["key": "b", "value": "2"])
@@ -128,8 +128,8 @@ private func sessionApp(
         #expect(try await client.get("/get?key=b").text == "none")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func cookieIsWrittenOnlyWhenTheSessionChanged(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func cookieIsWrittenOnlyWhenTheSessionChanged(kind: SessionStoreKind) async throws {
         let client = TestClient(sessionApp(kind))
         // A new session that nobody wrote to sets no cookie.
         let untouched = try await client.get("/get?key=x")
@@ -155,8 +155,8 @@ private func sessionApp(
 
     // MARK: Cookie attributes
 
-    @Test(arguments: StoreKind.allCases)
-    func cookieIsHttpOnlyLaxAndForTheWholeSite(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func cookieIsHttpOnlyLaxAndForTheWholeSite(kind: SessionStoreKind) async throws {
         let response = try await TestClient(sessionApp(kind)).post("/set", form: ["key": "a", "value": "1"])
         let attributes = response.cookieAttributes()
         #expect(attributes.contains("HttpOnly"))
@@ -165,15 +165,15 @@ private func sessionApp(
         #expect(!attributes.contains("Secure"))
     }
 
-    @Test(arguments: StoreKind.allCases, [Environment.development, .test, .production])
-    func cookieIsSecureInProductionByDefault(kind: StoreKind, environment: Environment) async throws {
+    @Test(arguments: SessionStoreKind.allCases, [Environment.development, .test, .production])
+    func cookieIsSecureInProductionByDefault(kind: SessionStoreKind, environment: Environment) async throws {
         let response = try await TestClient(sessionApp(kind, environment: environment)).post("/set", form: ["key": "a", "value": "1"])
         #expect(response.setCookieHeader() != nil)
         #expect(response.cookieAttributes().contains("Secure") == (environment == .production))
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func secureCookieSettingWins(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func secureCookieSettingWins(kind: SessionStoreKind) async throws {
         let secure = sessionApp(kind) { $0.sessions.secureCookie = true }
         #expect(try await TestClient(secure).post("/set", form: ["key": "a", "value": "1"]).cookieAttributes().contains("Secure"))
         let plain = sessionApp(kind, environment: .production) { $0.sessions.secureCookie = false }
@@ -184,8 +184,8 @@ private func sessionApp(
 
     // MARK: Confidentiality and integrity
 
-    @Test(arguments: StoreKind.allCases)
-    func cookieDoesNotShowTheSessionsValues(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func cookieDoesNotShowTheSessionsValues(kind: SessionStoreKind) async throws {
         let client = TestClient(sessionApp(kind))
         let secret = "plaintext-marker-4217"
         _ = try await client.post("/set", form: ["key": "card", "value": secret])
@@ -200,8 +200,8 @@ private func sessionApp(
 
     /// Every one-character change of the cookie, one at a time. The cookie is chosen so that its
     /// last base64url character carries spare bits, which a lenient decoder would ignore.
-    @Test(arguments: StoreKind.allCases)
-    func changingAnyCharacterOfTheCookieLosesTheSession(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func changingAnyCharacterOfTheCookieLosesTheSession(kind: SessionStoreKind) async throws {
         let app = sessionApp(kind)
         var chosen: (value: String, cookie: [Character])?
         for value in ["v", "vv", "vvv", "vvvv"] {
@@ -231,8 +231,8 @@ private func sessionApp(
         #expect(accepted.isEmpty, "cookie of \(cookie.count) characters accepted after changing the character at \(accepted)")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func truncatedGarbledEmptyOrOversizedCookiesAreNoSession(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func truncatedGarbledEmptyOrOversizedCookiesAreNoSession(kind: SessionStoreKind) async throws {
         let app = sessionApp(kind)
         let owner = TestClient(app)
         _ = try await owner.post("/set", form: ["key": "who", "value": "ann"])
@@ -297,8 +297,8 @@ private func sessionApp(
 
     // MARK: Expiry
 
-    @Test(arguments: StoreKind.allCases)
-    func idleSessionEndsAfterTenMinutes(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func idleSessionEndsAfterTenMinutes(kind: SessionStoreKind) async throws {
         let clock = TestClock()
         let app = sessionApp(kind, clock: clock)
         let client = TestClient(app)
@@ -314,8 +314,8 @@ private func sessionApp(
         #expect(expired.text == "none")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aCookieReadBeforeStillExpires(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func aCookieReadBeforeStillExpires(kind: SessionStoreKind) async throws {
         // The cookie store keeps the sessions of cookies it opened; their times are still
         // checked on every request.
         let clock = TestClock()
@@ -329,8 +329,8 @@ private func sessionApp(
         #expect(try await client.get("/get?key=who").text == "none")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func activeSessionStaysAliveAndItsCookieIsRenewed(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func activeSessionStaysAliveAndItsCookieIsRenewed(kind: SessionStoreKind) async throws {
         let clock = TestClock()
         let client = TestClient(sessionApp(kind, clock: clock))
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
@@ -342,8 +342,8 @@ private func sessionApp(
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aSessionReadUnchangedIsResealedOnlyOnceItsRenewalIsDue(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func aSessionReadUnchangedIsResealedOnlyOnceItsRenewalIsDue(kind: SessionStoreKind) async throws {
         // The cookie is rewritten when the values change or the idle window's renewal is due:
         // a minute after it was last written (a tenth of the idle timeout when that is
         // shorter). The window then counts from the renewal, so an active session never ends
@@ -365,8 +365,8 @@ private func sessionApp(
         #expect(try await client.get("/get?key=who").text == "ann")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aShortIdleTimeoutIsRenewedAfterATenthOfIt(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func aShortIdleTimeoutIsRenewedAfterATenthOfIt(kind: SessionStoreKind) async throws {
         let clock = TestClock()
         let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.idleTimeout = .seconds(30) })
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
@@ -382,8 +382,8 @@ private func sessionApp(
         #expect(try await client.get("/get?key=who").text == "none")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func absoluteLifetimeEndsEvenAnActiveSession(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func absoluteLifetimeEndsEvenAnActiveSession(kind: SessionStoreKind) async throws {
         let clock = TestClock()
         let client = TestClient(sessionApp(kind, clock: clock) { $0.sessions.absoluteLifetime = .seconds(3600) })
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
@@ -395,8 +395,8 @@ private func sessionApp(
         #expect(try await client.get("/get?key=who").text == "none")
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func defaultAbsoluteLifetimeIsEightHours(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func defaultAbsoluteLifetimeIsEightHours(kind: SessionStoreKind) async throws {
         let clock = TestClock()
         let client = TestClient(sessionApp(kind, clock: clock))
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])
@@ -410,8 +410,8 @@ private func sessionApp(
 
     // MARK: Regeneration
 
-    @Test(arguments: StoreKind.allCases)
-    func regenerateGivesANewIdAndKeepsTheValues(kind: StoreKind) async throws {
+    @Test(arguments: SessionStoreKind.allCases)
+    func regenerateGivesANewIdAndKeepsTheValues(kind: SessionStoreKind) async throws {
         let app = sessionApp(kind)
         let client = TestClient(app)
         _ = try await client.post("/set", form: ["key": "who", "value": "ann"])

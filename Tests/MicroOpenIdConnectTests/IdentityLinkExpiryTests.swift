@@ -7,29 +7,6 @@ import Testing
 /// Links unused for the retention expire, in the memory store and in SQLite: the `any` mapping
 /// makes one per person the provider vouches for, so the tables must stay bounded.
 @Suite struct IdentityLinkExpiryTests {
-    enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case memory, sqlite
-        var testDescription: String { rawValue }
-    }
-
-    /// A store of `kind` (SQLite in a temporary file), given to `body`, then removed.
-    private func withStore(_ kind: StoreKind, _ body: (any IdentityLinkStore) async throws -> Void) async throws {
-        switch kind {
-        case .memory:
-            try await body(MemoryIdentityLinkStore())
-        case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-links-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let database = try await Database.sqlite(path: folder.appendingPathComponent("app.db").path)
-            do { try await body(try await DatabaseIdentityLinkStore(database)) } catch {
-                await database.shutdown()
-                throw error
-            }
-            await database.shutdown()
-        }
-    }
-
     private static let day: TimeInterval = 86_400
 
     /// Moves the app's clock and the provider's together, as time passing would.
@@ -43,11 +20,11 @@ import Testing
         return try await signInThroughProvider(TestClient(app), provider)
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aLinkUnusedPastTheRetentionIsGoneAndTheNextSignInLinksAfresh(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func aLinkUnusedPastTheRetentionIsGoneAndTheNextSignInLinksAfresh(_ kind: DataStoreKind) async throws {
         let provider = try await HostileProvider.start()
         defer { Task { await provider.stop() } }
-        try await withStore(kind) { (links: any IdentityLinkStore) async throws in
+        try await kind.withIdentityLinks { (links: any IdentityLinkListing) async throws in
             let clock = MovableClock()
             let app = ssoApp(provider, clock: clock.now, configure: { $0.users = .any; $0.links = links })
             #expect(try await signIn(app, provider, subject: "sub-zed").status == .seeOther)
@@ -61,11 +38,11 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func aLinkUsedWithinTheRetentionStays(_ kind: StoreKind) async throws {
+    @Test(arguments: DataStoreKind.allCases)
+    func aLinkUsedWithinTheRetentionStays(_ kind: DataStoreKind) async throws {
         let provider = try await HostileProvider.start()
         defer { Task { await provider.stop() } }
-        try await withStore(kind) { (links: any IdentityLinkStore) async throws in
+        try await kind.withIdentityLinks { (links: any IdentityLinkListing) async throws in
             let clock = MovableClock()
             let app = ssoApp(provider, clock: clock.now, configure: { $0.users = .any; $0.links = links })
             #expect(try await signIn(app, provider, subject: "sub-zed").status == .seeOther)

@@ -1,34 +1,13 @@
 import Foundation
 import Micro
 import MicroOpenIdConnect
+import MicroTesting
 import Testing
 
 /// What the users page and the commands read of the links, in memory and in SQLite.
 @Suite struct IdentityLinkListingTests {
-    enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case memory, sqlite
-        var testDescription: String { rawValue }
-    }
-
-    private func withStore(_ kind: StoreKind, _ body: (any IdentityLinkListing) async throws -> Void) async throws {
-        switch kind {
-        case .memory:
-            try await body(MemoryIdentityLinkStore())
-        case .sqlite:
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-links-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let database = try await Database.sqlite(path: folder.appendingPathComponent("app.db").path)
-            do { try await body(try await DatabaseIdentityLinkStore(database)) } catch {
-                await database.shutdown()
-                throw error
-            }
-            await database.shutdown()
-        }
-    }
-
-    @Test(arguments: StoreKind.allCases) func listsTheLinksOfTheUsersAskedForAndRemovesAUsersAll(_ kind: StoreKind) async throws {
-        try await withStore(kind) { links in
+    @Test(arguments: DataStoreKind.allCases) func listsTheLinksOfTheUsersAskedForAndRemovesAUsersAll(_ kind: DataStoreKind) async throws {
+        try await kind.withIdentityLinks { (links: any IdentityLinkListing) async throws in
             let made = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
             #expect(try await links.link(ExternalIdentity(issuer: "https://a.example", subject: "1"), to: "ann", at: made))
             #expect(try await links.link(ExternalIdentity(issuer: "https://b.example", subject: "2"), to: "ann", at: made))

@@ -2,7 +2,7 @@ import MicroCore
 import Testing
 
 /// The two kinds of session store, for tests that must hold for both.
-package enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+package enum SessionStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case cookie, memory
 
     package var testDescription: String { rawValue }
