@@ -100,9 +100,11 @@ http {
             proxy_pass http://micro;
             proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
             proxy_set_header X-Forwarded-Host \$http_host;
+            proxy_set_header X-Request-Id \$request_id;
             proxy_next_upstream error timeout;
             proxy_connect_timeout 2s;
             add_header X-Upstream \$upstream_addr always;
+            add_header X-Nginx-Request-Id \$request_id always;
         }
     }
 }

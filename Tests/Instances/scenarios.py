@@ -250,6 +250,10 @@ def scenario_forwarded(args, alice):
     check(answer.status == 303 and answer.location == "/", "127.0.0.6 signs in through nginx (not nginx's address counted)",
           str(answer))
     check(signed_in(other.get("/protected"), name), "signed in through nginx")
+    ids = {(answer.header("X-Request-Id"), answer.header("X-Nginx-Request-Id")) for answer in
+           (other.get("/protected"), other.get("/css/app.css"), other.get("/no-such-page"))}
+    check(len(ids) == 3 and all(mine == nginx and nginx for mine, nginx in ids),
+          "each answer through nginx carries nginx's $request_id as its X-Request-Id", str(ids))
 
 
 def eventually(what, probe, seconds=5):

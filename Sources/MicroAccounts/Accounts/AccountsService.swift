@@ -151,12 +151,12 @@ final class AccountsService: Sendable {
         let entry = ActivityEvent(
             username: username, event: event, at: request.session.now, address: request.clientAddress ?? "",
             browser: UserAgentSummary.describe(request.userAgent), detail: detail)
-        logger.info(
+        request.logger.info(
             "account event", metadata: ["event": "\(event)", "user": "\(username)", "address": "\(entry.address)", "detail": "\(detail)"])
         do {
             try await settings.activity.record(entry)
         } catch {
-            logger.error("Cannot record the account event \(event) of \(username): \(error)")
+            request.logger.error("Cannot record the account event \(event) of \(username): \(error)")
         }
     }
 }

@@ -26,7 +26,7 @@ extension Request {
             username: currentUser?.username ?? "", kind: kind, subject: subject, detail: detail, at: session.now,
             address: clientAddress ?? "", browser: UserAgentSummary.describe(userAgent))
         try await accounts.settings.appEvents.record(event)
-        accounts.logger.info(
+        logger.info(
             "app event",
             metadata: ["kind": "\(kind)", "subject": "\(subject)", "user": "\(event.username)", "address": "\(event.address)", "detail": "\(detail)"])
     }

@@ -63,23 +63,26 @@ public final class App: RouteBuilder {
         } catch {
             problems.append(error.message)
         }
-        var logger = Logger(label: "micro")
-        logger.logLevel = settings.environment == .test ? .warning : .info
-        self.logger = Self.escaping(logger)
+        logger = Self.ownLogger(settings)
         definition = Locked(Definition(settings: settings, problems: problems))
     }
 
     /// An app with the given settings (the environment is not read), logging to `logger` when
     /// given, else to its own (label `micro`, warnings and worse in the test environment).
     public init(settings: Settings, logger: Logger? = nil) {
-        if let logger {
-            self.logger = Self.escaping(logger)
-        } else {
-            var logger = Logger(label: "micro")
-            logger.logLevel = settings.environment == .test ? .warning : .info
-            self.logger = Self.escaping(logger)
-        }
+        self.logger = logger.map(Self.escaping) ?? Self.ownLogger(settings)
         definition = Locked(Definition(settings: settings))
+    }
+
+    /// The app's own logger (label `micro`) in the settings' format: warnings and worse in the
+    /// test environment, else information too.
+    private static func ownLogger(_ settings: Settings) -> Logger {
+        var logger = switch settings.logFormat {
+        case .text: Logger(label: "micro")
+        case .json: Logger(label: "micro") { JsonLogHandler(label: $0) }
+        }
+        logger.logLevel = settings.environment == .test ? .warning : .info
+        return escaping(logger)
     }
 
     /// `logger` writing every value with its control characters escaped

@@ -9,11 +9,11 @@ enum ErrorPages {
     static func page(status: HttpStatus, message: String, detail: String?, json: Bool, fields: [(String, String)] = []) -> Response {
         var response = Response(status: status)
         if json {
-            var json = "{\"error\":\"" + jsonEscape(message) + "\""
+            var json = "{\"error\":\"" + JsonText.escape(message) + "\""
             if !fields.isEmpty {
-                json += ",\"fields\":{" + fields.map { "\"" + jsonEscape($0.0) + "\":\"" + jsonEscape($0.1) + "\"" }.joined(separator: ",") + "}"
+                json += ",\"fields\":{" + fields.map { "\"" + JsonText.escape($0.0) + "\":\"" + JsonText.escape($0.1) + "\"" }.joined(separator: ",") + "}"
             }
-            if let detail { json += ",\"detail\":\"" + jsonEscape(detail) + "\"" }
+            if let detail { json += ",\"detail\":\"" + JsonText.escape(detail) + "\"" }
             json += "}"
             response.contentType = "application/json"
             response.setBody(json)
@@ -36,22 +36,5 @@ enum ErrorPages {
         response.contentType = "text/html; charset=utf-8"
         response.setBody(html)
         return response
-    }
-
-    private static func jsonEscape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

@@ -60,13 +60,14 @@ final class Responder: HttpResponding {
         let start = timed ? NIODeadline.now() : .uptimeNanoseconds(0)
         var response: Response
         var route = AppMetrics.Route.unmatched
+        let id = RequestId.of(peer: remoteAddress, headers: headers, proxies: services.proxies)
         do throws(HttpError) {
             // Before anything reads the request: a foreign host is a rebound name.
             let host = services.proxies.forwardedHost(peer: remoteAddress, headers: headers) ?? headers.first(name: "Host")
             guard services.allowedHosts.allows(host) else { throw AllowedHosts.refusal(of: host ?? "") }
             let request = try Request(
                 method: method, uri: uri, headers: headers, body: body,
-                services: services, logger: logger, remoteAddress: remoteAddress)
+                services: services, logger: logger, remoteAddress: remoteAddress, id: id)
             response = await respond(to: request, route: &route)
         } catch {
             response = ErrorPages.page(
@@ -74,6 +75,7 @@ final class Responder: HttpResponding {
             services.securityHeaders.apply(to: &response)
             services.securityHeaders.applyCaching(to: &response, sessionLoaded: false, signedIn: { false })
         }
+        response.headers.replaceOrAdd(name: "X-Request-Id", value: id)
         response.finalize(for: method)
         if timed {
             let nanoseconds = (NIODeadline.now() - start).nanoseconds
@@ -84,7 +86,9 @@ final class Responder: HttpResponding {
                 let micros = nanoseconds / 1000
                 // Cut by bytes: a `?` that a combining mark follows is still where the query starts.
             let target = settings.accessLogQueries ? Substring(uri) : Substring(uri.utf8.prefix { $0 != UInt8(ascii: "?") })
-                logger.info("\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms")
+                logger.info(
+                    "\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms",
+                    metadata: ["request_id": .string(id)])
             }
         }
         return response

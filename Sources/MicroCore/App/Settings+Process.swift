@@ -1,8 +1,8 @@
 extension Settings {
     /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
     /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES`, `MICRO_FORWARDED_PREFIXES`,
-    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL` and `MICRO_SESSION_SECRET`
-    /// applied, and the variables kept in ``variables`` for the plugins' own. A bad value
+    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_LOG_FORMAT` and
+    /// `MICRO_SESSION_SECRET` applied, and the variables kept in ``variables`` for the plugins' own. A bad value
     /// throws an error naming its variable.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
@@ -52,6 +52,12 @@ extension Settings {
                 throw ConfigurationError("MICRO_PUBLIC_URL's path \(url.path) differs from MICRO_BASE_PATH \(settings.basePath); give one of them.")
             }
             settings.publicUrl = raw
+        }
+        if let raw = variables["MICRO_LOG_FORMAT"], !raw.isEmpty {
+            guard let format = LogFormat(rawValue: raw) else {
+                throw ConfigurationError("MICRO_LOG_FORMAT is '\(raw)'; expected text or json.")
+            }
+            settings.logFormat = format
         }
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
         // Micro's own only: the rest of the environment (other services' passwords, a cloud's

@@ -61,6 +61,11 @@ public struct Settings: Sendable {
     public var maxConnections = Settings.defaultMaxConnections
     /// Whether each request is logged (method, path, status, bytes, duration).
     public var accessLog = true
+    /// How the app's own logger writes: swift-log's text lines, the default, or one JSON
+    /// object per line (``JsonLogHandler``). `MICRO_LOG_FORMAT` sets it (`text` or `json`).
+    /// Read when the app is made, which makes its logger: set it in the settings given to
+    /// ``App/init(settings:logger:)``; a logger given there keeps its own handler.
+    public var logFormat = LogFormat.text
     /// Whether the access log shows query strings too. Off by default: a form sent by GET
     /// carries what was typed into it (a tool's input can be a secret) in its query string.
     public var accessLogQueries = false

@@ -30,8 +30,17 @@ public final class Request {
     public var response = Response()
     /// The app's settings.
     public var settings: Settings { services.settings }
-    /// A logger labelled with the request.
-    public var logger: Logger
+    /// The request's id: a trusted proxy's `X-Request-Id`, else one made for it. The answer
+    /// carries it back in `X-Request-Id`, and ``logger``'s lines as `request_id`.
+    public let id: String
+    /// The app's logger, with the request's ``id`` in each line's metadata (`request_id`), so
+    /// that one request can be followed through the log.
+    public lazy var logger: Logger = {
+        var logger = self.appLogger
+        logger[metadataKey: "request_id"] = .string(self.id)
+        return logger
+    }()
+    private let appLogger: Logger
     /// The address of the connection's other end, when the request came over a socket: the
     /// client's, or its proxy's (see ``clientAddress``).
     public let remoteAddress: String?
@@ -70,18 +79,20 @@ public final class Request {
     /// query string or form body.
     init(
         method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer,
-        services: Services, logger: Logger, remoteAddress: String?
+        services: Services, logger: Logger, remoteAddress: String?, id: String = RequestId.next()
     ) throws(HttpError) {
+        self.id = id
         self.services = services
         self.method = method
         self.uri = uri
         self.headers = headers
         self.body = body
-        self.logger = logger
+        appLogger = logger
         self.remoteAddress = remoteAddress
         // Room for the fields a page usually carries (content type, length, date, four
-        // security headers, Cache-Control, Vary, a cookie), so adding them grows nothing.
-        response.headers.reserveCapacity(10)
+        // security headers, Cache-Control, Vary, a cookie, the request's id), so adding them
+        // grows nothing.
+        response.headers.reserveCapacity(11)
 
         let target = try Self.originForm(uri)
         // Searched byte by byte: a `Character` search would break the target into grapheme
