@@ -75,7 +75,7 @@ final class Responder: HttpResponding {
             services.securityHeaders.apply(to: &response)
             services.securityHeaders.applyCaching(to: &response, sessionLoaded: false, signedIn: { false })
         }
-        response.headers.replaceOrAdd(name: "X-Request-Id", value: id)
+        response.headers.add(name: "X-Request-Id", value: id)
         response.finalize(for: method)
         if timed {
             let nanoseconds = (NIODeadline.now() - start).nanoseconds

@@ -8,9 +8,8 @@ enum RequestId {
     static let maxLength = 128
 
     /// Six random hex digits per process, so that instances behind one proxy make different
-    /// ids, then a count: unique within the process, and short enough to be a small string,
-    /// which costs no allocation.
-    private static let prefix = String(UInt32.random(in: 0x10_0000...0xFF_FFFF), radix: 16) + "-"
+    /// ids, then a count: unique within the process.
+    private static let prefix = UInt32.random(in: 0x10_0000...0xFF_FFFF)
     private static let count = Atomic<UInt64>(0)
 
     /// `X-Request-Id` from a trusted proxy (`peer` one of `proxies`) when it is a plain token,
@@ -22,9 +21,23 @@ enum RequestId {
         return next()
     }
 
-    /// A new id.
+    /// A new id: the prefix, `-`, and the count in hex. Written byte by byte into the string,
+    /// short enough to be kept inline: every answer carries one, so it is made without the
+    /// strings that formatting each part and joining them would make.
     static func next() -> String {
-        prefix + String(count.wrappingAdd(1, ordering: .relaxed).newValue, radix: 16)
+        let number = count.wrappingAdd(1, ordering: .relaxed).newValue
+        let digits = max(1, (64 - number.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: 7 + digits) { bytes in
+            for index in 0..<6 { bytes[index] = hex(UInt64(prefix) >> (20 - 4 * index)) }
+            bytes[6] = UInt8(ascii: "-")
+            for index in 0..<digits { bytes[7 + index] = hex(number >> (4 * (digits - 1 - index))) }
+            return 7 + digits
+        }
+    }
+
+    private static func hex(_ value: UInt64) -> UInt8 {
+        let digit = UInt8(truncatingIfNeeded: value & 0xF)
+        return digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
     }
 
     /// Whether `text` is 1 to ``maxLength`` letters, digits and `-._:+/=@`: what proxies and

@@ -75,8 +75,9 @@ package struct Sessions: Sendable {
     /// Writes the session's cookie into `response` when the session changed; deletes it when
     /// the session was emptied. Throws (in development) when the cookie would be too large.
     /// The cookie is for `path`: the path the app is mounted under, so that apps mounted side
-    /// by side on one host keep their own sessions.
-    func commit(_ session: Session, into response: inout Response, path: String = "/", logger: Logger) throws {
+    /// by side on one host keep their own sessions. `logger` is asked for only when there is
+    /// something to log (a request's own is made on first use).
+    func commit(_ session: Session, into response: inout Response, path: String = "/", logger: @autoclosure () -> Logger) throws {
         for id in session.retiredIds { store.destroy(id: id) }
         guard session.changed else {
             if session.staleCookie { response.setCookie(cookie(value: "", maxAge: 0, path: path)) }
@@ -95,7 +96,7 @@ package struct Sessions: Sendable {
         guard cookie.headerValue.utf8.count <= Self.cookieLimit else {
             let message = "The session cookie would be \(cookie.headerValue.utf8.count) bytes, more than the \(Self.cookieLimit) browsers keep: keep less in the session (keys: \(session.keys.sorted().joined(separator: ", "))), or use a server-side store."
             if environment == .production {
-                logger.error("\(message) The session was not saved.")
+                logger().error("\(message) The session was not saved.")
                 return
             }
             throw SessionError(message)

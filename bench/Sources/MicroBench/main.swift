@@ -9,6 +9,8 @@
 // shows it), as the README's metrics section does; without it nothing is recorded.
 // MICRO_BENCH_TOKENS=FOLDER keeps the users in SQLite there, with an API token (BenchTokens).
 // GET /event records an app event with MICRO_BENCH_APP_EVENT=1 (BenchAppEvents).
+// MICRO_BENCH_ACCESS_LOG=1 turns the access log on, so that MICRO_LOG_FORMAT's cost per line
+// can be measured (its output is best sent to /dev/null, as bench/compare.sh does to a file).
 import BenchRoutes
 import Foundation
 import Metrics
@@ -32,6 +34,7 @@ guard let extraCount = extraRoutes.isEmpty ? 0 : Int(extraRoutes), extraCount >=
 }
 BenchRoutes.installExtraRoutes(extraCount, in: app)
 BenchRoutes.install(in: app)
+if ProcessInfo.processInfo.environment["MICRO_BENCH_ACCESS_LOG"] == "1" { app.settings.accessLog = true }
 
 // A synchronous main that parks its thread until the server stops, with no top-level `await`
 // (BenchUsers is installed in the task): an async main ends in `dispatchMain()`, where Debian's
