@@ -19,7 +19,7 @@ import MicroCore
 /// button; it changes nothing) and `POST /signout`. The paths, the texts and the templates are
 /// settings, by default the Sinatra app's (`/signin`, `/signout`, its flash messages), so that
 /// its templates and links carry over; set `installsRoutes` to false to write your own routes with
-/// ``Request/signIn(username:password:)`` and ``Request/signOut()``.
+/// ``MicroCore/Request/signIn(username:password:)`` and ``MicroCore/Request/signOut()``.
 public struct Authentication: AppPlugin, Sendable {
     /// Where users are looked up.
     public var users: any UserStore
@@ -56,7 +56,7 @@ public struct Authentication: AppPlugin, Sendable {
     public var passwordCost = Password.defaultCost
 
     /// Whether scripts may send HTTP Basic credentials (on requests answered as a script's:
-    /// see ``Request/wantsJson``). Checked as the sign-in form is, and throttled with it. Turn
+    /// see ``/MicroCore/Request/wantsJson``). Checked as the sign-in form is, and throttled with it. Turn
     /// it off when the app's own sign-in asks for more than the password (a second factor):
     /// Basic would let a script in with the password alone.
     public var acceptsBasicCredentials = true
@@ -76,7 +76,7 @@ public struct Authentication: AppPlugin, Sendable {
     public var demoPasswords = ["secret123"]
     /// Whether production may start with a user whose password is one of ``demoPasswords``,
     /// for a deliberate demo; nil, the default, reads `MICRO_ALLOW_DEMO_USERS` (`1` or `0`;
-    /// unset is `0`) from ``Settings/variables``.
+    /// unset is `0`) from ``/MicroCore/Settings/variables``.
     public var allowsDemoUsers: Bool?
 
     /// The longest username read, in UTF-8 bytes: a longer one is refused before anything
@@ -89,7 +89,7 @@ public struct Authentication: AppPlugin, Sendable {
     }
 
     /// Adds the routes and the user in templates, and registers the user store with
-    /// ``App/addReloadable(_:)`` when it can reload (``YamlUserStore``, ``SqliteUserStore``), so
+    /// ``/MicroCore/App/addReloadable(_:)`` when it can reload (``YamlUserStore``, ``SqliteUserStore``), so
     /// that SIGHUP picks up an edited users file.
     public func install(in app: App) {
         guard Password.costs.contains(passwordCost) else {

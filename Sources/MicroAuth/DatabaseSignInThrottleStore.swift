@@ -3,7 +3,7 @@ import Foundation
 import MicroCore
 import SQLKit
 
-/// The failure counts of the sign-in throttle in a ``Database`` (SQLite or PostgreSQL), so
+/// The failure counts of the sign-in throttle in a ``/MicroCore/Database`` (SQLite or PostgreSQL), so
 /// that five failures spread over any number of instances lock the name on all of them, and a
 /// restart forgets none. Set it in ``Authentication/throttleStore``.
 ///

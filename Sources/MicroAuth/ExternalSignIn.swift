@@ -3,8 +3,8 @@ import MicroCore
 /// A way to sign in beside the password, such as single sign-on with OpenID Connect: its
 /// button on the sign-in page, and whether the sessions it signed in still stand.
 ///
-/// A plugin adds one with ``App/addExternalSignIn(_:)`` and signs users in with
-/// ``Request/signIn(_:credentialStamp:via:)``; the sessions then follow every rule of
+/// A plugin adds one with ``MicroCore/App/addExternalSignIn(_:)`` and signs users in with
+/// ``MicroCore/Request/signIn(_:credentialStamp:via:detail:)``; the sessions then follow every rule of
 /// password sessions (expiry, revocation, the store's stamp).
 public struct ExternalSignIn: Sendable {
     /// Names the way in sessions and logs (`oidc`): ASCII letters, digits, `-` and `_`.

@@ -42,7 +42,7 @@ public final class PasswordHasher: Sendable {
 
     /// Runs other password work (a tool that hashes with a chosen cost, say) on the hasher's
     /// threads, off the event loops.
-    /// Throws a 503 ``HttpError`` when `capacity` checks are already waiting or running.
+    /// Throws a 503 ``/MicroCore/HttpError`` when `capacity` checks are already waiting or running.
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         guard waiting.wrappingAdd(1, ordering: .relaxed).newValue <= capacity else {
             waiting.wrappingSubtract(1, ordering: .relaxed)

@@ -79,7 +79,7 @@ extension Request {
     /// }
     /// ```
     ///
-    /// A request answered as a script's (``wantsJson``: it asks for JSON, or its route group
+    /// A request answered as a script's (``/MicroCore/Request/wantsJson``: it asks for JSON, or its route group
     /// answers JSON) gets a `401` with a JSON error instead, whose `WWW-Authenticate` and
     /// message name what the app accepts (``CredentialScheme``): HTTP Basic credentials,
     /// checked against the same users and throttled as the sign-in form is, unless
@@ -118,8 +118,8 @@ extension Request {
     /// Checks `username` and `password` (bcrypt, off the event loop, throttled) and, when they
     /// match, signs the user in: the session gets a new identity (no fixation) and the user.
     /// Returns nil for a wrong username or password. For a user with two-factor sign-in on
-    /// (``Accounts/twoFactor``), nobody is signed in yet: the step waits in the session and
-    /// this throws the redirect to the code's page. Throws a 429 ``HttpError`` with
+    /// (`Accounts.twoFactor`), nobody is signed in yet: the step waits in the session and
+    /// this throws the redirect to the code's page. Throws a 429 ``/MicroCore/HttpError`` with
     /// `Retry-After` while the username or the client is throttled, and a 503 when the user
     /// store cannot be read.
     ///

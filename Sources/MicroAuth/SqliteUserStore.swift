@@ -170,7 +170,7 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
     }
 
     /// Opens the file afresh and checks every user again, as at start-up; `SIGHUP` does this
-    /// while ``App/run()`` serves. On a problem, throws it and keeps the connection it had.
+    /// while ``/MicroCore/App/run()`` serves. On a problem, throws it and keeps the connection it had.
     public func reload() throws(ConfigurationError) {
         let fresh: UserSummary
         do {

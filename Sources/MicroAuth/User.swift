@@ -6,7 +6,7 @@ public struct User: Codable, Sendable, Equatable {
     public var username: String
     /// The name pages show: the stored name, else the username capitalized ("user" -> "User").
     public var name: String
-    /// What they may do beyond signing in (`admin`, say), as ``Request/authorize(role:)`` checks.
+    /// What they may do beyond signing in (`admin`, say), as ``MicroCore/Request/authorize(role:)`` checks.
     public var roles: [String]
 
     /// A user; `name` defaults to the username capitalized. The username is kept in its

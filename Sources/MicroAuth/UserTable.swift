@@ -45,7 +45,7 @@ public struct UserTable: Sendable {
     }
 
     /// Every user; with `strict`, a malformed row is an error naming it, else it is left out
-    /// (the user cannot sign in: ``find(_:)`` reports the row).
+    /// (the user cannot sign in: ``find(_:strict:)`` reports the row).
     public func readAll(strict: Bool) async throws -> [StoredUser] {
         let rows = try await sql.raw("SELECT \(unsafeRaw: rowId) AS micro_row, * FROM users").all()
         return try rows.compactMap { row in

@@ -21,7 +21,7 @@ import MicroCore
 /// hash is an error naming the file and line.
 ///
 /// The file is read once; edit it while the app runs, then send the process `SIGHUP`
-/// (`kill -HUP <pid>`; ``App/run()`` reloads on it) or call ``reload()`` or ``App/reload()``.
+/// (`kill -HUP <pid>`; ``/MicroCore/App/run()`` reloads on it) or call ``reload()`` or ``/MicroCore/App/reload()``.
 /// A broken edit is reported and the users read before stay in force.
 public final class YamlUserStore: UserListing, Reloadable {
     /// The file's path.
@@ -43,7 +43,7 @@ public final class YamlUserStore: UserListing, Reloadable {
         }
     }
 
-    /// Reads `file`. Throws a ``ConfigurationError`` naming the file and line of any problem.
+    /// Reads `file`. Throws a ``/MicroCore/ConfigurationError`` naming the file and line of any problem.
     public init(file: String) throws(ConfigurationError) {
         self.file = file
         loaded = Locked(Loaded(try Self.load(file)))

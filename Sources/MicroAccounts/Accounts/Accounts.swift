@@ -4,7 +4,7 @@ import MicroCore
 
 /// The account pages a signed-in user reaches, turned on with one call: their password, where
 /// they are signed in (ending any of those sessions), what happened to their account, and for
-/// admins every account's activity. After ``Authentication``:
+/// admins every account's activity. After ``/MicroAuth/Authentication``:
 ///
 /// ```swift
 /// app.use(Authentication(users: users))

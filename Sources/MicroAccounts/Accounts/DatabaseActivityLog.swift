@@ -2,7 +2,7 @@ import MicroAuth
 import MicroCore
 import SQLKit
 
-/// Account events in a ``Database`` (SQLite, or PostgreSQL shared by every instance): kept for
+/// Account events in a ``/MicroCore/Database`` (SQLite, or PostgreSQL shared by every instance): kept for
 /// ``ActivityLogLimits/retention``, and at most ``rowLimit`` rows, pruned as events are added.
 /// Failed sign-ins under names that are no user have a table of their own, of at most
 /// ``unknownRowLimit`` rows: however many addresses send them, they cannot push the accounts'

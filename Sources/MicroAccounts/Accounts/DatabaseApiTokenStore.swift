@@ -2,7 +2,7 @@ import MicroAuth
 import MicroCore
 import SQLKit
 
-/// API tokens in a ``Database`` (SQLite, or PostgreSQL shared by every instance): a token
+/// API tokens in a ``/MicroCore/Database`` (SQLite, or PostgreSQL shared by every instance): a token
 /// revoked on one instance is refused on all of them (within the lifetime of their caches of
 /// recent look-ups). Only each token's SHA-256 digest is kept, looked up through a unique
 /// index. Revoked and expired tokens are deleted as tokens are added: the user's own at each

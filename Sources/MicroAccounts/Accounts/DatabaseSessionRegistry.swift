@@ -2,9 +2,9 @@ import MicroAuth
 import MicroCore
 import SQLKit
 
-/// The signed-in sessions of each user in a ``Database`` (SQLite, or PostgreSQL shared by
+/// The signed-in sessions of each user in a ``/MicroCore/Database`` (SQLite, or PostgreSQL shared by
 /// every instance): a session ended on one instance is gone from the list on all of them,
-/// and its revocation reaches them through the app's ``SessionRevocations``.
+/// and its revocation reaches them through the app's ``/MicroCore/SessionRevocations``.
 public final class DatabaseSessionRegistry: SessionRegistry {
     /// The database.
     public let database: Database

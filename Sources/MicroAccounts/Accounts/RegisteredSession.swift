@@ -6,7 +6,7 @@ import MicroCore
 public struct RegisteredSession: Sendable, Equatable {
     /// What the sessions page shows.
     public var entry: SessionEntry
-    /// The session's identity (``Session/id``), for its revocation.
+    /// The session's identity (``/MicroCore/Session/id``), for its revocation.
     public var sessionId: String
     /// When the session ends however active it is (seconds since 1970).
     public var expiresAt: Int64

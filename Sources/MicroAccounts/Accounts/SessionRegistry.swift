@@ -3,7 +3,7 @@ import MicroCore
 
 /// Where the signed-in sessions of each user are listed, for the sessions page. Sessions stay
 /// cookie sessions: the registry lists them, and the app ends them through its
-/// ``SessionRevocations``; it does not hold them.
+/// ``/MicroCore/SessionRevocations``; it does not hold them.
 ///
 /// An implementation keeps at most ``SessionRegistryLimits/perUser`` entries per user (adding
 /// one more drops the oldest, whose session the caller then ends) and forgets entries whose

@@ -2,7 +2,7 @@ import Logging
 import MicroCore
 import SQLKit
 
-/// App events in a ``Database`` (SQLite, or PostgreSQL shared by every instance), in the table
+/// App events in a ``/MicroCore/Database`` (SQLite, or PostgreSQL shared by every instance), in the table
 /// `micro_app_events`: kept until the app says otherwise, by ``retention`` or ``rowLimit``;
 /// by default both are off, and the record is whole.
 public final class DatabaseAppEventLog: AppEventLog {

@@ -11,9 +11,9 @@ import MicroCore
 /// beside the session secret; in tests a random one per process. Production without it has no
 /// key: two-factor cannot be turned on, and start-up is refused once a user has it on.
 ///
-/// It also keys the recovery codes' digests (``RecoveryCodes``): a dump opens neither. Losing or
+/// It also keys the recovery codes' digests (`RecoveryCodes`): a dump opens neither. Losing or
 /// changing it makes every sealed secret unreadable: the database keeps a check value of it
-/// (``DataKeyCheck``), so production refuses to start with another key while secrets are sealed
+/// (`DataKeyCheck`), so production refuses to start with another key while secrets are sealed
 /// under the old one, until the key is set back or their users' two-factor is reset
 /// (the `reset-two-factor` command, or the users page).
 public struct DataKey: Sendable {

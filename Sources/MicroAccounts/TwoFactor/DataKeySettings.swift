@@ -7,12 +7,12 @@ public struct DataKeySettings: Sendable {
     static let variable = "MICRO_DATA_KEY"
 
     /// The key material (at least 32 bytes; `openssl rand -hex 32` makes one); nil, the
-    /// default, reads `MICRO_DATA_KEY` from ``Settings/variables``. Production has no key
+    /// default, reads `MICRO_DATA_KEY` from ``/MicroCore/Settings/variables``. Production has no key
     /// without either; development keeps a generated one in ``file``; tests use a random one
     /// per process.
     public var material: String?
     /// Where development keeps its generated key; nil for `.micro-data-key` beside the session
-    /// secret's file (``SessionSettings/secretFile``). Keep it out of version control (Micro's
+    /// secret's file (``/MicroCore/SessionSettings/secretFile``). Keep it out of version control (Micro's
     /// `.gitignore` does).
     public var file: String?
 
