@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 
 /// Writes each log event as one line of JSON to standard error, for a log collector or `jq`:
@@ -17,7 +14,7 @@ import Logging
 /// line break or a quote cannot end the line or the object.
 ///
 /// The app uses it when ``Settings/logFormat`` is ``LogFormat/json`` (`MICRO_LOG_FORMAT=json`);
-/// elsewhere, `LoggingSystem.bootstrap(JsonLogHandler.init)` makes it every logger's handler.
+/// elsewhere, `LoggingSystem.bootstrap { JsonLogHandler(label: $0) }` makes it every logger's handler.
 public struct JsonLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
