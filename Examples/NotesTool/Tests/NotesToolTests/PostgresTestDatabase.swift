@@ -13,8 +13,13 @@ struct PostgresTestDatabase {
     /// A new, empty database, or nil when the variable is unset.
     static func make() async throws -> PostgresTestDatabase? {
         guard let base = ProcessInfo.processInfo.environment["MICRO_TEST_DATABASE_URL"], !base.isEmpty,
-            var components = URLComponents(string: base)
+            let components = URLComponents(string: base)
         else { return nil }
+        return try await ClusterChanges.oneAtATime { try await make(in: base, components) }
+    }
+
+    private static func make(in base: String, _ components: URLComponents) async throws -> PostgresTestDatabase {
+        var components = components
         let cluster = try await SharedPostgresDatabase.connect(url: base)
         let name = "notes_test_\(UInt64.random(in: 0 ... .max))"
         do {
@@ -29,7 +34,31 @@ struct PostgresTestDatabase {
 
     /// Drops it, ending its connections.
     func drop() async {
-        try? await Database.postgres(cluster).sql.raw("DROP DATABASE IF EXISTS \(unsafeRaw: name) WITH (FORCE)").run()
-        cluster.shutdown()
+        let (cluster, name) = (cluster, name)
+        try? await ClusterChanges.oneAtATime {
+            try? await Database.postgres(cluster).sql.raw("DROP DATABASE IF EXISTS \(unsafeRaw: name) WITH (FORCE)").run()
+            cluster.shutdown()
+        }
+    }
+}
+
+/// The tests' changes to the cluster (connecting to its first database, which prepares Micro's
+/// tables there, and creating or dropping a test's database), one at a time in this process:
+/// run side by side, PostgreSQL refused one of them ("tuple concurrently updated").
+enum ClusterChanges {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var last: Task<Void, Never>?
+
+    static func oneAtATime<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task: Task<T, any Error> = lock.withLock {
+            let before = last
+            let task = Task { () async throws -> T in
+                await before?.value
+                return try await body()
+            }
+            last = Task { _ = try? await task.value }
+            return task
+        }
+        return try await task.value
     }
 }
