@@ -5,32 +5,34 @@ enum JsonText {
     /// written as `\n`, `\r`, `\t` or `\u00XX`. It works on UTF-8 bytes, which a Swift string
     /// always holds valid, so every other byte is copied as it is.
     static func escape(_ text: String) -> String {
-        var needed = false
-        for byte in text.utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            needed = true
-            break
-        }
-        guard needed else { return text }
+        guard text.utf8.contains(where: needsEscape) else { return text }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count + 16)
         append(text, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
     /// Appends `text`, escaped as ``escape(_:)`` does, to `bytes`.
     static func append(_ text: String, to bytes: inout [UInt8]) {
         for byte in text.utf8 {
+            guard needsEscape(byte) else {
+                bytes.append(byte)
+                continue
+            }
+            bytes.append(UInt8(ascii: "\\"))
             switch byte {
-            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
             case 0..<0x20:
-                bytes += Array("\\u00".utf8)
+                bytes.append(contentsOf: "u00".utf8)
                 bytes.append(hexDigit(byte >> 4))
                 bytes.append(hexDigit(byte & 0xF))
-            default: bytes.append(byte)
+            default: bytes.append(byte)  // `"` and `\` after their backslash
             }
         }
     }

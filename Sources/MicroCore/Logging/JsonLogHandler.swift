@@ -44,10 +44,10 @@ public struct JsonLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var line: [UInt8] = []
         line.reserveCapacity(256)
-        line += Array("{\"time\":\"".utf8)
+        line.append(contentsOf: "{\"time\":\"".utf8)
         LogTime.appendNow(to: &line)
-        line += Array("\",\"level\":\"".utf8)
-        line += Array(event.level.rawValue.utf8)
+        line.append(contentsOf: "\",\"level\":\"".utf8)
+        line.append(contentsOf: event.level.rawValue.utf8)
         line.append(UInt8(ascii: "\""))
         Self.append(field: "label", label, to: &line)
         Self.append(field: "source", event.source, to: &line)
@@ -63,14 +63,14 @@ public struct JsonLogHandler: LogHandler {
             line.append(UInt8(ascii: ":"))
             Self.append(value, to: &line)
         }
-        line += [UInt8(ascii: "}"), UInt8(ascii: "\n")]
+        line.append(contentsOf: "}\n".utf8)
         write(line)
     }
 
     private static func append(field: String, _ value: String, to line: inout [UInt8]) {
-        line += [UInt8(ascii: ","), UInt8(ascii: "\"")]
-        line += Array(field.utf8)
-        line += [UInt8(ascii: "\""), UInt8(ascii: ":")]
+        line.append(contentsOf: ",\"".utf8)
+        line.append(contentsOf: field.utf8)
+        line.append(contentsOf: "\":".utf8)
         appendString(value, to: &line)
     }
 
