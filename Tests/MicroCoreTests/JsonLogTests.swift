@@ -158,6 +158,32 @@ import Testing
         #expect(seen.count == 800)
     }
 
+    @Test func aFormatTheAppsLoggerWasNotMadeInStopsStartUp() throws {
+        var settings = Settings()
+        settings.environment = .test
+        settings.views = nil
+        // Set on the app after it made its logger.
+        let later = App(settings: settings)
+        later.settings.logFormat = .json
+        do {
+            _ = try later.makeResponder()
+            Issue.record("started with a format its logger was not made in")
+        } catch {
+            #expect(error.message == "settings.logFormat is json, but the app's logger was made as text with the app, before the change: set it in the settings given to App(settings:), or with MICRO_LOG_FORMAT.")
+        }
+        // Beside a logger of the app's own making.
+        settings.logFormat = .json
+        let given = App(settings: settings, logger: LogRecorder().logger)
+        do {
+            _ = try given.makeResponder()
+            Issue.record("started with a logger that is not JSON")
+        } catch {
+            #expect(error.message.hasPrefix("settings.logFormat is json, but the app logs through the logger given to App(settings:logger:)"))
+        }
+        // Given at the start, it is the app's format.
+        #expect(throws: Never.self) { _ = try App(settings: settings).makeResponder() }
+    }
+
     @Test func theSettingComesFromMicroLogFormat() throws {
         #expect(try Settings.fromProcess([:]).logFormat == .text)
         #expect(try Settings.fromProcess(["MICRO_LOG_FORMAT": "json"]).logFormat == .json)

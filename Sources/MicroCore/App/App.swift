@@ -52,6 +52,8 @@ public final class App: RouteBuilder {
     let definition: Locked<Definition>
     /// The app's logger (label `micro`).
     public let logger: Logger
+    /// The format the app's own logger was made in; nil when the app was given a logger.
+    private let loggerFormat: LogFormat?
 
     /// An app with the default settings, `MICRO_ENV`, `HOST` and `PORT` applied.
     /// A bad value there is reported when the app starts.
@@ -64,6 +66,7 @@ public final class App: RouteBuilder {
             problems.append(error.message)
         }
         logger = Self.ownLogger(settings)
+        loggerFormat = settings.logFormat
         definition = Locked(Definition(settings: settings, problems: problems))
     }
 
@@ -71,6 +74,7 @@ public final class App: RouteBuilder {
     /// given, else to its own (label `micro`, warnings and worse in the test environment).
     public init(settings: Settings, logger: Logger? = nil) {
         self.logger = logger.map(Self.escaping) ?? Self.ownLogger(settings)
+        loggerFormat = logger == nil ? settings.logFormat : nil
         definition = Locked(Definition(settings: settings))
     }
 
@@ -83,6 +87,17 @@ public final class App: RouteBuilder {
         }
         logger.logLevel = settings.environment == .test ? .warning : .info
         return escaping(logger)
+    }
+
+    /// Why `format` cannot be the log's: the logger is made with the app, so a format set in
+    /// its settings afterwards would otherwise be ignored without a word.
+    private func logFormatProblem(_ format: LogFormat) -> String? {
+        guard let made = loggerFormat else {
+            return format == .text ? nil
+                : "settings.logFormat is \(format), but the app logs through the logger given to App(settings:logger:), which keeps its own handler: give a logger with JsonLogHandler instead."
+        }
+        return format == made ? nil
+            : "settings.logFormat is \(format), but the app's logger was made as \(made) with the app, before the change: set it in the settings given to App(settings:), or with MICRO_LOG_FORMAT."
     }
 
     /// `logger` writing every value with its control characters escaped
@@ -241,6 +256,7 @@ public final class App: RouteBuilder {
         try definition.withLock { (definition: inout Definition) throws(ConfigurationError) -> Responder in
             if let responder = definition.responder { return responder }
             var problems = definition.problems + definition.settings.problems()
+            if let problem = logFormatProblem(definition.settings.logFormat) { problems.append(problem) }
             for required in definition.requiredServices where definition.registered[required.type] == nil {
                 problems.append(required.problem)
             }

@@ -2,8 +2,8 @@ extension Settings {
     /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
     /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES`, `MICRO_FORWARDED_PREFIXES`,
     /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_LOG_FORMAT` and
-    /// `MICRO_SESSION_SECRET` applied, and the variables kept in ``variables`` for the plugins' own. A bad value
-    /// throws an error naming its variable.
+    /// `MICRO_SESSION_SECRET` applied, and the variables kept in ``variables`` for the plugins'
+    /// own. A bad value throws an error naming its variable.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
         var settings = Settings()
         settings.environment = try Environment.fromProcess(variables)

@@ -64,7 +64,8 @@ public struct Settings: Sendable {
     /// How the app's own logger writes: swift-log's text lines, the default, or one JSON
     /// object per line (``JsonLogHandler``). `MICRO_LOG_FORMAT` sets it (`text` or `json`).
     /// Read when the app is made, which makes its logger: set it in the settings given to
-    /// ``App/init(settings:logger:)``; a logger given there keeps its own handler.
+    /// ``App/init(settings:logger:)``; changed afterwards, or beside a logger given there
+    /// (which keeps its own handler), it stops start-up with a message saying so.
     public var logFormat = LogFormat.text
     /// Whether the access log shows query strings too. Off by default: a form sent by GET
     /// carries what was typed into it (a tool's input can be a secret) in its query string.
