@@ -1,32 +1,32 @@
 import Foundation
 import MicroAuth
+import MicroTesting
 import Testing
 
 /// SampleApp with `MICRO_LOG_FORMAT=json`: every line it writes, from start-up to its stop,
 /// is a JSON object, and one request's lines share its id.
 @Suite struct JsonLogFormatTests {
     @Test func everyLineIsAnObjectAndASignInsLinesShareTheRequestsId() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-json-log-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("credentials.yml").path
-        try Data("username: user\npassword_hash: \(try Password.hash("secret123", cost: 4))\n".utf8).write(to: URL(fileURLWithPath: file))
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.writeUsers("credentials.yml", [("user", try Password.hash("secret123", cost: 4), nil)])
 
         let app = try await SampleAppProcess.start([
             "PORT": "0", "MICRO_ENV": "development", "MICRO_SESSION_SECRET": String(repeating: "s", count: 40),
-            "MICRO_CREDENTIALS": file, "MICRO_LOG_FORMAT": "json",
+            "MICRO_CREDENTIALS": folder.file("credentials.yml"), "MICRO_LOG_FORMAT": "json",
         ])
         defer { app.stop() }
         #expect(try await RawSocket.signIn(port: app.port, username: "user", password: "secret123") == "/")
-        // A path holding a line break and a quote, percent-encoded as a client may send it.
-        let missing = try await RawSocket.get(port: app.port, path: "/%0D%0A%22%7D%7B%22level%22:%22critical%22")
-        #expect(missing.hasPrefix("HTTP/1.1 404"))
+        // A target the access log writes as sent (the parser lets these bytes through): a
+        // quote, braces and a backslash that would end the message's string and its object.
+        let hostile = "/x\"}{\"level\":\"critical\\"
+        let missing = try await RawSocket.get(port: app.port, path: hostile)
+        #expect(missing.hasPrefix("HTTP/1.1 404"), "\(missing.prefix(200))")
         try await app.hangUp(until: "Reloaded users from")
         try await app.terminateCleanly()
 
-        let lines = app.log.text.split(separator: "\n")
         var objects: [[String: Any]] = []
-        for line in lines {
+        for line in app.log.text.split(separator: "\n") {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object != nil, "not a JSON object: \(line)")
             if let object { objects.append(object) }
@@ -35,6 +35,8 @@ import Testing
         #expect(objects.contains { ($0["message"] as? String)?.contains("listening on http://127.0.0.1:") == true })
         #expect(objects.contains { $0["message"] as? String == "Stopped." })
         #expect(!objects.contains { $0["level"] as? String == "critical" })
+        // The target is in its line whole.
+        #expect(objects.contains { ($0["message"] as? String)?.hasPrefix(#"GET /x"}{"level":"critical\ 404 "#) == true }, "\(app.log.text)")
 
         let signedIn = try #require(objects.first { $0["event"] as? String == "signed_in" }, "\(app.log.text)")
         #expect(signedIn["user"] as? String == "user")
