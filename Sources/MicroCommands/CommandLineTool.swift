@@ -20,13 +20,14 @@ import MicroPostgres
 ///
 /// `labtool` serves (as `labtool serve` does); `labtool add-user ann --role admin` gives it
 /// its first admin; `labtool --help` lists the rest. `serve` opens the stores
-/// (`AppStores.open`: `MICRO_DATABASE_URL`, else the file), has
+/// (`AppStores.open`: `MICRO_DATABASE_URL`, else the file: `MICRO_DATABASE_FILE`, else
+/// `database`), has
 /// `routes` set the app up, serves until SIGINT or SIGTERM, and closes the stores. The user
 /// commands change the same users table, unless told another (`--db`, `--database-url`).
 public struct CommandLineTool: Sendable {
     /// What `--help` says the tool is.
     public var abstract: String
-    /// The SQLite file, when `MICRO_DATABASE_URL` is unset.
+    /// The SQLite file, when `MICRO_DATABASE_URL` is unset and ``fileVariable`` names none.
     public var database: String
     /// Where the users are.
     public var users: AppStores.Users
@@ -49,6 +50,12 @@ public struct CommandLineTool: Sendable {
         self.routes = routes
     }
 
+    /// The variable that puts the tool's SQLite file elsewhere than `database` says, for
+    /// `serve` and the user commands alike: a server keeps it in the service's state directory
+    /// (`MICRO_DATABASE_FILE=/var/lib/labtool/lab.db`), apart from the read-only files beside
+    /// the binary.
+    public static let fileVariable = "MICRO_DATABASE_FILE"
+
     static let current = Locked<CommandLineTool?>(nil)
 
     /// Runs the command `CommandLine.arguments` name: returns when it succeeded; else prints
@@ -60,9 +67,11 @@ public struct CommandLineTool: Sendable {
 
     /// Runs the command `arguments` (without the executable) name, as ``main()`` does.
     public func main(arguments: [String]?) async {
-        Self.current.withLock { $0 = self }
+        var tool = self
+        if let file = ProcessInfo.processInfo.environment[Self.fileVariable], !file.isEmpty { tool.database = file }
+        Self.current.withLock { $0 = tool }
         switch users {
-        case .table: MicroCommands.databaseFile = database
+        case .table: MicroCommands.databaseFile = tool.database
         case .yaml(let file): MicroCommands.usersFile = file
         }
         await ToolRootCommand.main(arguments)

@@ -44,6 +44,31 @@ import Testing
         try await tool.terminateCleanly()
     }
 
+    /// As the service unit in deploy/ runs a tool: its files beside the binary, its database in
+    /// the state directory `MICRO_DATABASE_FILE` names, for the commands and `serve` alike.
+    @Test func theDatabaseFileVariablePutsTheFileInAStateDirectory() async throws {
+        let folder = try folder()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("micro-labtool-state-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(at: state)
+        }
+        let file = state.appendingPathComponent("lab.db").path
+        let added = try run(["add-user", "ann", "--cost", "4"], in: folder, environment: ["MICRO_DATABASE_FILE": file], input: "a long unusual phrase\n")
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(added.output.contains("Saved new user 'ann' in \(file)."), "\(added.output)")
+        #expect(FileManager.default.fileExists(atPath: file))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("lab.db").path))
+
+        let tool = try await SampleAppProcess.start(
+            ["PORT": "0", "MICRO_ENV": "development", "MICRO_DATABASE_FILE": file], in: folder, binary: "LabTool")
+        defer { tool.stop() }
+        #expect(try await RawSocket.signIn(port: tool.port, username: "ann", password: "a long unusual phrase") == "/")
+        try await tool.terminateCleanly()
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("lab.db").path))
+    }
+
     @Test func theCommandsSpeakTheToolsName() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
