@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SampleApp on a bare Debian server, as the README's "Deploying" puts a tool there: the binary
+# built with Swift's runtime linked in (--static-swift-stdlib) and stripped, copied with views/
+# and public/ into a Debian root that debootstrap makes (bookworm, minbase) with only the
+# runtime packages the README names, and started there with chroot in production. Inside the root, `ldd` finds
+# every library the binary needs; the binary's own add-user puts a user in a users table; from
+# outside, the user signs in through the form and is served a protected page.
+#
+#   bash Tests/BareServer/run.sh
+#
+# Runs as root (debootstrap and chroot) and needs Debian's mirror (MIRROR,
+# default http://deb.debian.org/debian); installs debootstrap when missing. CONFIGURATION is
+# the build (debug, the default: it relinks the build `swift test` left; release as the README
+# builds it). The root is made afresh in a temporary folder and removed at the end, and the
+# server stopped by its PID whatever happened.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+say() { printf '[bare server] %s\n' "$*"; }
+source "$repo/Tests/Support/sample-app.sh"
+
+configuration="${CONFIGURATION:-debug}"
+mirror="${MIRROR:-http://deb.debian.org/debian}"
+[ "$(id -u)" -eq 0 ] || { say "run me as root: debootstrap and chroot need it"; exit 1; }
+
+# The runtime packages, from the README's line, so that the README says what is tested.
+packages=$(sed -nE 's/^apt-get install --no-install-recommends (.*[^ ]) +# Micro.s runtime libraries$/\1/p' README.md | head -1)
+[ -n "$packages" ] || { say "README.md: no 'apt-get install --no-install-recommends ...   # Micro's runtime libraries' line"; exit 1; }
+
+if ! command -v debootstrap >/dev/null; then
+    say "installing debootstrap"
+    apt-get update -qq
+    apt-get install -y -qq debootstrap >/dev/null
+fi
+
+# The build's flags, from the README's command, so that the README says what is tested.
+read -r -a flags <<<"$(sed -nE 's/^swift build -c release --product LabTool (--static-swift-stdlib.*[^ ]) *$/\1/p' README.md | head -1)"
+[ ${#flags[@]} -gt 0 ] || { say "README.md: no 'swift build -c release --product LabTool --static-swift-stdlib ...' line"; exit 1; }
+say "building SampleApp ($configuration, ${flags[*]})"
+swift build -c "$configuration" --product SampleApp "${flags[@]}" 2>&1 | tail -n 2
+binary="$(swift build -c "$configuration" --product SampleApp "${flags[@]}" --show-bin-path)/SampleApp"
+
+root="$(mktemp -d "${TMPDIR:-/tmp}/micro-bare.XXXXXX")"
+log="$(mktemp "${TMPDIR:-/tmp}/micro-bare-log.XXXXXX")"
+server=""
+cleanup() {
+    if [ -n "$server" ]; then stop_by_pid "$server" TERM; fi
+    if mountpoint -q "$root/proc"; then umount "$root/proc"; fi
+    rm -rf --one-file-system "$root"
+    rm -f "$log"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
+
+say "debootstrap bookworm (minbase) with: $packages"
+started=$SECONDS
+if ! debootstrap --variant=minbase --include="${packages// /,}" bookworm "$root" "$mirror" >"$log" 2>&1; then
+    tail -n 20 "$log"
+    exit 1
+fi
+say "the root took $((SECONDS - started)) s"
+
+# A server's /proc: Swift's runtime reads the arguments from /proc/self/cmdline.
+mount -t proc proc "$root/proc"
+mkdir -p "$root/opt/sampleapp" "$root/var/lib/sampleapp"
+cp "$binary" "$root/opt/sampleapp/SampleApp"
+strip "$root/opt/sampleapp/SampleApp"     # as the README sends it
+cp -r views public "$root/opt/sampleapp/"
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin "$@"; }
+
+linked=$(in_root ldd /opt/sampleapp/SampleApp)
+if grep -q "not found" <<<"$linked" || grep -qiE "libswift|libFoundation|libdispatch" <<<"$linked"; then
+    say "the binary needs what the root does not have:"
+    echo "$linked"
+    exit 1
+fi
+say "ldd in the root: $(awk '{print $1}' <<<"$linked" | tr '\n' ' ')"
+
+password="a long unusual phrase"
+if ! added=$(in_root /opt/sampleapp/SampleApp add-user ann --name "Ann Example" --role admin --cost 4 --db /var/lib/sampleapp/users.db <<<"$password" 2>&1); then
+    say "add-user failed in the root: $added"
+    exit 1
+fi
+say "$added"
+
+port="$(sample_app_free_port "${PORT:-4640}")"
+secret="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin MICRO_ENV=production MICRO_SESSION_SECRET="$secret" \
+    MICRO_USERS_DB=/var/lib/sampleapp/users.db HOST=127.0.0.1 PORT="$port" \
+    /bin/sh -c 'cd /opt/sampleapp && exec ./SampleApp' >"$log" 2>&1 &
+server=$!
+sample_app_wait "http://127.0.0.1:$port/" "$server" "$log" || exit 1
+say "serving from the root on port $port"
+
+if ! "${PYTHON:-python3}" Tests/BareServer/check.py "http://127.0.0.1:$port" ann "$password" "Ann Example"; then
+    say "the server's log:"; tail -n 20 "$log" | sed 's/^/    /'
+    exit 1
+fi
+stop_by_pid "$server" TERM
+server=""
+say "passed in $((SECONDS - started)) s"
