@@ -2,9 +2,9 @@
 # SampleApp on a bare Debian server, as the README's "Deploying" puts a tool there: the binary
 # built with Swift's runtime linked in (--static-swift-stdlib) and stripped, copied with views/
 # and public/ into a Debian root that debootstrap makes (bookworm, minbase) with only the
-# runtime packages the README names, and started there with chroot in production. Inside the root, `ldd` finds
-# every library the binary needs; the binary's own add-user puts a user in a users table; from
-# outside, the user signs in through the form and is served a protected page.
+# runtime packages the README names, and started there with chroot in production. Inside the
+# root, `ldd` finds every library the binary needs; the binary's own add-user puts a user in a
+# users table; from outside, the user signs in through the form and is served a protected page.
 #
 #   bash Tests/BareServer/run.sh
 #
