@@ -8,11 +8,11 @@
 #
 #   bash Tests/BareServer/run.sh
 #
-# Runs as root (debootstrap and chroot) and needs Debian's mirror (MIRROR,
-# default http://deb.debian.org/debian); installs debootstrap when missing. CONFIGURATION is
-# the build (debug, the default: it relinks the build `swift test` left; release as the README
-# builds it). The root is made afresh in a temporary folder and removed at the end, and the
-# server stopped by its PID whatever happened.
+# Runs as root (debootstrap and chroot) and needs Debian's mirror (MIRROR, default
+# http://deb.debian.org/debian); installs debootstrap when missing. CONFIGURATION is the build:
+# debug, the default (the build `swift test` left, recompiled for the link's flags), or release
+# as the README builds it. The root is made afresh in a temporary folder and removed at the end,
+# and the server stopped by its PID whatever happened.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
