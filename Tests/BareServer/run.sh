@@ -46,8 +46,10 @@ log="$(mktemp "${TMPDIR:-/tmp}/micro-bare-log.XXXXXX")"
 server=""
 cleanup() {
     if [ -n "$server" ]; then stop_by_pid "$server" TERM; fi
-    if mountpoint -q "$root/proc"; then umount "$root/proc"; fi
-    rm -rf --one-file-system "$root"
+    # Whatever is mounted in the root (its /proc, or what a failed debootstrap left), deepest
+    # first, before the root goes; rm stays on this file system in any case.
+    findmnt -rn -o TARGET | grep -F "$root/" | sort -r | while read -r mounted; do umount -l "$mounted" || true; done
+    rm -rf --one-file-system "$root" || true
     rm -f "$log"
 }
 trap cleanup EXIT

@@ -6,14 +6,16 @@ extension Database {
     /// writable by its owner only, while the app goes on using the database.
     ///
     /// The copy is SQLite's `VACUUM INTO`: one read transaction, so it holds every row committed
-    /// before it began and none after, and a writer waits for it at most as long as it takes (a
-    /// rollback journal lets no commit through a read). The copy appears whole or not at all: it
-    /// is written under a temporary name beside `path`, flushed to disk, then linked into place,
-    /// which fails rather than replace a file that appeared at `path` meanwhile.
+    /// before it began and none after. A rollback journal lets no commit through a read: a
+    /// writer waits for the copy up to the busy timeout, then fails. The copy appears whole or
+    /// not at all: it is written under a temporary name beside `path`, flushed to disk, then
+    /// linked into place, which fails rather than replace a file that appeared at `path`
+    /// meanwhile.
     ///
     /// Throws a ``DatabaseError`` naming the fault for a database that is not SQLite (PostgreSQL
     /// is copied with `pg_dump`), a `path` that exists, a folder that cannot be written, or a
-    /// database that cannot be read; nothing is left at `path` or beside it then.
+    /// database that cannot be read; nothing is left at `path` or beside it then. (A process
+    /// killed during the copy leaves the hidden `.NAME.partial-...` file.)
     public func backUp(to path: String) async throws {
         guard backend is SqliteBackend else {
             throw DatabaseError("\(self) is not a SQLite file: back it up with its server's own tool (pg_dump for PostgreSQL).")
