@@ -38,12 +38,18 @@ import Testing
         try await database.sql.raw("INSERT INTO samples (id, label) VALUES (\(bind: id), \(bind: label))").run()
     }
 
-    @Test func aCopyTakenUnderWritesRestoresEveryRowCommittedBeforeIt() async throws {
-        let folder = try folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+    /// The file `lab.db` in `folder`, open, with an empty samples table.
+    private func samples(in folder: URL) async throws -> (file: String, database: Database) {
         let file = folder.appendingPathComponent("lab.db").path
         let database = try await Database.sqlite(path: file)
         try await database.sql.raw("CREATE TABLE samples (id INTEGER PRIMARY KEY, label TEXT NOT NULL)").run()
+        return (file, database)
+    }
+
+    @Test func aCopyTakenUnderWritesRestoresEveryRowCommittedBeforeIt() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, database) = try await samples(in: folder)
         // Enough rows that the copy takes a while, written in one transaction.
         try await database.transaction { _ in
             for id in 1...20_000 { try await insert(id, into: database) }
@@ -87,14 +93,13 @@ import Testing
     @Test func aCopyThatCannotBeMadeIsOneLineAndLeavesNothing() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("lab.db").path
-        let database = try await Database.sqlite(path: file)
-        try await database.sql.raw("CREATE TABLE samples (id INTEGER PRIMARY KEY, label TEXT NOT NULL)").run()
+        let (file, database) = try await samples(in: folder)
         await database.shutdown()
         try "yesterday's".write(to: folder.appendingPathComponent("taken.db"), atomically: true, encoding: .utf8)
 
         let cases: [(arguments: [String], environment: [String: String], says: String)] = [
             (["backup", "taken.db"], ["MICRO_DATABASE_FILE": file], "taken.db exists"),
+            (["backup", "."], ["MICRO_DATABASE_FILE": file], ". is a folder: give the backup's file name in it"),
             (["backup", "no-such-folder/copy.db"], ["MICRO_DATABASE_FILE": file], "no-such-folder/copy.db: cannot write the backup"),
             (["backup", "copy.db", "--db", "missing.db"], [:], "missing.db: no such database"),
             (["backup", "copy.db"], ["MICRO_DATABASE_URL": "postgres://micro@127.0.0.1:1/micro"], "pg_dump"),

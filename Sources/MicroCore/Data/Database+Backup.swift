@@ -22,7 +22,10 @@ extension Database {
         }
         let target = URL(fileURLWithPath: path)
         // Asked first so that a name taken fails before the copy's work; link(2) asks again at the end.
-        if FileManager.default.fileExists(atPath: path) { throw Self.exists(path) }
+        var folder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &folder) {
+            throw folder.boolValue ? DatabaseError("\(path) is a folder: give the backup's file name in it.") : Self.exists(path)
+        }
         // A hidden name in the same folder: link(2) into place cannot cross file systems, and a
         // half-written copy is never under the name a restore would pick up.
         let partial = target.deletingLastPathComponent()
