@@ -177,6 +177,13 @@ let package = Package(
         .executableTarget(name: "SignInOnlyApp", dependencies: ["MicroCore", "MicroAuth"], path: "Tests/SignInOnlyApp"),
         // A tool of one's own on Micro's command line (CommandLineTool): SampleAppTests run it.
         .executableTarget(name: "LabTool", dependencies: ["Micro", "MicroCommands"], path: "Tests/LabTool"),
+        // The example tool, a package of its own for a person to copy (Examples/NotesTool), is
+        // also built here, as swift-nio builds its examples: its tests then run in this package's
+        // builds, the sanitizers' too, instead of in a fourth whole build of the dependencies.
+        // scripts/check-outside-plugins type-checks it as its own package, without package access.
+        .target(name: "NotesToolApp", dependencies: ["Micro", "MicroPostgres"], path: "Examples/NotesTool/Sources/NotesToolApp"),
+        .executableTarget(
+            name: "NotesTool", dependencies: ["NotesToolApp", "Micro", "MicroCommands"], path: "Examples/NotesTool/Sources/NotesTool"),
         // Each module's tests, beside it; the helpers they share are MicroTesting's (package).
         .testTarget(
             name: "MicroCoreTests",
@@ -228,6 +235,11 @@ let package = Package(
             dependencies: ["SampleApp", "LabTool", "MicroTesting", "MicroPostgres", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
+            name: "NotesToolTests",
+            dependencies: ["NotesToolApp", "NotesTool", "Micro", "MicroPostgres", "MicroTesting"],
+            path: "Examples/NotesTool/Tests/NotesToolTests"
+        ),
+        .testTarget(
             name: "MicroPostgresTests",
             dependencies: [
                 "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
@@ -238,3 +250,24 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets (fuzz/README.md), only with MICRO_FUZZ=1: in the address sanitizer's
+// build (.ci/flags), which adds the coverage they need, so that fuzzing costs no build of its
+// own; a plain `swift build` never sees them.
+if Context.environment["MICRO_FUZZ"] == "1" {
+    // libFuzzer supplies `main` (the fuzzer runtime, linked by -sanitize=fuzzer); each target only
+    // exports `LLVMFuzzerTestOneInput`. lld: gold warns about the sanitizer's runtime on every link.
+    let asLibrary: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
+    let withLibFuzzer: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
+    package.targets.append(.target(name: "CLibFuzzer", path: "fuzz/Sources/CLibFuzzer"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "fuzz/Sources/FuzzSupport"))
+    for name in [
+        "FuzzFormDecoding", "FuzzMultipart", "FuzzCookies", "FuzzSessionCookie", "FuzzRoutePattern", "FuzzRouter",
+        "FuzzYamlUsers", "FuzzHtmlEscape",
+    ] {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: ["FuzzSupport", "Micro"], path: "fuzz/Sources/\(name)",
+                swiftSettings: asLibrary, linkerSettings: withLibFuzzer))
+    }
+}

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (release, -sanitize=fuzzer and address) and runs each one for
-# SECONDS over a copy of its corpus, one after the other. Fails on any crash, leak or timeout.
+# Builds the libFuzzer targets (with the address sanitizer and libFuzzer's coverage) and runs
+# each one for SECONDS over a copy of its corpus, one after the other. Fails on any crash, leak
+# or timeout.
 #
 # Usage: fuzz/run.sh [SECONDS]        (default 60 per target)
 # Env:   FUZZ_TARGETS="FuzzCookies FuzzMultipart"   run only these
 #        SKIP_BUILD=1                                use the last build
-#        BUILD_ONLY=1                                build, run nothing (CI builds ahead)
+#        RELEASE=1    an optimized build in .build-fuzz (for long runs) instead of the address
+#                     sanitizer's debug build in .build-asan (CI's, shared with its test suite)
 #        MERGE=1      fold what the run found into fuzz/corpus/<Target>/ (-set_cover_merge=1: inputs
 #                     covering every feature are kept, few of them; the hand-named seeds stay)
 #        FUZZ_OUT=dir keep logs and crash artifacts there (default: a temp dir, kept on failure)
@@ -13,20 +15,27 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
 FUZZ="$ROOT/fuzz"
 SECONDS_PER_TARGET="${1:-60}"
 TARGETS=(${FUZZ_TARGETS:-FuzzFormDecoding FuzzMultipart FuzzCookies FuzzSessionCookie FuzzRoutePattern FuzzRouter FuzzYamlUsers FuzzHtmlEscape})
-# swiftc keeps only the last -sanitize= it is given, and SwiftPM passes one per sanitizer:
-# the -Xswiftc flag (last) asks for both.
-BUILD_FLAGS=(-c release --package-path "$FUZZ" --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address)
+# The package has the fuzz targets only with MICRO_FUZZ=1 (Package.swift).
+export MICRO_FUZZ=1
+source .ci/flags
+if [ "${RELEASE:-0}" = 1 ]; then
+    BUILD_FLAGS=(-c release --sanitize=address --scratch-path .build-fuzz "${FUZZER_COVERAGE[@]}")
+else
+    BUILD_FLAGS=("${ADDRESS_SANITIZER[@]}")
+fi
 
 if [ "${SKIP_BUILD:-0}" = 1 ]; then
     echo "SKIP_BUILD=1: using the fuzzers built last time."
 else
-    echo "Building the fuzz package (release, fuzzer and address sanitizers)..."
-    swift build "${BUILD_FLAGS[@]}"
+    for target in "${TARGETS[@]}"; do
+        echo "Building $target..."
+        swift build "${BUILD_FLAGS[@]}" --product "$target"
+    done
 fi
-[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 BIN="$(swift build "${BUILD_FLAGS[@]}" --show-bin-path)"
 
 OUT="${FUZZ_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/micro-fuzz.XXXXXX")}"

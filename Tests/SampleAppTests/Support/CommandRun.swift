@@ -19,7 +19,13 @@ struct CommandRun {
         if let folder { process.currentDirectoryURL = folder }
         let inherited = ProcessInfo.processInfo.environment.filter { !clean || !$0.key.hasPrefix("MICRO_") }
         process.environment = inherited.merging(environment) { $1 }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        // Standard error into a file, not a pipe: read after standard output, a pipe the tool filled
+        // (a sanitizer's report is long) would leave both waiting for each other.
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let stdin = Pipe(), stdout = Pipe(), stderr = try FileHandle(forWritingTo: errorFile)
+        defer { try? stderr.close() }
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -27,8 +33,8 @@ struct CommandRun {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let errors = try Data(contentsOf: errorFile)
         status = process.terminationStatus
         self.output = String(decoding: output, as: UTF8.self)
         self.errors = String(decoding: errors, as: UTF8.self)

@@ -44,3 +44,9 @@ public func fuzzCookies(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         "a written cookie carries an attribute it was not given: \(header)")
     return 0
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzCookies_main")
+public func fuzzCookiesMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

@@ -45,3 +45,9 @@ public func fuzzFormDecoding(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CIn
         "the path check disagrees with decoding")
     return 0
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzFormDecoding_main")
+public func fuzzFormDecodingMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

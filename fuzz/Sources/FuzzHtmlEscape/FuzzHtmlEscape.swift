@@ -63,3 +63,9 @@ public func fuzzHtmlEscape(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     }
     return 0
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzHtmlEscape_main")
+public func fuzzHtmlEscapeMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

@@ -68,3 +68,9 @@ extension String {
         return String(slice)
     }
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzMultipart_main")
+public func fuzzMultipartMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

@@ -87,3 +87,9 @@ func example(_ pattern: [UInt8]) -> (path: [UInt8], branches: Int, tokens: Int)?
     }
     return (path, branches, tokens)
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzRoutePattern_main")
+public func fuzzRoutePatternMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

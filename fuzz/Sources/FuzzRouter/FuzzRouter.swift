@@ -40,3 +40,9 @@ func method(_ line: [UInt8]) -> (HttpMethod, [UInt8]) {
     guard let first = line.first, let method = methods[first] else { return (.GET, line) }
     return (method, Array(line.dropFirst()))
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzRouter_main")
+public func fuzzRouterMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

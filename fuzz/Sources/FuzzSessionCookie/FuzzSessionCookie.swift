@@ -51,3 +51,9 @@ public func fuzzSessionCookie(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CI
     }
     return 0
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzSessionCookie_main")
+public func fuzzSessionCookieMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

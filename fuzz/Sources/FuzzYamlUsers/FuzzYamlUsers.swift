@@ -23,3 +23,9 @@ public func fuzzYamlUsers(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     return 0
 }
+
+/// The entry point a debug build of the package's tests asks for (see `fuzzerMain`).
+@_cdecl("FuzzYamlUsers_main")
+public func fuzzYamlUsersMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    fuzzerMain(argc, argv)
+}

@@ -11,9 +11,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("notes.db").path
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
+        let settings = notesSettings()
         // SQLite whatever the run: a restart is the same file opened again.
         let before = try await AppStores.open(file: file, environment: [:])
         let users = try #require(before.users as? any UserTableStore)

@@ -27,10 +27,7 @@ func withNotesTool(_ body: (App, AppStores) async throws -> Void) async throws {
                 username: username, name: username.capitalized, roles: username == "lead" ? ["admin"] : [],
                 passwordHash: try Password.hash(password, cost: 4))
         }
-        var settings = Settings()
-        settings.environment = .test
-        settings.accessLog = false
-        try await body(makeApp(App(settings: settings), stores: stores), stores)
+        try await body(makeApp(App(settings: notesSettings()), stores: stores), stores)
     } catch {
         await stores.shutdown()
         await postgres?.drop()
@@ -63,4 +60,15 @@ extension TestClient {
 /// The code an authenticator shows for `secret` now, or `stepsAhead` periods of 30 s later.
 func code(_ secret: String, stepsAhead: Int64 = 0) -> String {
     Totp(secret: Base32.decode(secret) ?? []).code(at: Int64(Date().timeIntervalSince1970) + 30 * stepsAhead)
+}
+
+/// The settings the tests' apps start with, with the example's own views wherever the tests run
+/// from: the example's folder, or Micro's package root, which builds the example too.
+func notesSettings() -> Settings {
+    var settings = Settings()
+    settings.environment = .test
+    settings.accessLog = false
+    settings.views = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("views").path
+    return settings
 }
