@@ -255,8 +255,9 @@ let package = Package(
 // build (.ci/flags), which adds the coverage they need, so that fuzzing costs no build of its
 // own; a plain `swift build` never sees them.
 if Context.environment["MICRO_FUZZ"] == "1" {
-    // libFuzzer supplies `main` (the fuzzer runtime, linked by -sanitize=fuzzer); each target only
-    // exports `LLVMFuzzerTestOneInput`. lld: gold warns about the sanitizer's runtime on every link.
+    // libFuzzer supplies `main` (the fuzzer runtime, linked by -sanitize=fuzzer); each target
+    // exports `LLVMFuzzerTestOneInput`, and the entry point a debug build asks for (FuzzerMain.swift).
+    // lld: gold warns about the sanitizer's runtime on every link.
     let asLibrary: [SwiftSetting] = [.unsafeFlags(["-parse-as-library"])]
     let withLibFuzzer: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
     package.targets.append(.target(name: "CLibFuzzer", path: "fuzz/Sources/CLibFuzzer"))
