@@ -81,6 +81,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
+                // HTTPS without a proxy in front (Settings.tls).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -127,6 +129,8 @@ let package = Package(
                 "MicroCore", "MicroAuth", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // RawHttpClient over TLS, trusting only a test's own certificate.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
             ]

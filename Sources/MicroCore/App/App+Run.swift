@@ -17,7 +17,24 @@ extension App {
     public func start() async throws -> RunningServer {
         try await prepare()
         let responder = try makeResponder()
-        return RunningServer(try await HttpServer.start(responder))
+        guard let tlsSettings = responder.settings.tls else { return RunningServer(try await HttpServer.start(responder)) }
+        let tls = try TlsContext(tlsSettings)
+        let server = try await HttpServer.start(responder, tls: tls)
+        var redirect: HttpServer?
+        if let redirectPort = tlsSettings.redirectPort {
+            var redirectSettings = responder.serverSettings
+            redirectSettings.port = redirectPort
+            let redirecting = HttpsRedirect(settings: responder.settings, serverSettings: redirectSettings, tlsPort: server.port, logger: logger)
+            do { redirect = try await HttpServer.start(redirecting) } catch {
+                await server.shutdown()
+                throw ConfigurationError("cannot listen on \(redirectSettings.host):\(redirectPort) (settings.tls.redirectPort, MICRO_HTTP_REDIRECT_PORT): \(error)")
+            }
+        }
+        // Read again with the users on SIGHUP, while this server runs.
+        addReloadable(tls)
+        return RunningServer(server, redirect: redirect) { [weak self] in
+            self?.updateReloadables { $0.removeAll { $0 === tls } }
+        }
     }
 
     /// Serves the app until SIGINT or SIGTERM, then shuts down gracefully: stops accepting,
@@ -55,7 +72,10 @@ extension App {
 
     /// The start-up line: where the app listens, in which environment, as which process.
     func logListening(_ server: RunningServer) {
-        logger.info("Micro listening on http://\(server.host):\(server.port) (\(settings.environment.rawValue), pid \(getpid()))")
+        logger.info("Micro listening on \(server.server.isTls ? "https" : "http")://\(server.host):\(server.port) (\(settings.environment.rawValue), pid \(getpid()))")
+        if let redirect = server.redirect {
+            logger.info("Redirecting http://\(redirect.host):\(redirect.port) to HTTPS")
+        }
     }
 
     /// The last line: whether the requests in flight all finished.

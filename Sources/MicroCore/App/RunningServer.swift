@@ -7,8 +7,16 @@ import NIOHTTP1
 /// A running server, as ``App/start()`` returns it.
 public struct RunningServer: Sendable {
     let server: HttpServer
+    /// The plain-HTTP port that redirects to HTTPS (``TlsSettings/redirectPort``).
+    let redirect: HttpServer?
+    /// Undoes what the start set up around the server (the certificate's reload).
+    private let stopped: @Sendable () -> Void
 
-    init(_ server: HttpServer) { self.server = server }
+    init(_ server: HttpServer, redirect: HttpServer? = nil, stopped: @escaping @Sendable () -> Void = {}) {
+        self.server = server
+        self.redirect = redirect
+        self.stopped = stopped
+    }
 
     /// The address it listens on.
     public var host: String { server.host }
@@ -19,7 +27,12 @@ public struct RunningServer: Sendable {
     /// Returns whether everything finished in time. When the calling task is cancelled, it
     /// stops waiting and closes the connections still busy at once.
     @discardableResult
-    public func shutdown() async -> Bool { await server.shutdown() }
+    public func shutdown() async -> Bool {
+        defer { stopped() }
+        async let redirected = redirect?.shutdown() ?? true
+        let served = await server.shutdown()
+        return await redirected && served
+    }
 }
 
 extension App {

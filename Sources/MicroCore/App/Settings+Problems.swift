@@ -20,6 +20,9 @@ extension Settings {
         if let views, !Self.isDirectory(views) {
             problems.append("settings.views: the views folder '\(views)' does not exist (relative paths start at \(FileManager.default.currentDirectoryPath)); create it, or set settings.views = nil for an app without templates.")
         }
+        if let redirect = tls?.redirectPort, !(1...65535).contains(redirect) || redirect == port {
+            problems.append("settings.tls.redirectPort is \(redirect); it must be a port from 1 to 65535 other than settings.port.")
+        }
         if bodyLimit <= 0 { problems.append("settings.bodyLimit is \(bodyLimit); it must be positive.") }
         if formFieldLimit < 1 { problems.append("settings.formFieldLimit is \(formFieldLimit); it must be at least 1.") }
         if formMemoryLimit < 1 { problems.append("settings.formMemoryLimit is \(formMemoryLimit); it must be positive.") }

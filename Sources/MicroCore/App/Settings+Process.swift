@@ -1,7 +1,8 @@
 extension Settings {
     /// The defaults, with `MICRO_ENV`, `HOST`, `PORT`, `MICRO_BASE_PATH`,
     /// `MICRO_MAX_CONNECTIONS`, `MICRO_TRUSTED_PROXIES`, `MICRO_FORWARDED_PREFIXES`,
-    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_LOG_FORMAT` and
+    /// `MICRO_ALLOWED_HOSTS` (comma-separated), `MICRO_PUBLIC_URL`, `MICRO_LOG_FORMAT`,
+    /// `MICRO_TLS_CERT`, `MICRO_TLS_KEY`, `MICRO_HTTP_REDIRECT_PORT` and
     /// `MICRO_SESSION_SECRET` applied, and the variables kept in ``variables`` for the plugins'
     /// own. A bad value throws an error naming its variable.
     public static func fromProcess(_ variables: [String: String]) throws(ConfigurationError) -> Settings {
@@ -59,10 +60,34 @@ extension Settings {
             }
             settings.logFormat = format
         }
+        settings.tls = try tls(variables)
         if let secret = variables["MICRO_SESSION_SECRET"], !secret.isEmpty { settings.sessions.secret = secret }
         // Micro's own only: the rest of the environment (other services' passwords, a cloud's
         // keys) has no business in settings that any route can reach.
         settings.variables = variables.filter { $0.key.hasPrefix("MICRO_") }
+        return settings
+    }
+
+    /// `MICRO_TLS_CERT` and `MICRO_TLS_KEY`, both or neither, and `MICRO_HTTP_REDIRECT_PORT`
+    /// with them. (Whether the files can be used is checked when the app starts.)
+    private static func tls(_ variables: [String: String]) throws(ConfigurationError) -> TlsSettings? {
+        let certificate = variables["MICRO_TLS_CERT"].flatMap { $0.isEmpty ? nil : $0 }
+        let key = variables["MICRO_TLS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let redirect = variables["MICRO_HTTP_REDIRECT_PORT"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let certificate, let key else {
+            if certificate != nil || key != nil {
+                throw ConfigurationError("\(certificate == nil ? "MICRO_TLS_KEY" : "MICRO_TLS_CERT") is set without \(certificate == nil ? "MICRO_TLS_CERT" : "MICRO_TLS_KEY"); HTTPS needs both the certificate file and its key file.")
+            }
+            if redirect != nil { throw ConfigurationError("MICRO_HTTP_REDIRECT_PORT is set without MICRO_TLS_CERT and MICRO_TLS_KEY; it redirects to HTTPS, which needs them.") }
+            return nil
+        }
+        var settings = TlsSettings(certificateFile: certificate, keyFile: key)
+        if let redirect {
+            guard let port = Int(redirect), (1...65535).contains(port) else {
+                throw ConfigurationError("MICRO_HTTP_REDIRECT_PORT is '\(redirect)'; expected a number from 1 to 65535.")
+            }
+            settings.redirectPort = port
+        }
         return settings
     }
 

@@ -130,6 +130,10 @@ public struct Settings: Sendable {
     /// own site belongs here: a form on another site is refused anyway (its `Sec-Fetch-Site`
     /// is `cross-site`, and the `SameSite=Lax` session cookie does not come with it).
     public var trustedOrigins: [String] = []
+    /// HTTPS served by the app itself (``TlsSettings``: certificate and key files, an optional
+    /// port redirecting plain HTTP); nil, the default, serves plain HTTP, as behind a proxy
+    /// that does TLS. `MICRO_TLS_CERT`, `MICRO_TLS_KEY` and `MICRO_HTTP_REDIRECT_PORT` set it.
+    public var tls: TlsSettings?
     /// Sessions: cookie, secret (`MICRO_SESSION_SECRET`), timeouts, store.
     public var sessions = SessionSettings()
     /// The process's `MICRO_` environment variables these settings were read from

@@ -1,8 +1,8 @@
 extension Request {
     /// The scheme the client used: `X-Forwarded-Proto` from a trusted proxy (`http` or
-    /// `https`), else `http` (Micro itself serves plain HTTP).
+    /// `https`), else `https` when the app serves TLS itself (``Settings/tls``), else `http`.
     public var scheme: String {
-        services.proxies.forwardedProto(peer: remoteAddress, headers: headers) ?? "http"
+        services.proxies.forwardedProto(peer: remoteAddress, headers: headers) ?? (services.settings.tls == nil ? "http" : "https")
     }
 
     /// The absolute URL of `path`, one of the app's own paths (`/auth/callback`), as the

@@ -192,8 +192,7 @@ extension HttpHandler {
     /// holds none of it; otherwise after an empty write at the socket's end of the pipeline
     /// (below the HTTP encoder), which NIO completes after the writes before it.
     func answersWritten(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
-        let unsent = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
-        guard unsent > 0 else { return context.eventLoop.makeSucceededVoidFuture() }
+        guard unsentBytes(context: context) > 0 else { return context.eventLoop.makeSucceededVoidFuture() }
         guard let socketEnd = try? context.pipeline.syncOperations.context(handlerType: BackPressureHandler.self) else {
             assertionFailure("no BackPressureHandler at the socket's end of the pipeline (HttpServer adds it)")
             return context.eventLoop.makeSucceededVoidFuture()

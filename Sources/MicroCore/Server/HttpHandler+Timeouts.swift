@@ -50,8 +50,7 @@ extension HttpHandler {
 
     func checkDeadline(context: ChannelHandlerContext) {
         if var send {
-            // NIO counts the bytes handed to it and not yet taken by the kernel, files included.
-            let unsent = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+            let unsent = unsentBytes(context: context)
             if unsent == 0 {
                 self.send = nil
                 // All sent: a keep-alive connection now waits for its next request; a closing
@@ -69,6 +68,13 @@ extension HttpHandler {
         }
         if timer != .none, NIODeadline.now() >= deadline { return timedOut(timer, context: context) }
         if timer != .none || send != nil { scheduleCheck(context: context) }
+    }
+
+    /// The bytes of answers not yet taken by the kernel: what NIO holds, files included, and
+    /// what the TLS file streamer holds back.
+    func unsentBytes(context: ChannelHandlerContext) -> Int {
+        let buffered = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+        return buffered + (fileStreamer?.heldBytes ?? 0)
     }
 
     /// The client stopped reading its answers: nothing more can reach it.

@@ -43,6 +43,8 @@ final class HttpHandler: ChannelDuplexHandler {
     let fileIO: NonBlockingFileIO
     /// The event loop's task executor, which the connection's task prefers.
     let taskExecutor: EventLoopTaskExecutor
+    /// Sends files over TLS (nil without TLS); what it holds is unsent too.
+    let fileStreamer: FileRegionStreamer?
     var state = State.idle
     /// A pipelining client's next requests, in order, while an answer is due.
     var waiting: WaitingRequests
@@ -87,8 +89,9 @@ final class HttpHandler: ChannelDuplexHandler {
     /// NIO's decoder stopped after an upgrade request: what the client sends later is dropped.
     var decoderStopped = false
 
-    init(responder: any HttpResponding, fileIO: NonBlockingFileIO, taskExecutor: EventLoopTaskExecutor) {
+    init(responder: any HttpResponding, fileIO: NonBlockingFileIO, taskExecutor: EventLoopTaskExecutor, fileStreamer: FileRegionStreamer? = nil) {
         self.responder = responder
+        self.fileStreamer = fileStreamer
         self.settings = responder.serverSettings
         self.logger = responder.logger
         self.fileIO = fileIO

@@ -4,6 +4,7 @@ import NIOCore
 import NIOExtras
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// The app served over HTTP/1.1 on SwiftNIO: keep-alive, pipelining, limits (at most
 /// `settings.maxConnections` connections, see ``Connections``), timeouts, and a graceful
@@ -13,13 +14,19 @@ final class HttpServer: Sendable {
     let host: String
     /// The port it listens on (the one picked when the settings said 0).
     let port: Int
+    /// Whether it serves HTTPS.
+    let isTls: Bool
     private let channel: any Channel
     private let quiesce: ServerQuiescingHelper
     let connections: Connections
     private let shutdownTimeout: Double
 
-    private init(channel: any Channel, quiesce: ServerQuiescingHelper, connections: Connections, host: String, shutdownTimeout: Double) {
+    private init(
+        channel: any Channel, quiesce: ServerQuiescingHelper, connections: Connections, host: String, isTls: Bool,
+        shutdownTimeout: Double
+    ) {
         self.channel = channel
+        self.isTls = isTls
         self.quiesce = quiesce
         self.connections = connections
         self.host = host
@@ -27,8 +34,9 @@ final class HttpServer: Sendable {
         self.shutdownTimeout = shutdownTimeout
     }
 
-    /// Binds to the settings' host and port and starts serving `responder`.
-    static func start(_ responder: any HttpResponding) async throws -> HttpServer {
+    /// Binds to the settings' host and port and starts serving `responder`, over TLS with
+    /// `tls`'s current certificate when it is given.
+    static func start(_ responder: any HttpResponding, tls: TlsContext? = nil) async throws -> HttpServer {
         let settings = responder.serverSettings
         let group = MultiThreadedEventLoopGroup.singleton
         let quiesce = ServerQuiescingHelper(group: group)
@@ -53,20 +61,25 @@ final class HttpServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
                     switch connections.admit(channel) {
                     case .admitted: break
-                    case .refused: return try ConnectionRefusal.install(on: channel, answers: true)
+                    case .refused:
+                        try ConnectionRefusal.install(on: channel, answers: true)
+                        // Under TLS, the refusal is sent once the handshake is done.
+                        if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls.current), position: .first) }
+                        return
                     case .dropped: return try ConnectionRefusal.install(on: channel, answers: false)
                     }
                     // A client that closes its sending side after a request still gets the
                     // answer (HttpHandler closes the connection after it).
                     try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
-                    let pipeline = channel.pipeline.syncOperations
                     let executor = taskExecutors[ObjectIdentifier(channel.eventLoop)] ?? {
                         assertionFailure("a connection on an event loop outside the server's group")
                         return EventLoopTaskExecutor(channel.eventLoop)
                     }()
-                    let handler = HttpHandler(responder: responder, fileIO: fileIO, taskExecutor: executor)
+                    let streamer = tls.map { _ in FileRegionStreamer(fileIO: fileIO) }
+                    let handler = HttpHandler(responder: responder, fileIO: fileIO, taskExecutor: executor, fileStreamer: streamer)
                     // HttpHandler answers pipelined requests in order itself.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
                     try pipeline.addHandler(WireObserver(handler: handler), position: .first)
@@ -74,12 +87,17 @@ final class HttpServer: Sendable {
                     // read them (NIO's write buffer over its high-water mark).
                     try pipeline.addHandler(BackPressureHandler(), position: .first)
                     try pipeline.addHandler(handler)
+                    if let tls, let streamer {
+                        // At the socket's end, so that everything above sees the plain bytes.
+                        try pipeline.addHandler(streamer, position: .first)
+                        try pipeline.addHandler(NIOSSLServerHandler(context: tls.current), position: .first)
+                    }
                 }
             }
             .bind(host: settings.host, port: settings.port)
             .get()
         return HttpServer(
-            channel: channel, quiesce: quiesce, connections: connections, host: settings.host,
+            channel: channel, quiesce: quiesce, connections: connections, host: settings.host, isTls: tls != nil,
             shutdownTimeout: settings.shutdownTimeout.seconds)
     }
 

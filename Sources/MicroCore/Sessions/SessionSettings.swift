@@ -15,7 +15,7 @@ public struct SessionSettings: Sendable {
     /// How long a session lasts from its sign-in however active it is (8 hours).
     public var absoluteLifetime: Duration = .seconds(8 * 3600)
     /// Whether the cookie is marked `Secure` (sent over https only). Nil means: in production,
-    /// or when ``Settings/publicUrl`` is `https`.
+    /// when ``Settings/publicUrl`` is `https`, or when the app serves TLS (``Settings/tls``).
     /// Set it to false for a production app served over plain http.
     public var secureCookie: Bool?
     /// Where sessions live; nil means the encrypted cookie itself.

@@ -20,7 +20,7 @@ package struct Sessions: Sendable {
         self.checks = checks
         environment = settings.environment
         now = settings.clock
-        secure = settings.sessions.secureCookie ?? (settings.environment == .production || settings.parsedPublicUrl?.isHttps == true)
+        secure = settings.sessions.secureCookie ?? (settings.environment == .production || settings.parsedPublicUrl?.isHttps == true || settings.tls != nil)
         if let store = settings.sessions.store {
             self.store = store
         } else {

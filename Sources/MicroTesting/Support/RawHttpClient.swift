@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// A client for socket tests: sends arbitrary bytes over one TCP connection, collects what
 /// the server sends back, and notices when the server closes the connection.
@@ -72,10 +73,20 @@ package final class RawHttpClient: Sendable {
     /// calls ``readMore()``, into a receive buffer of `receiveBuffer` bytes, so a server that
     /// sends more waits for it, as it would for a slow or stalled client. Waiting for a
     /// response (``readResponse(toHead:timeout:)``) reads as fast as it can.
+    ///
+    /// `tlsTrusting` speaks TLS (1.2 or 1.3) and trusts only the certificate in that PEM file,
+    /// for the name `localhost`; a server that shows another one is closed on, so reads fail.
     package static func connect(
-        host: String = "127.0.0.1", port: Int, timeout: Double = 2, pacedReads: Bool = false, receiveBuffer: Int = 64 << 10
+        host: String = "127.0.0.1", port: Int, timeout: Double = 2, pacedReads: Bool = false, receiveBuffer: Int = 64 << 10,
+        tlsTrusting certificate: String? = nil
     ) async throws -> RawHttpClient {
         let inbox = Inbox()
+        let tls = try certificate.map { file in
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.trustRoots = .file(file)
+            configuration.minimumTLSVersion = .tlsv12
+            return try NIOSSLContext(configuration: configuration)
+        }
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         if pacedReads {
             bootstrap = bootstrap.channelOption(.autoRead, value: false)
@@ -86,6 +97,7 @@ package final class RawHttpClient: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: "localhost")) }
                     try channel.pipeline.syncOperations.addHandler(Collector(inbox: inbox))
                 }
             }

@@ -39,12 +39,12 @@ final class SampleAppProcess: Sendable {
         errors.fileHandleForReading.readabilityHandler = { handle in log.append(handle.availableData) }
         try process.run()
         let app = SampleAppProcess(process: process, log: log, port: 0)
-        guard try await app.waitForLog(#"listening on http://127\.0\.0\.1:\d+"#, regex: true) else {
+        guard try await app.waitForLog(#"listening on https?://127\.0\.0\.1:\d+"#, regex: true) else {
             app.stop()
             throw CommandTestError("\(name) did not start: \(log.text)")
         }
         let text = log.text
-        let line = text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression).map { text[$0] } ?? ""
+        let line = text.range(of: #"listening on https?://127\.0\.0\.1:\d+"#, options: .regularExpression).map { text[$0] } ?? ""
         return SampleAppProcess(process: process, log: log, port: Int(line.split(separator: ":").last ?? "") ?? 0)
     }
 

@@ -1,0 +1,73 @@
+import Foundation
+import NIOSSL
+
+/// A certificate and its key, read from ``TlsSettings``' files and checked, as the server's
+/// TLS context: the start-up's and each reload's, so that both refuse the same faults, each
+/// in one line naming the file.
+struct TlsCertificate: Sendable {
+    /// What new connections are served with.
+    let context: NIOSSLContext
+    /// When the certificate stops being valid.
+    let notValidAfter: Date
+    let settings: TlsSettings
+
+    /// Reads and checks the files: a certificate that is missing, unreadable, not PEM, not yet
+    /// or no longer valid; a key that is missing, unreadable, not PEM, open to every local user
+    /// (a group may read it), or not the certificate's. Each throws one line naming the file and the fault.
+    init(_ settings: TlsSettings, now: Date = Date()) throws(ConfigurationError) {
+        self.settings = settings
+        let certificateFile = settings.certificateFile
+        let keyFile = settings.keyFile
+        try Self.checkReadable(certificateFile, what: "TLS certificate")
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(certificateFile) } catch {
+            throw ConfigurationError("TLS certificate \(certificateFile): not a PEM certificate (\(error)).")
+        }
+        guard let leaf = chain.first else {
+            throw ConfigurationError("TLS certificate \(certificateFile): holds no PEM certificate (-----BEGIN CERTIFICATE-----).")
+        }
+        let notValidBefore = Date(timeIntervalSince1970: TimeInterval(leaf.notValidBefore))
+        notValidAfter = Date(timeIntervalSince1970: TimeInterval(leaf.notValidAfter))
+        if notValidAfter <= now {
+            throw ConfigurationError("TLS certificate \(certificateFile): expired on \(Self.format(notValidAfter)); renew it.")
+        }
+        if notValidBefore > now {
+            throw ConfigurationError("TLS certificate \(certificateFile): not valid before \(Self.format(notValidBefore)); check the clock or the certificate.")
+        }
+        try Self.checkReadable(keyFile, what: "TLS key")
+        // Readable by a group is the usual way to share a key with a service (Debian's
+        // ssl-cert group, a certbot hook's copy); readable by everyone is a leaked key.
+        var info = stat()
+        if stat(keyFile, &info) == 0, info.st_mode & 0o007 != 0 {
+            throw ConfigurationError(
+                "TLS key \(keyFile): every local user can \(info.st_mode & 0o004 != 0 ? "read" : "use") it (mode \(String(info.st_mode & 0o777, radix: 8))); make it private: chmod o-rwx \(PrivateFile.shellQuoted(keyFile))")
+        }
+        let key: NIOSSLPrivateKey
+        do { key = try NIOSSLPrivateKey(file: keyFile, format: .pem) } catch {
+            throw ConfigurationError("TLS key \(keyFile): not a PEM private key (\(error)).")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.maximumTLSVersion = .tlsv13
+        do { context = try NIOSSLContext(configuration: configuration) } catch {
+            throw ConfigurationError("TLS key \(keyFile): does not match the certificate \(certificateFile) (\(error)).")
+        }
+    }
+
+    /// For the reload's log line: `TLS certificate cert.pem (valid until 2027-02-26)`.
+    var summary: String {
+        "TLS certificate \(settings.certificateFile) (valid until \(Self.format(notValidAfter)))"
+    }
+
+    /// A missing or unreadable file, in the system's words.
+    private static func checkReadable(_ path: String, what: String) throws(ConfigurationError) {
+        guard access(path, R_OK) == 0 else {
+            throw ConfigurationError("\(what) \(path): cannot be read (\(String(cString: strerror(errno)))).")
+        }
+    }
+
+    private static func format(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash))
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import MicroTesting
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import MicroCore
+
+@Suite("HTTPS served by the app")
+struct TlsTests {
+    @Test("answers over TLS with its certificate; the scheme is https and the session cookie Secure")
+    func servesHttps() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        let routes: (App) -> Void = { app in
+            app.get("/scheme") { request in
+                request.session["seen"] = "yes"
+                return request.scheme
+            }
+        }
+        try await withServer({ $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key) }, routes: routes) { server in
+            let client = try await RawHttpClient.connect(port: server.port, tlsTrusting: files.certificate)
+            try await client.send("GET /scheme HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "https")
+            #expect(response.header("Set-Cookie")?.contains("; Secure") == true)
+            // Keep-alive works through TLS.
+            try await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try await client.readResponse().text == "Hello")
+            await client.close()
+        }
+    }
+
+    @Test("a client that does not trust the certificate gets no answer; plain HTTP gets none either")
+    func othersGetNothing() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        let stranger = try TlsCertificateFiles(in: folder, name: "stranger")
+        try await withServer({ $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key) }) { server in
+            let client = try await RawHttpClient.connect(port: server.port, tlsTrusting: stranger.certificate)
+            // The handshake may have failed already, closing the connection.
+            try? await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            await #expect(throws: RawHttpClient.Failure.self) { try await client.readResponse(timeout: 5) }
+            let plain = try await RawHttpClient.connect(port: server.port)
+            try await plain.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(await plain.waitForClose(timeout: 5))
+            #expect(!plain.unreadBytes.starts(with: Array("HTTP/1.1".utf8)))
+        }
+    }
+
+    @Test("a renewed certificate is served after a reload; a broken renewal keeps the one in use")
+    func renewal() async throws {
+        let folder = try TemporaryFolder()
+        let first = try TlsCertificateFiles(in: folder, name: "first")
+        let renewed = try TlsCertificateFiles(in: folder, name: "renewed")
+        // The renewal's own files, kept apart to trust it by.
+        let settings = TlsSettings(certificateFile: first.certificate, keyFile: first.key)
+        var appSettings = Settings()
+        appSettings.port = 0
+        appSettings.environment = .test
+        appSettings.accessLog = false
+        appSettings.publicFolder = nil
+        appSettings.views = nil
+        appSettings.tls = settings
+        let app = App(settings: appSettings, logger: .quietForTests)
+        app.get("/hello") { _ in "Hello" }
+        let server = try await app.start()
+        defer { Task { await server.shutdown() } }
+        #expect(try await Self.get(port: server.port, trusting: first.certificate)?.text == "Hello")
+
+        // Saved aside, since the renewal overwrites the paths the app reads.
+        let firstCopy = try TlsCertificateFiles(copying: first, to: folder.file("first-copy"))
+        try renewed.replace(first)
+        #expect(try await Self.get(port: server.port, trusting: renewed.certificate) == nil, "not before the reload")
+        try app.reload()
+        #expect(try await Self.get(port: server.port, trusting: renewed.certificate)?.text == "Hello")
+        #expect(try await Self.get(port: server.port, trusting: firstCopy.certificate) == nil)
+
+        // A broken renewal: the reload fails naming the file, and the renewed one stays.
+        try "not a certificate".write(toFile: first.certificate, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try app.reload() }
+        #expect(try await Self.get(port: server.port, trusting: renewed.certificate)?.text == "Hello")
+        await server.shutdown()
+    }
+
+    @Test("a file that cannot be used stops start-up with one line naming it and the fault")
+    func startUpErrors() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        let other = try TlsCertificateFiles(in: folder, name: "other")
+        try "nothing to see".write(toFile: folder.file("text.pem"), atomically: true, encoding: .utf8)
+        let cases: [(TlsSettings, String)] = [
+            (TlsSettings(certificateFile: folder.file("missing.crt"), keyFile: files.key), "\(folder.file("missing.crt")): cannot be read (No such file or directory)"),
+            (TlsSettings(certificateFile: files.certificate, keyFile: folder.file("missing.key")), "\(folder.file("missing.key")): cannot be read"),
+            (TlsSettings(certificateFile: folder.file("text.pem"), keyFile: files.key), "\(folder.file("text.pem")): "),
+            (TlsSettings(certificateFile: files.certificate, keyFile: other.key), "does not match the certificate"),
+        ]
+        for (settings, expected) in cases {
+            let error = #expect(throws: ConfigurationError.self) { try TlsCertificate(settings) }
+            #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("\n") == false)
+        }
+        // The key open to every user: refused, with the fix; open to its group: used.
+        #expect(chmod(files.key, 0o644) == 0)
+        let open = #expect(throws: ConfigurationError.self) { try TlsCertificate(TlsSettings(certificateFile: files.certificate, keyFile: files.key)) }
+        #expect(open?.message == "TLS key \(files.key): every local user can read it (mode 644); make it private: chmod o-rwx \(files.key)")
+        #expect(chmod(files.key, 0o640) == 0)
+        #expect(throws: Never.self) { try TlsCertificate(TlsSettings(certificateFile: files.certificate, keyFile: files.key)) }
+        #expect(chmod(files.key, 0o600) == 0)
+        // Expired, and not yet valid, by the clock the check is given.
+        let settings = TlsSettings(certificateFile: files.certificate, keyFile: files.key)
+        let expired = #expect(throws: ConfigurationError.self) { try TlsCertificate(settings, now: Date().addingTimeInterval(60 * 86_400)) }
+        #expect(expired?.message.contains("expired on") == true)
+        let early = #expect(throws: ConfigurationError.self) { try TlsCertificate(settings, now: Date().addingTimeInterval(-86_400)) }
+        #expect(early?.message.contains("not valid before") == true)
+        #expect(try TlsCertificate(settings).summary.hasPrefix("TLS certificate \(files.certificate) (valid until "))
+
+        // The app's start says it as a ConfigurationError, and serves nothing.
+        await #expect(throws: ConfigurationError.self) {
+            try await startServer { $0.tls = TlsSettings(certificateFile: folder.file("missing.crt"), keyFile: files.key) }
+        }
+    }
+
+    @Test("a client that never finishes its handshake is cut by the idle timeout")
+    func stalledHandshake() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        try await withServer({
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key)
+            $0.connectionIdleTimeout = .milliseconds(300)
+        }) { server in
+            let silent = try await RawHttpClient.connect(port: server.port)
+            // The first bytes of a ClientHello record, and nothing more.
+            let partial = try await RawHttpClient.connect(port: server.port)
+            try await partial.send([0x16, 0x03, 0x01, 0x02, 0x00, 0x01])
+            #expect(await silent.waitForClose(timeout: 5))
+            #expect(await partial.waitForClose(timeout: 5))
+        }
+    }
+
+    @Test("files go through TLS whole, ranges too, and a pipelined request after one is answered after it")
+    func files() async throws {
+        let folder = try TemporaryFolder(["public/small.txt": "small file"])
+        let size = 3 << 20 + 12_345
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        try Data(bytes).write(to: URL(fileURLWithPath: folder.file("public/big.bin")))
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        try await withServer({
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key)
+            $0.publicFolder = folder.file("public")
+        }) { server in
+            let client = try await RawHttpClient.connect(port: server.port, tlsTrusting: files.certificate)
+            try await client.send(
+                "GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\nGET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                    + "GET /big.bin HTTP/1.1\r\nHost: localhost\r\nRange: bytes=100000-100009\r\n\r\nGET /small.txt HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let big = try await client.readResponse(timeout: 30)
+            #expect(big.status == 200)
+            #expect(big.body == bytes)
+            #expect(try await client.readResponse().text == "Hello")
+            let range = try await client.readResponse()
+            #expect(range.status == 206)
+            #expect(range.body == Array(bytes[100_000..<100_010]))
+            #expect(try await client.readResponse().text == "small file")
+            await client.close()
+        }
+    }
+
+    @Test("the redirect port answers 308 to the same path over HTTPS, for the app's hosts only")
+    func redirectPort() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        let port = try Self.freePort()
+        try await withServer({
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key, redirectPort: port)
+        }) { server in
+            #expect(server.redirect?.port == port)
+            let client = try await RawHttpClient.connect(port: port)
+            try await client.send("POST /notes/1?edit=yes HTTP/1.1\r\nHost: localhost:\(port)\r\nContent-Length: 0\r\n\r\n")
+            let redirect = try await client.readResponse()
+            #expect(redirect.status == 308)
+            #expect(redirect.header("Location") == "https://localhost:\(server.port)/notes/1?edit=yes")
+            try await client.send("GET / HTTP/1.1\r\nHost: attacker.example\r\n\r\n")
+            #expect(try await client.readResponse().status == 421)
+            try await client.send("GET / HTTP/1.1\r\n\r\n")
+            #expect(try await client.readResponse().status == 400)
+            await client.close()
+        }
+        // With a public URL, it is the address.
+        let publicPort = try Self.freePort()
+        try await withServer({
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key, redirectPort: publicPort)
+            $0.publicUrl = "https://tools.example.com"
+        }) { _ in
+            let client = try await RawHttpClient.connect(port: publicPort)
+            try await client.send("GET /a?b HTTP/1.1\r\nHost: tools.example.com\r\n\r\n")
+            #expect(try await client.readResponse().header("Location") == "https://tools.example.com/a?b")
+            await client.close()
+        }
+    }
+
+    @Test("MICRO_TLS_CERT, MICRO_TLS_KEY and MICRO_HTTP_REDIRECT_PORT: both files or none, a port in range")
+    func fromProcess() throws {
+        let settings = try Settings.fromProcess(["MICRO_TLS_CERT": "/c.pem", "MICRO_TLS_KEY": "/k.pem", "MICRO_HTTP_REDIRECT_PORT": "8080"])
+        #expect(settings.tls == TlsSettings(certificateFile: "/c.pem", keyFile: "/k.pem", redirectPort: 8080))
+        #expect(try Settings.fromProcess([:]).tls == nil)
+        for (variables, named) in [
+            (["MICRO_TLS_CERT": "/c.pem"], "MICRO_TLS_CERT is set without MICRO_TLS_KEY"),
+            (["MICRO_TLS_KEY": "/k.pem"], "MICRO_TLS_KEY is set without MICRO_TLS_CERT"),
+            (["MICRO_HTTP_REDIRECT_PORT": "80"], "MICRO_HTTP_REDIRECT_PORT is set without"),
+            (["MICRO_TLS_CERT": "/c.pem", "MICRO_TLS_KEY": "/k.pem", "MICRO_HTTP_REDIRECT_PORT": "http"], "MICRO_HTTP_REDIRECT_PORT is 'http'"),
+        ] {
+            let error = #expect(throws: ConfigurationError.self) { try Settings.fromProcess(variables) }
+            #expect(error?.message.hasPrefix(named) == true, "\(error?.message ?? "")")
+        }
+        var same = Settings()
+        same.tls = TlsSettings(certificateFile: "/c.pem", keyFile: "/k.pem", redirectPort: same.port)
+        #expect(same.problems().contains { $0.hasPrefix("settings.tls.redirectPort") })
+    }
+
+    // MARK: Helpers
+
+    /// One GET of `/hello` over a new TLS connection that trusts only `certificate`; nil when
+    /// the handshake fails.
+    static func get(port: Int, trusting certificate: String) async throws -> RawHttpClient.Response? {
+        let client = try await RawHttpClient.connect(port: port, tlsTrusting: certificate)
+        defer { Task { await client.close() } }
+        // A handshake that failed has closed the connection already.
+        try? await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        return try? await client.readResponse(timeout: 5)
+    }
+
+    /// A port nothing listens on now (the kernel's pick for a socket closed at once).
+    static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let port = channel.localAddress?.port ?? 0
+        try channel.close().wait()
+        return port
+    }
+}
