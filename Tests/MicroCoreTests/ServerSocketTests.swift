@@ -1020,7 +1020,7 @@ private func whereRoute(elsewhere: LoopActor) -> (App) -> Void {
 /// `GET /wait`: answers "waited" once it is cancelled, which the server does when it sees
 /// its client's half-close; "never cancelled" if that has not happened within 3 s (within the
 /// test client's 5 s wait for an answer, so the test can tell).
-private func waitRoute(_ app: App) {
+func waitRoute(_ app: App) {
     app.get("/wait") { _ in
         let deadline = ContinuousClock.now + .seconds(3)
         while !Task.isCancelled, ContinuousClock.now < deadline {

@@ -24,6 +24,9 @@ extension App {
         if let redirectPort = tlsSettings.redirectPort {
             var redirectSettings = responder.serverSettings
             redirectSettings.port = redirectPort
+            // Redirects need no bodies, and a small share of the descriptors the app counts on.
+            redirectSettings.bodyLimit = min(redirectSettings.bodyLimit, 64 << 10)
+            redirectSettings.maxConnections = max(1, redirectSettings.maxConnections / 10)
             let redirecting = HttpsRedirect(settings: responder.settings, serverSettings: redirectSettings, tlsPort: server.port, logger: logger)
             do { redirect = try await HttpServer.start(redirecting) } catch {
                 await server.shutdown()

@@ -22,6 +22,9 @@ public struct RunningServer: Sendable {
     public var host: String { server.host }
     /// The port it listens on.
     public var port: Int { server.port }
+    /// The port redirecting plain HTTP to HTTPS (``TlsSettings/redirectPort``; the one picked
+    /// when that said 0), if any.
+    public var httpRedirectPort: Int? { redirect?.port }
 
     /// Stops accepting, lets requests in flight finish (bounded by `shutdownTimeout`), closes.
     /// Returns whether everything finished in time. When the calling task is cancelled, it

@@ -20,8 +20,8 @@ extension Settings {
         if let views, !Self.isDirectory(views) {
             problems.append("settings.views: the views folder '\(views)' does not exist (relative paths start at \(FileManager.default.currentDirectoryPath)); create it, or set settings.views = nil for an app without templates.")
         }
-        if let redirect = tls?.redirectPort, !(1...65535).contains(redirect) || redirect == port {
-            problems.append("settings.tls.redirectPort is \(redirect); it must be a port from 1 to 65535 other than settings.port.")
+        if let redirect = tls?.redirectPort, !(0...65535).contains(redirect) || (redirect != 0 && redirect == port) {
+            problems.append("settings.tls.redirectPort is \(redirect); it must be a port from 0 (a free one) to 65535 other than settings.port.")
         }
         if bodyLimit <= 0 { problems.append("settings.bodyLimit is \(bodyLimit); it must be positive.") }
         if formFieldLimit < 1 { problems.append("settings.formFieldLimit is \(formFieldLimit); it must be at least 1.") }

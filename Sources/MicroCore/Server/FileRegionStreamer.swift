@@ -22,6 +22,8 @@ final class FileRegionStreamer: ChannelOutboundHandler {
     /// The bytes held here and not yet handed on: ``HttpHandler`` counts them as unsent, as
     /// it counts NIO's.
     private(set) var heldBytes = 0
+    /// Nothing is held: what ``HttpHandler`` waits for before it makes the next answer.
+    var isIdle: Bool { current == nil && queued.isEmpty }
     /// A file could not be sent: the connection is closing, and every later write fails.
     private var failure: (any Error)?
 
@@ -86,8 +88,10 @@ final class FileRegionStreamer: ChannelOutboundHandler {
         }
     }
 
-    /// Hands on what waited behind a file, up to the next file.
+    /// Hands on what waited behind a file, up to the next file; once nothing is left, tells
+    /// ``HttpHandler`` that it may answer again.
     private func passQueued(context: ChannelHandlerContext) {
+        defer { if isIdle { context.fireChannelWritabilityChanged() } }
         while current == nil, let (data, promise) = queued.popFirst() {
             switch data {
             case nil:

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// One connection's HTTP/1.1 handler: collects each request (within the limits), answers it
 /// through the app, writes the response, and enforces the connection's timeouts.
@@ -185,7 +186,7 @@ final class HttpHandler: ChannelDuplexHandler {
             // next one starts only while the client reads its answers (see `takeWaiting`), and
             // after as many as may wait the rest of the read waits for the loop's next turn,
             // so one connection's burst cannot keep the loop from the others.
-            if waiting.isEmpty, context.channel.isWritable, requestsThisRead < WaitingRequests.requestLimit {
+            if waiting.isEmpty, canSend(context: context), requestsThisRead < WaitingRequests.requestLimit {
                 handle(item, context: context)
             } else {
                 wait(item, context: context)
@@ -207,7 +208,7 @@ final class HttpHandler: ChannelDuplexHandler {
         waiting.append(item)
         guard case .idle = state else { return }
         if case .part(.end) = item, timer == .header || timer == .body { startTimer(.sending, context: context) }
-        if context.channel.isWritable, !takeScheduled {
+        if canSend(context: context), !takeScheduled {
             takeScheduled = true
             context.eventLoop.assumeIsolated().execute {
                 self.takeScheduled = false
@@ -238,7 +239,8 @@ final class HttpHandler: ChannelDuplexHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         // Waiting requests are taken only while the client reads its answers (see `takeWaiting`).
-        if context.channel.isWritable { takeWaiting(context: context) }
+        // (The TLS file streamer says it here too, when it has sent what it held.)
+        if canSend(context: context) { takeWaiting(context: context) }
         context.fireChannelWritabilityChanged()
     }
 
@@ -327,6 +329,11 @@ final class HttpHandler: ChannelDuplexHandler {
             // Bytes after a malformed request, which gets (or got) its 400: dropped.
             return
         }
+        if case NIOSSLError.uncleanShutdown? = error as? NIOSSLError {
+            // The client closed TCP without TLS's close_notify: NIOSSL says so, then that the
+            // input closed, which is answered as any half-close is.
+            return
+        }
         guard let parserError = error as? HTTPParserError else {
             // I/O errors (a reset connection): nothing to answer.
             context.close(promise: nil)
@@ -348,7 +355,7 @@ final class HttpHandler: ChannelDuplexHandler {
             case .closing:
                 waiting.removeAll()
             case .idle, .receiving:
-                guard context.channel.isWritable else { return }
+                guard canSend(context: context) else { return }
                 handle(waiting.removeFirst(), context: context)
             }
         }
@@ -371,6 +378,13 @@ final class HttpHandler: ChannelDuplexHandler {
         answersWritten(context: context).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
+    }
+
+    /// Whether the client reads its answers fast enough for the next to be made: NIO's buffer
+    /// is under its high-water mark, and over TLS no file is still being sent (the streamer
+    /// holds it outside NIO's count, and each answer waiting behind it would hold a file open).
+    func canSend(context: ChannelHandlerContext) -> Bool {
+        context.channel.isWritable && fileStreamer?.isIdle != false
     }
 
     func releaseRead(context: ChannelHandlerContext) {

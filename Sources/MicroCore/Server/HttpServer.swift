@@ -61,19 +61,17 @@ final class HttpServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
                     switch connections.admit(channel) {
                     case .admitted: break
-                    case .refused:
-                        try ConnectionRefusal.install(on: channel, answers: true)
-                        // Under TLS, the refusal is sent once the handshake is done.
-                        if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls.current), position: .first) }
-                        return
+                    // Over TLS, a refusal is not answered: its 503 would wait for a handshake
+                    // that a client which never makes one would hold open.
+                    case .refused: return try ConnectionRefusal.install(on: channel, answers: tls == nil)
                     case .dropped: return try ConnectionRefusal.install(on: channel, answers: false)
                     }
                     // A client that closes its sending side after a request still gets the
                     // answer (HttpHandler closes the connection after it).
                     try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
+                    let pipeline = channel.pipeline.syncOperations
                     let executor = taskExecutors[ObjectIdentifier(channel.eventLoop)] ?? {
                         assertionFailure("a connection on an event loop outside the server's group")
                         return EventLoopTaskExecutor(channel.eventLoop)

@@ -37,7 +37,7 @@ struct HttpsRedirect: HttpResponding {
             guard let host = headers.first(name: "Host") else {
                 return Response.refusal(.badRequest, "This port redirects to HTTPS, which needs the request's Host.")
             }
-            guard allowedHosts.allows(host), let name = Self.name(host) else {
+            guard allowedHosts.allows(host), let name = Self.name(host), Self.isPlainHost(name) else {
                 return Response.refusal(.misdirectedRequest, AllowedHosts.refusal(of: host).message)
             }
             origin = "https://" + name + (tlsPort == 443 ? "" : ":\(tlsPort)")
@@ -48,6 +48,21 @@ struct HttpsRedirect: HttpResponding {
         response.finalize(for: method)
         if serverSettings.accessLog { logger.info("\(method.rawValue) \(path.split(separator: "?", maxSplits: 1).first ?? "") 308 to HTTPS") }
         return response
+    }
+
+    /// Whether `name` is a host name or IP literal and nothing else (letters, digits, `-` and
+    /// `.`, or an IPv6 literal in brackets): the `Host` check allows what would match a domain's
+    /// suffix (`evil.example/.example.com`), which a `Location` must not carry.
+    private static func isPlainHost(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty else { return false }
+        func isName(_ byte: UInt8) -> Bool {
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E
+        }
+        if bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]") {
+            return bytes.count > 2 && bytes.dropFirst().dropLast().allSatisfy { isName($0) || $0 == UInt8(ascii: ":") }
+        }
+        return bytes.allSatisfy(isName)
     }
 
     /// The host of a `Host` value, without its port.

@@ -19,6 +19,13 @@ struct TlsCertificate: Sendable {
         let certificateFile = settings.certificateFile
         let keyFile = settings.keyFile
         try Self.checkReadable(certificateFile, what: "TLS certificate")
+        // A key kept in the certificate's file is as open as that file is.
+        if Self.isOpenToEveryone(certificateFile),
+            let text = try? String(contentsOfFile: certificateFile, encoding: .utf8), text.contains("PRIVATE KEY-----")
+        {
+            throw ConfigurationError(
+                "TLS certificate \(certificateFile): holds a private key, and every local user can read it; keep the key in a file of its own, readable by the service only (MICRO_TLS_KEY).")
+        }
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMFile(certificateFile) } catch {
             throw ConfigurationError("TLS certificate \(certificateFile): not a PEM certificate (\(error)).")
@@ -38,7 +45,7 @@ struct TlsCertificate: Sendable {
         // Readable by a group is the usual way to share a key with a service (Debian's
         // ssl-cert group, a certbot hook's copy); readable by everyone is a leaked key.
         var info = stat()
-        if stat(keyFile, &info) == 0, info.st_mode & 0o007 != 0 {
+        if stat(keyFile, &info) == 0, Self.isOpenToEveryone(keyFile) {
             throw ConfigurationError(
                 "TLS key \(keyFile): every local user can \(info.st_mode & 0o004 != 0 ? "read" : "use") it (mode \(String(info.st_mode & 0o777, radix: 8))); make it private: chmod o-rwx \(PrivateFile.shellQuoted(keyFile))")
         }
@@ -50,8 +57,12 @@ struct TlsCertificate: Sendable {
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         configuration.maximumTLSVersion = .tlsv13
+        // How long a connection the server closes waits for the client's close_notify. Browsers
+        // seldom send one, and until it comes or this passes, the connection stays open.
+        configuration.shutdownTimeout = .seconds(1)
         do { context = try NIOSSLContext(configuration: configuration) } catch {
-            throw ConfigurationError("TLS key \(keyFile): does not match the certificate \(certificateFile) (\(error)).")
+            throw ConfigurationError(
+                "TLS key \(keyFile): cannot be used with the certificate \(certificateFile); is it that certificate's key, and does the certificate file start with the server's own certificate, its intermediates after it? (\(error))")
         }
     }
 
@@ -60,11 +71,21 @@ struct TlsCertificate: Sendable {
         "TLS certificate \(settings.certificateFile) (valid until \(Self.format(notValidAfter)))"
     }
 
-    /// A missing or unreadable file, in the system's words.
+    /// A missing or unreadable file, in the system's words, or something other than a file.
     private static func checkReadable(_ path: String, what: String) throws(ConfigurationError) {
         guard access(path, R_OK) == 0 else {
             throw ConfigurationError("\(what) \(path): cannot be read (\(String(cString: strerror(errno)))).")
         }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ConfigurationError("\(what) \(path): is not a file.")
+        }
+    }
+
+    /// Whether every local user may read, write or run the file.
+    private static func isOpenToEveryone(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & 0o007 != 0
     }
 
     private static func format(_ date: Date) -> String {

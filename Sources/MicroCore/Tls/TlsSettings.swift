@@ -4,8 +4,8 @@
 /// needs no restart; a renewal that cannot be used is logged and the one in use is kept.
 ///
 /// ```swift
-/// app.settings.tls = TlsSettings(certificateFile: "/etc/letsencrypt/live/tools.example.com/fullchain.pem",
-///                                keyFile: "/etc/letsencrypt/live/tools.example.com/privkey.pem",
+/// app.settings.tls = TlsSettings(certificateFile: "/etc/labtool-tls/fullchain.pem",
+///                                keyFile: "/etc/labtool-tls/privkey.pem",
 ///                                redirectPort: 80)
 /// ```
 ///
@@ -17,7 +17,8 @@ public struct TlsSettings: Sendable, Equatable {
     /// may: a service's group is how it is usually given the key).
     public var keyFile: String
     /// A port on which plain HTTP is answered `308 Permanent Redirect` to the same path over
-    /// HTTPS (`MICRO_HTTP_REDIRECT_PORT`); nil listens on no second port.
+    /// HTTPS (`MICRO_HTTP_REDIRECT_PORT`); nil listens on no second port, 0 on a free one
+    /// (``RunningServer/httpRedirectPort`` says which).
     public var redirectPort: Int?
 
     /// HTTPS from `certificateFile` and `keyFile`, with plain HTTP redirected from

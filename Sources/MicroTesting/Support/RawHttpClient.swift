@@ -85,6 +85,8 @@ package final class RawHttpClient: Sendable {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.trustRoots = .file(file)
             configuration.minimumTLSVersion = .tlsv12
+            // Closing waits this long at most for the server's close_notify.
+            configuration.shutdownTimeout = .milliseconds(500)
             return try NIOSSLContext(configuration: configuration)
         }
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)

@@ -93,8 +93,9 @@ struct TlsTests {
         let cases: [(TlsSettings, String)] = [
             (TlsSettings(certificateFile: folder.file("missing.crt"), keyFile: files.key), "\(folder.file("missing.crt")): cannot be read (No such file or directory)"),
             (TlsSettings(certificateFile: files.certificate, keyFile: folder.file("missing.key")), "\(folder.file("missing.key")): cannot be read"),
-            (TlsSettings(certificateFile: folder.file("text.pem"), keyFile: files.key), "\(folder.file("text.pem")): "),
-            (TlsSettings(certificateFile: files.certificate, keyFile: other.key), "does not match the certificate"),
+            (TlsSettings(certificateFile: folder.file("text.pem"), keyFile: files.key), "\(folder.file("text.pem")): not a PEM certificate"),
+            (TlsSettings(certificateFile: files.certificate, keyFile: other.key), "\(other.key): cannot be used with the certificate \(files.certificate)"),
+            (TlsSettings(certificateFile: files.certificate, keyFile: folder.path), "TLS key \(folder.path): is not a file."),
         ]
         for (settings, expected) in cases {
             let error = #expect(throws: ConfigurationError.self) { try TlsCertificate(settings) }
@@ -108,6 +109,14 @@ struct TlsTests {
         #expect(chmod(files.key, 0o640) == 0)
         #expect(throws: Never.self) { try TlsCertificate(TlsSettings(certificateFile: files.certificate, keyFile: files.key)) }
         #expect(chmod(files.key, 0o600) == 0)
+        // A key kept in an open certificate file.
+        let both = folder.file("both.pem")
+        try (String(contentsOfFile: files.certificate, encoding: .utf8) + String(contentsOfFile: files.key, encoding: .utf8)).write(toFile: both, atomically: false, encoding: .utf8)
+        #expect(chmod(both, 0o644) == 0)
+        let shared = #expect(throws: ConfigurationError.self) { try TlsCertificate(TlsSettings(certificateFile: both, keyFile: files.key)) }
+        #expect(shared?.message.hasPrefix("TLS certificate \(both): holds a private key, and every local user can read it") == true)
+        #expect(chmod(both, 0o640) == 0)
+        #expect(throws: Never.self) { try TlsCertificate(TlsSettings(certificateFile: both, keyFile: files.key)) }
         // Expired, and not yet valid, by the clock the check is given.
         let settings = TlsSettings(certificateFile: files.certificate, keyFile: files.key)
         let expired = #expect(throws: ConfigurationError.self) { try TlsCertificate(settings, now: Date().addingTimeInterval(60 * 86_400)) }
@@ -166,33 +175,125 @@ struct TlsTests {
         }
     }
 
+    @Test("a client that does not read holds one file open, not one per pipelined request")
+    func pipelinedFilesWaitTheirTurn() async throws {
+        let folder = try TemporaryFolder()
+        let big = folder.file("public/big.bin")
+        try FileManager.default.createDirectory(atPath: folder.file("public"), withIntermediateDirectories: true)
+        try Data(repeating: 0x62, count: 3 << 20).write(to: URL(fileURLWithPath: big))
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        try await withServer({
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key)
+            $0.publicFolder = folder.file("public")
+        }) { server in
+            let client = try await RawHttpClient.connect(port: server.port, pacedReads: true, tlsTrusting: files.certificate)
+            // The write completes after the handshake, which needs the client's reads.
+            let requests = String(repeating: "GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 10)
+            let sent = Flag()
+            let sending = Task {
+                try await client.send(requests)
+                sent.set()
+            }
+            for _ in 0..<100 where !sent.isSet {
+                client.readMore()
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await sending.value
+            // The client now reads nothing: the first answer stalls, and the others wait.
+            try await Task.sleep(for: .milliseconds(500))
+            let open = try Self.openDescriptors(of: big)
+            #expect((1...2).contains(open), "\(open) descriptors of the file are open")
+            await client.close()
+        }
+    }
+
+    @Test("a client that closes its sending side with close_notify gets its answers")
+    func halfClose() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        // As over plain HTTP: the route answering when the half-close arrives is cancelled (and
+        // says so), the request behind it is answered, and the connection closes.
+        try await withServer({ $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key) }, routes: waitRoute) { server in
+            let client = try await RawHttpClient.connect(port: server.port, tlsTrusting: files.certificate)
+            try await client.send("GET /wait HTTP/1.1\r\nHost: localhost\r\n\r\nGET /fast HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            try await client.closeOutput()
+            #expect(try await client.readResponse().text == "waited")
+            let last = try await client.readResponse()
+            #expect(last.text == "fast")
+            #expect(last.header("Connection") == "close")
+            #expect(await client.waitForClose())
+        }
+    }
+
+    @Test("over the connection limit a TLS client is closed at once, and shutdown does not wait for idle clients")
+    func refusalAndShutdown() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        let server = try await startServer {
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key)
+            $0.maxConnections = 1
+            $0.shutdownTimeout = .seconds(5)
+        }
+        let first = try await RawHttpClient.connect(port: server.port, tlsTrusting: files.certificate)
+        try await first.send("GET /hello HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        #expect(try await first.readResponse().text == "Hello")
+        // A client that never starts its handshake is not held open for a 503.
+        let over = try await RawHttpClient.connect(port: server.port)
+        #expect(await over.waitForClose(timeout: 5))
+        #expect(over.unreadBytes.isEmpty)
+        // The first client idles on its keep-alive connection: shutdown closes it and returns.
+        let started = ContinuousClock.now
+        #expect(await server.shutdown())
+        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(await first.waitForClose())
+    }
+
     @Test("the redirect port answers 308 to the same path over HTTPS, for the app's hosts only")
     func redirectPort() async throws {
         let folder = try TemporaryFolder()
         let files = try TlsCertificateFiles(in: folder, name: "site")
-        let port = try Self.freePort()
         try await withServer({
-            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key, redirectPort: port)
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key, redirectPort: 0)
         }) { server in
-            #expect(server.redirect?.port == port)
+            let port = try #require(server.httpRedirectPort)
+            #expect(port != server.port)
             let client = try await RawHttpClient.connect(port: port)
             try await client.send("POST /notes/1?edit=yes HTTP/1.1\r\nHost: localhost:\(port)\r\nContent-Length: 0\r\n\r\n")
             let redirect = try await client.readResponse()
             #expect(redirect.status == 308)
             #expect(redirect.header("Location") == "https://localhost:\(server.port)/notes/1?edit=yes")
+            try await client.send("GET http://localhost/abs?x HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(try await client.readResponse().header("Location") == "https://localhost:\(server.port)/abs?x")
+            try await client.send("GET / HTTP/1.1\r\nHost: [::1]:\(port)\r\n\r\n")
+            #expect(try await client.readResponse().header("Location") == "https://[::1]:\(server.port)/")
             try await client.send("GET / HTTP/1.1\r\nHost: attacker.example\r\n\r\n")
             #expect(try await client.readResponse().status == 421)
             try await client.send("GET / HTTP/1.1\r\n\r\n")
             #expect(try await client.readResponse().status == 400)
             await client.close()
         }
-        // With a public URL, it is the address.
-        let publicPort = try Self.freePort()
+        // A host the Host check lets through as a domain's suffix is not put in a Location.
         try await withServer({
-            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key, redirectPort: publicPort)
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key, redirectPort: 0)
+            $0.allowedHosts = [".example.com"]
+        }) { server in
+            let client = try await RawHttpClient.connect(port: try #require(server.httpRedirectPort))
+            try await client.send("GET / HTTP/1.1\r\nHost: tools.example.com\r\n\r\n")
+            #expect(try await client.readResponse().header("Location") == "https://tools.example.com:\(server.port)/")
+            for host in ["evil.test/.example.com", "evil.test?.example.com", "evil.test#.example.com"] {
+                try await client.send("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+                let refused = try await client.readResponse()
+                #expect(refused.status == 421, "\(host)")
+                #expect(refused.header("Location") == nil)
+            }
+            await client.close()
+        }
+        // With a public URL, it is the address.
+        try await withServer({
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key, redirectPort: 0)
             $0.publicUrl = "https://tools.example.com"
-        }) { _ in
-            let client = try await RawHttpClient.connect(port: publicPort)
+        }) { server in
+            let client = try await RawHttpClient.connect(port: try #require(server.httpRedirectPort))
             try await client.send("GET /a?b HTTP/1.1\r\nHost: tools.example.com\r\n\r\n")
             #expect(try await client.readResponse().header("Location") == "https://tools.example.com/a?b")
             await client.close()
@@ -220,6 +321,14 @@ struct TlsTests {
 
     // MARK: Helpers
 
+    /// How many of this process's descriptors are open on `path`.
+    static func openDescriptors(of path: String) throws -> Int {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { name in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name)) == target
+        }
+    }
+
     /// One GET of `/hello` over a new TLS connection that trusts only `certificate`; nil when
     /// the handshake fails.
     static func get(port: Int, trusting certificate: String) async throws -> RawHttpClient.Response? {
@@ -228,13 +337,5 @@ struct TlsTests {
         // A handshake that failed has closed the connection already.
         try? await client.send("GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         return try? await client.readResponse(timeout: 5)
-    }
-
-    /// A port nothing listens on now (the kernel's pick for a socket closed at once).
-    static func freePort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
-        let port = channel.localAddress?.port ?? 0
-        try channel.close().wait()
-        return port
     }
 }
