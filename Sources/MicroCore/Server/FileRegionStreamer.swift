@@ -89,9 +89,16 @@ final class FileRegionStreamer: ChannelOutboundHandler {
     }
 
     /// Hands on what waited behind a file, up to the next file; once nothing is left, tells
-    /// ``HttpHandler`` that it may answer again.
+    /// ``HttpHandler`` that it may answer again. On the loop's next turn: an empty file is
+    /// passed at once, from within HttpHandler's writing of its answer.
     private func passQueued(context: ChannelHandlerContext) {
-        defer { if isIdle { context.fireChannelWritabilityChanged() } }
+        defer {
+            if isIdle {
+                context.eventLoop.assumeIsolated().execute {
+                    if self.isIdle, self.failure == nil { context.fireChannelWritabilityChanged() }
+                }
+            }
+        }
         while current == nil, let (data, promise) = queued.popFirst() {
             switch data {
             case nil:
