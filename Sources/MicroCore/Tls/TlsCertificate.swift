@@ -20,7 +20,7 @@ struct TlsCertificate: Sendable {
         let keyFile = settings.keyFile
         try Self.checkReadable(certificateFile, what: "TLS certificate")
         // A key kept in the certificate's file is as open as that file is.
-        if Self.isOpenToEveryone(certificateFile),
+        if let mode = Self.mode(of: certificateFile), mode & 0o007 != 0,
             let text = try? String(contentsOfFile: certificateFile, encoding: .utf8), text.contains("PRIVATE KEY-----")
         {
             throw ConfigurationError(
@@ -44,10 +44,9 @@ struct TlsCertificate: Sendable {
         try Self.checkReadable(keyFile, what: "TLS key")
         // Readable by a group is the usual way to share a key with a service (Debian's
         // ssl-cert group, a certbot hook's copy); readable by everyone is a leaked key.
-        var info = stat()
-        if stat(keyFile, &info) == 0, Self.isOpenToEveryone(keyFile) {
+        if let mode = Self.mode(of: keyFile), mode & 0o007 != 0 {
             throw ConfigurationError(
-                "TLS key \(keyFile): every local user can \(info.st_mode & 0o004 != 0 ? "read" : "use") it (mode \(String(info.st_mode & 0o777, radix: 8))); make it private: chmod o-rwx \(PrivateFile.shellQuoted(keyFile))")
+                "TLS key \(keyFile): every local user can \(mode & 0o004 != 0 ? "read" : "use") it (mode \(String(mode & 0o777, radix: 8))); make it private: chmod o-rwx \(PrivateFile.shellQuoted(keyFile))")
         }
         let key: NIOSSLPrivateKey
         do { key = try NIOSSLPrivateKey(file: keyFile, format: .pem) } catch {
@@ -76,16 +75,15 @@ struct TlsCertificate: Sendable {
         guard access(path, R_OK) == 0 else {
             throw ConfigurationError("\(what) \(path): cannot be read (\(String(cString: strerror(errno)))).")
         }
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        guard let mode = mode(of: path), mode & S_IFMT == S_IFREG else {
             throw ConfigurationError("\(what) \(path): is not a file.")
         }
     }
 
-    /// Whether every local user may read, write or run the file.
-    private static func isOpenToEveryone(_ path: String) -> Bool {
+    /// The file's type and permissions; nil when it cannot be looked at.
+    private static func mode(of path: String) -> mode_t? {
         var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & 0o007 != 0
+        return stat(path, &info) == 0 ? info.st_mode : nil
     }
 
     private static func format(_ date: Date) -> String {
