@@ -68,6 +68,8 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CQrEncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // Yubico's libfido2: reads a passkey's public key (CBOR, COSE) and checks its signatures.
+        .systemLibrary(name: "CFido2", pkgConfig: "libfido2", providers: [.apt(["libfido2-dev"])]),
         // glibc's malloc_trim, which Swift's Glibc module does not declare.
         .systemLibrary(name: "CMalloc"),
         // The core: server, HTTP, routing, the app, sessions, security headers, views, static
@@ -109,12 +111,12 @@ let package = Package(
             // The ICU inside Foundation on Linux: UTS #39 confusables and bidi classes for usernames.
             linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
-        // The account pages, the users page, the audit, API tokens and the second factor: the
-        // only module that needs libqrencode.
+        // The account pages, the users page, the audit, API tokens, the second factor and
+        // passkeys: the only module that needs libqrencode and libfido2.
         .target(
             name: "MicroAccounts",
             dependencies: [
-                "MicroCore", "MicroAuth", "CQrEncode",
+                "MicroCore", "MicroAuth", "CQrEncode", "CFido2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -218,6 +220,8 @@ let package = Package(
                 "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting",
             ] + moduleTestDependencies + [
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The RS256 passkeys of the crafted ceremonies.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Reading what the two-factor tables hold.
                 .product(name: "SQLKit", package: "sql-kit"),
             ]

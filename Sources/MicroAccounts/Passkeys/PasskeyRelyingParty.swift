@@ -1,0 +1,35 @@
+import Crypto
+import MicroCore
+
+/// Who a passkey is for: the relying party id, a host name the passkey is bound to, and the one
+/// origin whose pages may use it.
+///
+/// Both follow the app's address: ``Settings/publicUrl`` when it is set, else the request's own
+/// scheme and host. There is none, and passkeys are not offered, where a browser would refuse
+/// them: on an IP address (WebAuthn's relying party id is a domain name) and over plain HTTP
+/// anywhere but `localhost`.
+public struct PasskeyRelyingParty: Sendable, Equatable {
+    /// The relying party id: the host, lowercase, without a port (`tools.example.com`).
+    public let id: String
+    /// The origin the client data must name exactly (`https://tools.example.com`).
+    public let origin: String
+
+    /// The relying party of the app at `origin` (`https://tools.example.com:8443`); nil for an
+    /// IP address, plain HTTP other than `localhost`, or text that is no origin.
+    public init?(origin text: String) {
+        guard let url = try? PublicUrl(text), url.path.isEmpty else { return nil }
+        let host = url.host
+        guard !host.hasPrefix("["), !Self.isIpv4(host) else { return nil }
+        guard url.isHttps || host == "localhost" || host.hasSuffix(".localhost") else { return nil }
+        id = host
+        origin = url.origin
+    }
+
+    /// SHA-256 of the id, which starts the authenticator data of each of its passkeys.
+    var idHash: [UInt8] { Array(SHA256.hash(data: Array(id.utf8))) }
+
+    private static func isIpv4(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+    }
+}
