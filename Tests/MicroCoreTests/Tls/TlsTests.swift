@@ -239,6 +239,54 @@ struct TlsTests {
         }
     }
 
+    @Test("a client that closes TCP without close_notify is taken as a half-close, and its connection freed")
+    func raggedEof() async throws {
+        let folder = try TemporaryFolder()
+        let files = try TlsCertificateFiles(in: folder, name: "site")
+        let holding = Flag(), ran = Flag()
+        let routes: (App) -> Void = { app in
+            app.get("/hold") { _ in
+                holding.set()
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+                return "cancelled"
+            }
+            app.get("/after") { _ in
+                ran.set()
+                return "after"
+            }
+        }
+        let tls: (inout Settings) -> Void = {
+            $0.tls = TlsSettings(certificateFile: files.certificate, keyFile: files.key)
+            $0.maxConnections = 1
+        }
+        try await withServer(tls, routes: routes) { server in
+            // openssl's client, killed: the kernel closes its socket, and no close_notify is sent.
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            client.arguments = ["s_client", "-connect", "127.0.0.1:\(server.port)", "-CAfile", files.certificate, "-verify_return_error", "-quiet"]
+            let input = Pipe()
+            client.standardInput = input
+            client.standardOutput = FileHandle.nullDevice
+            client.standardError = FileHandle.nullDevice
+            try client.run()
+            defer { if client.isRunning { kill(client.processIdentifier, SIGKILL) } }
+            input.fileHandleForWriting.write(Data("GET /hold HTTP/1.1\r\nHost: localhost\r\n\r\nGET /after HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+            #expect(await holding.wait(upTo: 10))
+            kill(client.processIdentifier, SIGKILL)
+            client.waitUntilExit()
+            // As a half-close: the route answering is cancelled and the request behind it runs.
+            // An error would have closed the connection with the request never run.
+            #expect(await ran.wait(upTo: 10))
+            // The one connection allowed is free again.
+            var answer: RawHttpClient.Response?
+            for _ in 0..<50 where answer == nil {
+                answer = try await Self.get(port: server.port, trusting: files.certificate)
+                if answer == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(answer?.text == "Hello")
+        }
+    }
+
     @Test("over the connection limit a TLS client is closed at once, and shutdown does not wait for idle clients")
     func refusalAndShutdown() async throws {
         let folder = try TemporaryFolder()
