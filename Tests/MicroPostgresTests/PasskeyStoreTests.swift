@@ -14,7 +14,7 @@ extension MicroPostgresTests {
             Passkey(
                 credentialId: Array("credential-\(user)-\(index)".utf8), username: user, userHandle: Array(repeating: handle, count: 32),
                 name: "key \(index) <b>'\"", publicKey: PasskeyPublicKey(algorithm: .es256, bytes: Array(repeating: UInt8(index), count: 64)),
-                signCount: UInt32(index), createdAt: now + Int64(index))
+                signCount: UInt32(index), backupEligible: index.isMultiple(of: 2), createdAt: now + Int64(index))
         }
 
         @Test(arguments: TestDatabaseKind.available)
@@ -75,7 +75,7 @@ extension MicroPostgresTests {
                 for index in 0..<60 {
                     #expect(try await store.spend(PasskeyChallenge(purpose: .signIn, now: now + Int64(index)), now: now + Int64(index)))
                 }
-                let later = now + 60 + PasskeyChallenge.lifetime
+                let later = now + 60 + PasskeyChallenge.lifetime + 60
                 for index in 0..<60 { #expect(try await store.spend(PasskeyChallenge(purpose: .signIn, now: later), now: later + Int64(index))) }
                 let rows = try await databases[0].sql.select().column("digest").from("micro_passkey_spent_challenges").all()
                 // A sweep among the later 60 deleted the first 60, all expired by then.

@@ -68,13 +68,19 @@ enum Fido2 {
         } ?? .unreadableKey
     }
 
-    /// Whether `key` is a key libfido2 can check signatures with: of its algorithm's length,
-    /// and a point on the curve or a valid RSA key. libfido2 reads a COSE key's coordinates
-    /// without checking them (a P-256 key without its y is all zeros there), so a registration
-    /// asks this before its key is stored.
+    /// Whether `key` is one to store: of its algorithm's length, a P-256 point on the curve,
+    /// or an RSA key with the exponent 65537 and an odd modulus. libfido2 reads a COSE key's
+    /// values without checking them (a P-256 key without its y has zeros there, an RSA key
+    /// without its exponent too, and an exponent of 1 would let anyone sign), so a registration
+    /// asks this before its key is stored. An Ed25519 key is taken as OpenSSL takes it.
     static func isUsable(_ key: PasskeyPublicKey) -> Bool {
         _ = initialized
         guard key.bytes.count == key.algorithm.keyLength else { return false }
+        if key.algorithm == .rs256 {
+            // libfido2's form: the 256-byte modulus, then the 3-byte exponent.
+            guard key.bytes[255] & 1 == 1, key.bytes[0] & 0x80 != 0, Array(key.bytes[256...]) == [1, 0, 1]
+            else { return false }
+        }
         return withPublicKey(key) { _, _ in true } ?? false
     }
 

@@ -10,4 +10,6 @@ public struct NewPasskey: Sendable, Equatable {
     public let userVerified: Bool
     /// Whether it may be synced to the person's other devices.
     public let backupEligible: Bool
+    /// The challenge it answered, taken from the pending ones: to be spent in the store.
+    public let challenge: PasskeyChallenge
 }

@@ -14,6 +14,9 @@ public struct Passkey: Sendable, Equatable {
     public var publicKey: PasskeyPublicKey
     /// The last signature counter seen; zero from authenticators that keep none.
     public var signCount: UInt32
+    /// Whether it may be synced to its owner's other devices, as it said when added: an
+    /// answer that says otherwise is not from it.
+    public var backupEligible: Bool
     /// When it was added (seconds since 1970).
     public var createdAt: Int64
     /// When it last signed in; 0 when never.
@@ -22,7 +25,7 @@ public struct Passkey: Sendable, Equatable {
     /// A passkey record.
     public init(
         credentialId: [UInt8], username: String, userHandle: [UInt8], name: String, publicKey: PasskeyPublicKey, signCount: UInt32,
-        createdAt: Int64, lastUsedAt: Int64 = 0
+        backupEligible: Bool, createdAt: Int64, lastUsedAt: Int64 = 0
     ) {
         self.credentialId = credentialId
         self.username = username
@@ -30,6 +33,7 @@ public struct Passkey: Sendable, Equatable {
         self.name = name
         self.publicKey = publicKey
         self.signCount = signCount
+        self.backupEligible = backupEligible
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
     }

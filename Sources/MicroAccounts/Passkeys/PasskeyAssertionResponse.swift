@@ -10,7 +10,7 @@ public struct PasskeyAssertionResponse: Sendable {
     /// The signature over the authenticator data and the client data's hash.
     public var signature: String
     /// The user handle of a discoverable passkey (`response.userHandle`); empty when the
-    /// authenticator gave none.
+    /// authenticator gave none, which only a second step or a confirmation takes.
     public var userHandle: String
 
     /// The fields as posted.
@@ -28,32 +28,38 @@ public struct PasskeyAssertionResponse: Sendable {
         try PasskeyField.decode(credentialId, "credential id", limit: PasskeyLimits.credentialId)
     }
 
-    /// Verifies the answer with the stored passkey found by its credential id: `publicKey`, its
-    /// last `signCount` and its user's `userHandle`.
+    /// Verifies the answer with `passkey`, the stored one its credential id found.
     ///
-    /// The challenge it names is taken from `pending` for `purpose` (spent, whatever comes
-    /// after); the client data must be a `webauthn.get` of `relyingParty`'s origin; the
-    /// authenticator data must be for its id with the person present (and verified, with
-    /// `userVerification`); a user handle, when given, must be the user's; libfido2 checks the
-    /// signature; and the counter must have grown unless the authenticator keeps none.
+    /// The challenge it names is taken from `pending` for `purpose`, whatever comes after, and
+    /// given back in the result: a cookie session's `pending` is only this request's copy, so
+    /// the caller spends it in the ``PasskeyStore/spend(_:now:)`` too, which is what makes it
+    /// good once. The client data must be a `webauthn.get` of `relyingParty`'s origin. A
+    /// sign-in names no user beforehand, so the answer must carry the passkey's user handle;
+    /// the other purposes name the user signing in, `user`, whose passkey it must be. The
+    /// authenticator data must be for the relying party's id, with the person present (and
+    /// verified, with `userVerification`), and as eligible for backup as when it was added;
+    /// libfido2 checks the signature; and the counter must have grown unless the authenticator
+    /// keeps none.
     public func verify(
         purpose: PasskeyChallenge.Purpose, against pending: inout PendingPasskeyChallenges, at now: Int64,
-        relyingParty: PasskeyRelyingParty, publicKey: PasskeyPublicKey, signCount: UInt32, userHandle expectedHandle: [UInt8],
-        userVerification: Bool
+        relyingParty: PasskeyRelyingParty, passkey: Passkey, user: String?, userVerification: Bool
     ) throws(PasskeyError) -> PasskeyUse {
         let clientData = try PasskeyClientData(clientData)
-        guard pending.take(clientData.challenge, for: purpose, at: now) != nil else { throw .wrongChallenge }
+        guard let challenge = pending.take(clientData.challenge, for: purpose, at: now) else { throw .wrongChallenge }
         try clientData.check(.get, for: relyingParty)
-        let data = try PasskeyField.decode(authenticatorData, "authenticator data", limit: PasskeyLimits.authenticatorData)
+        let data = try PasskeyField.decode(authenticatorData, "authenticator data", limit: PasskeyLimits.assertionData)
         let signed = try PasskeyField.decode(signature, "signature", limit: PasskeyLimits.signature)
-        if !userHandle.isEmpty {
+        if purpose == .signIn {
             let handle = try PasskeyField.decode(userHandle, "user handle", limit: PasskeyLimits.userHandle)
-            guard Totp.constantTimeEqual(handle, expectedHandle) else { throw .wrongCredential }
+            guard Totp.constantTimeEqual(handle, passkey.userHandle) else { throw .wrongCredential }
+        } else {
+            guard let user, user == passkey.username else { throw .wrongCredential }
         }
         guard let header = PasskeyAuthenticatorHeader(data) else { throw .malformed("authenticator data") }
         try header.check(for: relyingParty, userVerification: userVerification)
+        guard header.backupEligible == passkey.backupEligible else { throw .wrongCredential }
         switch Fido2.verifyAssertion(
-            authenticatorData: data, clientData: clientData.bytes, signature: signed, key: publicKey, relyingPartyId: relyingParty.id,
+            authenticatorData: data, clientData: clientData.bytes, signature: signed, key: passkey.publicKey, relyingPartyId: relyingParty.id,
             userVerification: userVerification)
         {
         case .verified: break
@@ -61,9 +67,9 @@ public struct PasskeyAssertionResponse: Sendable {
         case .unreadableKey, .badSignature: throw .badSignature
         }
         // WebAuthn's rule: a counter is kept once either side is not zero, and must then grow.
-        if signCount != 0 || header.signCount != 0 {
-            guard header.signCount > signCount else { throw .counterWentBack }
+        if passkey.signCount != 0 || header.signCount != 0 {
+            guard header.signCount > passkey.signCount else { throw .counterWentBack }
         }
-        return PasskeyUse(signCount: header.signCount, userVerified: header.userVerified)
+        return PasskeyUse(signCount: header.signCount, userVerified: header.userVerified, challenge: challenge)
     }
 }

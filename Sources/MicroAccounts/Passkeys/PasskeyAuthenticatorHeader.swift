@@ -10,6 +10,8 @@ struct PasskeyAuthenticatorHeader {
     let userVerified: Bool
     /// BE: the credential may be copied to the person's other devices (a synced passkey).
     let backupEligible: Bool
+    /// BS: it is copied now; never without BE.
+    let backedUp: Bool
     /// The signature counter; zero from authenticators that keep none.
     let signCount: UInt32
 
@@ -21,12 +23,15 @@ struct PasskeyAuthenticatorHeader {
         userPresent = flags & 0x01 != 0
         userVerified = flags & 0x04 != 0
         backupEligible = flags & 0x08 != 0
+        backedUp = flags & 0x10 != 0
         signCount = data[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    /// Checks the relying party and the flags: present always, verified when required.
+    /// Checks the relying party and the flags: present always, verified when required, and
+    /// backed up only when it may be.
     func check(for relyingParty: PasskeyRelyingParty, userVerification: Bool) throws(PasskeyError) {
         guard Totp.constantTimeEqual(Array(relyingPartyIdHash), relyingParty.idHash) else { throw .wrongRelyingParty }
+        guard backupEligible || !backedUp else { throw .malformed("authenticator data") }
         guard userPresent else { throw .userNotPresent }
         guard userVerified || !userVerification else { throw .userNotVerified }
     }

@@ -43,8 +43,13 @@ public struct PasskeyChallenge: Sendable, Equatable, Codable {
     /// The challenge as the page hands it to the browser: base64url.
     public var text: String { Base64Url.encode(bytes) }
 
-    /// Whether it is still taken at `now`; one from the future (a clock set back) is not.
+    /// How far ahead of `now` a challenge may have been made: another instance's clock may be a
+    /// little ahead of this one's.
+    static let clockSkew: Int64 = 5
+
+    /// Whether it is still taken at `now`; one from further in the future than the clocks of
+    /// two instances differ (a clock set back) is not.
     public func isLive(at now: Int64) -> Bool {
-        now >= issuedAt && now - issuedAt < Self.lifetime
+        now >= issuedAt - Self.clockSkew && now - issuedAt < Self.lifetime
     }
 }

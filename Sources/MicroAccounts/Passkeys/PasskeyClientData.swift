@@ -5,7 +5,9 @@ import Foundation
 public struct PasskeyClientData: Sendable {
     /// The ceremony a page asks for: `webauthn.create` to register, `webauthn.get` to sign in.
     public enum Ceremony: String, Sendable {
+        /// A registration.
         case create = "webauthn.create"
+        /// A sign-in, or a confirmation.
         case get = "webauthn.get"
     }
 

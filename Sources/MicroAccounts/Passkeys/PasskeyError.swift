@@ -23,9 +23,9 @@ public struct PasskeyError: Error, Sendable, Equatable, CustomStringConvertible 
     private let reason: Reason
 
     /// A field that is not what it should be: not base64url, not JSON, not authenticator data.
-    static func malformed(_ field: String) -> PasskeyError { PasskeyError(reason: .malformed(field)) }
+    public static func malformed(_ field: String) -> PasskeyError { PasskeyError(reason: .malformed(field)) }
     /// A field longer than ``PasskeyLimits`` allows.
-    static func tooLong(_ field: String) -> PasskeyError { PasskeyError(reason: .tooLong(field)) }
+    public static func tooLong(_ field: String) -> PasskeyError { PasskeyError(reason: .tooLong(field)) }
     /// Client data of another ceremony: `webauthn.get` where `webauthn.create` was expected.
     public static let wrongCeremony = PasskeyError(reason: .wrongCeremony)
     /// A challenge that is not the one this session is waiting for: foreign, spent or expired.
@@ -69,5 +69,6 @@ public struct PasskeyError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// The message.
     public var description: String { message }
 }

@@ -4,9 +4,12 @@
 enum PasskeyLimits {
     /// The client data JSON the browser wrote.
     static let clientData = 4096
-    /// The authenticator data: a fixed header, the credential and its key at registration,
-    /// and extensions.
-    static let authenticatorData = 4096
+    /// A registration's authenticator data: a fixed header, the credential and its key, and
+    /// extensions.
+    static let registrationData = 4096
+    /// A sign-in's authenticator data: the header and extensions. libfido2 builds the message
+    /// an EdDSA signature covers in a buffer of 1024 bytes, with the client data's hash.
+    static let assertionData = 512
     /// A signature: 512 bytes would be an RSA-4096 one.
     static let signature = 1024
     /// A credential id.

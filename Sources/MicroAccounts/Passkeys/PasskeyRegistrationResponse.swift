@@ -23,7 +23,9 @@ public struct PasskeyRegistrationResponse: Sendable {
     }
 
     /// Verifies the answer and gives the passkey it makes. The challenge it names is taken from
-    /// `pending` (spent, whatever comes after); the client data must be a `webauthn.create` of
+    /// `pending`, whatever comes after, and given back in the result: a cookie session's
+    /// `pending` is only this request's copy, so the caller spends it in the
+    /// ``PasskeyStore/spend(_:now:)`` too, which is what makes it good once. The client data must be a `webauthn.create` of
     /// `relyingParty`'s origin; the authenticator data must be for its id, with the person
     /// present (and verified, with `userVerification`), and carry a key of ES256, EdDSA or
     /// RS256 whose credential id is the one posted.
@@ -31,10 +33,10 @@ public struct PasskeyRegistrationResponse: Sendable {
         against pending: inout PendingPasskeyChallenges, at now: Int64, relyingParty: PasskeyRelyingParty, userVerification: Bool
     ) throws(PasskeyError) -> NewPasskey {
         let clientData = try PasskeyClientData(clientData)
-        guard pending.take(clientData.challenge, for: .registration, at: now) != nil else { throw .wrongChallenge }
+        guard let challenge = pending.take(clientData.challenge, for: .registration, at: now) else { throw .wrongChallenge }
         try clientData.check(.create, for: relyingParty)
         let postedId = try PasskeyField.decode(credentialId, "credential id", limit: PasskeyLimits.credentialId)
-        let data = try PasskeyField.decode(authenticatorData, "authenticator data", limit: PasskeyLimits.authenticatorData)
+        let data = try PasskeyField.decode(authenticatorData, "authenticator data", limit: PasskeyLimits.registrationData)
         guard let algorithm = Int32(exactly: algorithm).flatMap(PasskeyAlgorithm.init(rawValue:)) else { throw .unsupportedAlgorithm }
         guard let header = PasskeyAuthenticatorHeader(data), let credential = Fido2.attestedCredential(in: data, algorithm: algorithm),
             Fido2.isUsable(credential.publicKey)
@@ -45,6 +47,6 @@ public struct PasskeyRegistrationResponse: Sendable {
         guard Totp.constantTimeEqual(credential.id, postedId) else { throw .wrongCredential }
         return NewPasskey(
             credentialId: credential.id, publicKey: credential.publicKey, signCount: credential.signCount,
-            userVerified: header.userVerified, backupEligible: header.backupEligible)
+            userVerified: header.userVerified, backupEligible: header.backupEligible, challenge: challenge)
     }
 }

@@ -7,7 +7,8 @@ import MicroCore
 /// Both follow the app's address: ``Settings/publicUrl`` when it is set, else the request's own
 /// scheme and host. There is none, and passkeys are not offered, where a browser would refuse
 /// them: on an IP address (WebAuthn's relying party id is a domain name) and over plain HTTP
-/// anywhere but `localhost`.
+/// anywhere but `localhost`. Nor for an app mounted under a path (`https://example.com/tools`):
+/// a passkey belongs to a whole host, and every other app at that origin could ask it to sign.
 public struct PasskeyRelyingParty: Sendable, Equatable {
     /// The relying party id: the host, lowercase, without a port (`tools.example.com`).
     public let id: String

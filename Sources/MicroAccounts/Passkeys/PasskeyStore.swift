@@ -26,6 +26,7 @@ public final class PasskeyStore: Sendable {
                 .column("algorithm", type: .int, .notNull)
                 .column("public_key", type: .text, .notNull)
                 .column("sign_count", type: .bigint, .notNull)
+                .column("backup_eligible", type: .int, .notNull)
                 .column("created_at", type: .bigint, .notNull)
                 .column("last_used_at", type: .bigint, .notNull)
                 .run()
@@ -43,11 +44,14 @@ public final class PasskeyStore: Sendable {
     public func add(_ passkey: Passkey, limit: Int) async throws -> AddResult {
         try await database.run("add a passkey") { sql in
             let inserted = try await sql.insert(into: "micro_passkeys")
-                .columns("credential_id", "username", "user_handle", "name", "algorithm", "public_key", "sign_count", "created_at", "last_used_at")
+                .columns(
+                    "credential_id", "username", "user_handle", "name", "algorithm", "public_key", "sign_count", "backup_eligible", "created_at",
+                    "last_used_at")
                 .values(
                     SQLBind(Base64Url.encode(passkey.credentialId)), SQLBind(passkey.username), SQLBind(Base64Url.encode(passkey.userHandle)),
                     SQLBind(passkey.name), SQLBind(Int(passkey.publicKey.algorithm.rawValue)), SQLBind(Base64Url.encode(passkey.publicKey.bytes)),
-                    SQLBind(Int64(passkey.signCount)), SQLBind(passkey.createdAt), SQLBind(passkey.lastUsedAt)
+                    SQLBind(Int64(passkey.signCount)), SQLBind(passkey.backupEligible ? 1 : 0), SQLBind(passkey.createdAt),
+                    SQLBind(passkey.lastUsedAt)
                 )
                 .ignoringConflicts(with: ["credential_id"]).returning("credential_id").all()
             guard !inserted.isEmpty else { return .credentialTaken }
@@ -62,6 +66,7 @@ public final class PasskeyStore: Sendable {
 
     /// What ``add(_:limit:)`` came to.
     public enum AddResult: Sendable, Equatable {
+        /// Stored.
         case added
         /// The user has as many as the limit.
         case full
@@ -140,8 +145,9 @@ public final class PasskeyStore: Sendable {
         }
     }
 
-    /// Spends `challenge`: true the first time on any instance, false after. Kept until it
-    /// expires; expired ones are deleted every so often as challenges are spent.
+    /// Spends `challenge`: true the first time on any instance, false after. Kept a minute past
+    /// its expiry (for an instance whose clock is behind this one's), then deleted, every so
+    /// often as challenges are spent.
     public func spend(_ challenge: PasskeyChallenge, now: Int64) async throws -> Bool {
         let sweep = spent.withLock { (count: inout Int) -> Bool in
             count += 1
@@ -149,7 +155,7 @@ public final class PasskeyStore: Sendable {
         }
         let digest = Base64Url.encode(Array(SHA256.hash(data: challenge.bytes)))
         return try await database.run("spend a passkey challenge") { sql in
-            if sweep { try await sql.delete(from: "micro_passkey_spent_challenges").where("expires_at", .lessThanOrEqual, SQLBind(now)).run() }
+            if sweep { try await sql.delete(from: "micro_passkey_spent_challenges").where("expires_at", .lessThanOrEqual, SQLBind(now - 60)).run() }
             return try await !sql.insert(into: "micro_passkey_spent_challenges").columns("digest", "expires_at")
                 .values(SQLBind(digest), SQLBind(challenge.issuedAt + PasskeyChallenge.lifetime))
                 .ignoringConflicts(with: ["digest"]).returning("digest").all().isEmpty
@@ -161,7 +167,8 @@ public final class PasskeyStore: Sendable {
             .where("username", .equal, username).first()?.decode(column: "n", as: Int.self) ?? 0
     }
 
-    /// The rows as passkeys; a row whose encodings were spoiled by hand is left out.
+    /// The rows as passkeys; a row whose encodings were spoiled by hand is left out (it still
+    /// counts towards its user's limit, and goes with them).
     private static func passkeys(_ rows: [any SQLRow]) throws -> [Passkey] {
         try rows.compactMap { row in
             guard let credentialId = Base64Url.decode(try row.decode(column: "credential_id", as: String.self)),
@@ -173,7 +180,7 @@ public final class PasskeyStore: Sendable {
             return Passkey(
                 credentialId: credentialId, username: try row.decode(column: "username", as: String.self), userHandle: userHandle,
                 name: try row.decode(column: "name", as: String.self), publicKey: PasskeyPublicKey(algorithm: algorithm, bytes: key),
-                signCount: signCount, createdAt: try row.decode(column: "created_at", as: Int64.self),
+                signCount: signCount, backupEligible: try row.decode(column: "backup_eligible", as: Int.self) != 0, createdAt: try row.decode(column: "created_at", as: Int64.self),
                 lastUsedAt: try row.decode(column: "last_used_at", as: Int64.self))
         }
     }

@@ -4,4 +4,6 @@ public struct PasskeyUse: Sendable, Equatable {
     public let signCount: UInt32
     /// Whether the authenticator verified the person: a passkey that did is two factors.
     public let userVerified: Bool
+    /// The challenge it answered, taken from the pending ones: to be spent in the store.
+    public let challenge: PasskeyChallenge
 }

@@ -18,23 +18,29 @@ import Testing
         return (pending, challenge)
     }
 
-    /// Registers `authenticator`'s credential and gives what was stored.
-    func registered(_ authenticator: SoftwareAuthenticator) throws -> NewPasskey {
+    /// Registers `authenticator`'s credential for ann and gives what the store would keep.
+    func registered(_ authenticator: SoftwareAuthenticator, flags: UInt8 = SoftwareAuthenticator.presentAndVerified) throws -> Passkey {
         var (pending, challenge) = pending(.registration)
-        let response = try authenticator.register(challenge, relyingParty: relyingParty)
-        return try response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
+        let response = try authenticator.register(challenge, relyingParty: relyingParty, flags: flags)
+        let made = try response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
+        #expect(made.challenge == challenge, "the challenge to spend")
+        return Passkey(
+            credentialId: made.credentialId, username: "ann", userHandle: userHandle, name: "key", publicKey: made.publicKey,
+            signCount: made.signCount, backupEligible: made.backupEligible, createdAt: now)
     }
 
-    /// Verifies a sign-in answer `response` for `passkey` with a fresh pending challenge taken by `make`.
+    /// Verifies the answer `make` gives to a fresh pending challenge for `purpose`, with `passkey`.
     func signIn(
-        _ passkey: NewPasskey, signCount: UInt32? = nil, userVerification: Bool = true,
+        _ passkey: Passkey, purpose: PasskeyChallenge.Purpose = .signIn, user: String? = nil, userVerification: Bool = true,
         _ make: (PasskeyChallenge) throws -> PasskeyAssertionResponse
     ) throws -> PasskeyUse {
-        var (pending, challenge) = pending(.signIn)
+        var (pending, challenge) = pending(purpose)
         let response = try make(challenge)
-        return try response.verify(
-            purpose: .signIn, against: &pending, at: now, relyingParty: relyingParty, publicKey: passkey.publicKey,
-            signCount: signCount ?? passkey.signCount, userHandle: userHandle, userVerification: userVerification)
+        let use = try response.verify(
+            purpose: purpose, against: &pending, at: now, relyingParty: relyingParty, passkey: passkey, user: user,
+            userVerification: userVerification)
+        #expect(use.challenge == challenge, "the challenge to spend")
+        return use
     }
 
     @Test(arguments: PasskeyAlgorithm.allCases)
@@ -44,10 +50,10 @@ import Testing
         #expect(passkey.credentialId == authenticator.credentialId)
         #expect(passkey.publicKey.algorithm == algorithm)
         #expect(passkey.signCount == 5)
-        #expect(passkey.userVerified)
+        #expect(!passkey.backupEligible)
         authenticator.signCount = 6
         let use = try signIn(passkey) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: userHandle) }
-        #expect(use == PasskeyUse(signCount: 6, userVerified: true))
+        #expect(use.signCount == 6 && use.userVerified)
     }
 
     @Test func anAnswerForAnotherOriginOrInAFrameOfAnotherSiteIsRefused() throws {
@@ -62,12 +68,15 @@ import Testing
                 try signIn(passkey) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: userHandle, origin: origin) }
             }
         }
-        #expect(throws: PasskeyError.wrongOrigin) {
-            try signIn(passkey) { challenge in
-                var response = try authenticator.assert(challenge, relyingParty: relyingParty, userHandle: userHandle)
-                let framed = SoftwareAuthenticator.clientData("webauthn.get", challenge: challenge.bytes, origin: relyingParty.origin, crossOrigin: true)
-                response.clientData = Base64Url.encode(framed)
-                return response
+        for (crossOrigin, extra) in [(true, ""), (false, ",\"topOrigin\":\"https://evil.test\"")] {
+            #expect(throws: PasskeyError.wrongOrigin, "in a frame of another site") {
+                try signIn(passkey) { challenge in
+                    var response = try authenticator.assert(challenge, relyingParty: relyingParty, userHandle: userHandle)
+                    let framed = SoftwareAuthenticator.clientData(
+                        "webauthn.get", challenge: challenge.bytes, origin: relyingParty.origin, crossOrigin: crossOrigin, extra: extra)
+                    response.clientData = Base64Url.encode(framed)
+                    return response
+                }
             }
         }
     }
@@ -91,15 +100,17 @@ import Testing
         authenticator.signCount += 1
         var (pending, challenge) = pending(.signIn)
         let response = try authenticator.assert(challenge, relyingParty: relyingParty, userHandle: userHandle)
-        func verify(_ response: PasskeyAssertionResponse, purpose: PasskeyChallenge.Purpose = .signIn, at time: Int64? = nil) throws -> PasskeyUse {
+        func verify(_ response: PasskeyAssertionResponse, at time: Int64? = nil) throws -> PasskeyUse {
             try response.verify(
-                purpose: purpose, against: &pending, at: time ?? now, relyingParty: relyingParty, publicKey: passkey.publicKey,
-                signCount: passkey.signCount, userHandle: userHandle, userVerification: true)
+                purpose: .signIn, against: &pending, at: time ?? now, relyingParty: relyingParty, passkey: passkey, user: nil,
+                userVerification: true)
         }
         _ = try verify(response)
         #expect(throws: PasskeyError.wrongChallenge, "reused") { try verify(response) }
 
-        // A challenge this session was never given (another session's, or made up).
+        // A challenge this session was never given (another session's, or made up), while it
+        // waits for one of its own.
+        pending.add(PasskeyChallenge(purpose: .signIn, now: now))
         let foreign = PasskeyChallenge(purpose: .signIn, now: now)
         #expect(throws: PasskeyError.wrongChallenge, "foreign") {
             try verify(try authenticator.assert(foreign, relyingParty: relyingParty, userHandle: userHandle))
@@ -215,16 +226,53 @@ import Testing
     }
 
     @Test func anAnswerAboutAnotherCredentialOrUserIsRefused() throws {
-        let authenticator = try SoftwareAuthenticator(.es256)
+        var authenticator = try SoftwareAuthenticator(.es256)
         var (pending, challenge) = pending(.registration)
         var response = try authenticator.register(challenge, relyingParty: relyingParty)
         response.credentialId = Base64Url.encode([UInt8](repeating: 1, count: 16))
         #expect(throws: PasskeyError.wrongCredential) { try response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true) }
 
         let passkey = try registered(authenticator)
-        #expect(throws: PasskeyError.wrongCredential) {
+        #expect(throws: PasskeyError.wrongCredential, "another user's handle") {
             try signIn(passkey) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: Array(repeating: 8, count: 32)) }
         }
+        // A sign-in names no user beforehand: the handle is what says whose passkey answered.
+        #expect(throws: PasskeyError.malformed("user handle"), "no handle") {
+            try signIn(passkey) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: []) }
+        }
+        // The second step names its user: the passkey must be theirs, handle or not.
+        authenticator.signCount += 1
+        #expect(throws: PasskeyError.wrongCredential, "another user's passkey") {
+            try signIn(passkey, purpose: .secondFactor, user: "bob") { try authenticator.assert($0, relyingParty: relyingParty, userHandle: []) }
+        }
+        #expect(throws: PasskeyError.wrongCredential, "no user named") {
+            try signIn(passkey, purpose: .secondFactor) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: []) }
+        }
+        #expect(try signIn(passkey, purpose: .secondFactor, user: "ann") { try authenticator.assert($0, relyingParty: relyingParty, userHandle: []) }.userVerified)
+    }
+
+    @Test func backupFlagsMustAgreeWithEachOtherAndWithTheStoredPasskey() throws {
+        var authenticator = try SoftwareAuthenticator(.es256)
+        var (pending, challenge) = pending(.registration)
+        let backedUpButNotEligible = try authenticator.register(challenge, relyingParty: relyingParty, flags: 0x15)
+        #expect(throws: PasskeyError.malformed("authenticator data")) {
+            try backedUpButNotEligible.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
+        }
+        let synced = try registered(authenticator, flags: 0x1D)
+        #expect(synced.backupEligible)
+        authenticator.signCount += 1
+        #expect(throws: PasskeyError.wrongCredential, "no longer eligible") {
+            try signIn(synced) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: userHandle) }
+        }
+        #expect(try signIn(synced) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: userHandle, flags: 0x0D) }.signCount == 2)
+    }
+
+    /// An RSA COSE key of a real modulus with `exponent` in place of its own.
+    func rsaKey(exponent: [UInt8]?) throws -> [UInt8] {
+        guard case .rs256(let key) = try SoftwareAuthenticator(.rs256).key else { return [] }
+        var pairs: [(Int, Cbor.Value)] = [(1, .int(3)), (3, .int(-257)), (-1, .bytes(Array(try key.publicKey.getKeyPrimitives().modulus)))]
+        if let exponent { pairs.append((-2, .bytes(exponent))) }
+        return Cbor.map(pairs)
     }
 
     @Test func malformedOrOversizedFieldsAreRefusedBeforeTheyAreParsed() throws {
@@ -274,11 +322,14 @@ import Testing
             ("a point off the curve", Cbor.map([(1, .int(2)), (3, .int(-7)), (-1, .int(1)), (-2, .bytes([UInt8](repeating: 1, count: 32))), (-3, .bytes([UInt8](repeating: 2, count: 32)))])),
             ("an ES384 key", Cbor.map([(1, .int(2)), (3, .int(-35)), (-1, .int(2)), (-2, .bytes([UInt8](repeating: 1, count: 48))), (-3, .bytes([UInt8](repeating: 2, count: 48)))])),
             ("no map", Cbor.int(-7)),
+            ("an RSA key with the exponent 1", try rsaKey(exponent: [0, 0, 1])),
+            ("an RSA key without its exponent", try rsaKey(exponent: nil)),
         ]
         for (label, key) in spoiledKeys {
             #expect(throws: PasskeyError.malformed("authenticator data"), "\(label)") {
                 try register { response, _ in
                     response.authenticatorData = Base64Url.encode(try authenticator.registrationData(relyingPartyId: relyingParty.id, coseKey: key))
+                    if label.hasPrefix("an RSA") { response.algorithm = -257 }
                 }
             }
         }
@@ -310,26 +361,42 @@ import Testing
         }
     }
 
-    /// Every byte of a registration's authenticator data changed to random values, many times:
-    /// each answer is refused with a reason or taken, and nothing crashes.
+    /// Bytes of a registration's and a sign-in's authenticator data changed to random values,
+    /// many times: each answer is refused with a reason or, where the change missed what is
+    /// checked, taken with the credential it was made for; nothing crashes.
     @Test func spoiledAuthenticatorDataNeverCrashesTheParser() throws {
+        var generator = SystemRandomNumberGenerator()
+        func spoil(_ data: [UInt8], round: Int, from start: Int) -> [UInt8] {
+            var spoiled = data
+            for _ in 0..<(1 + round % 4) {
+                spoiled[Int.random(in: start..<spoiled.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if round % 5 == 0 { spoiled = Array(spoiled.prefix(Int.random(in: 0..<spoiled.count, using: &generator))) }
+            return spoiled
+        }
         for algorithm in PasskeyAlgorithm.allCases {
-            let authenticator = try SoftwareAuthenticator(algorithm)
+            var authenticator = try SoftwareAuthenticator(algorithm)
             let challenge = PasskeyChallenge(purpose: .registration, now: now)
             let valid = try authenticator.register(challenge, relyingParty: relyingParty)
             let data = Base64Url.decode(valid.authenticatorData)!
-            var generator = SystemRandomNumberGenerator()
             for round in 0..<600 {
-                var spoiled = data
-                for _ in 0..<(1 + round % 4) {
-                    spoiled[Int.random(in: 37..<spoiled.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
-                }
-                if round % 5 == 0 { spoiled = Array(spoiled.prefix(Int.random(in: 37..<spoiled.count, using: &generator))) }
                 var pending = PendingPasskeyChallenges()
                 pending.add(challenge)
                 var response = valid
-                response.authenticatorData = Base64Url.encode(spoiled)
-                _ = try? response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
+                response.authenticatorData = Base64Url.encode(spoil(data, round: round, from: 37))
+                if let made = try? response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true) {
+                    #expect(made.credentialId == authenticator.credentialId)
+                }
+            }
+            let passkey = try registered(authenticator)
+            authenticator.signCount += 1
+            for round in 0..<300 {
+                _ = try? signIn(passkey) { challenge in
+                    var response = try authenticator.assert(challenge, relyingParty: relyingParty, userHandle: userHandle)
+                    let assertion = Base64Url.decode(response.authenticatorData)! + [0xA1, 0x61, 0x78, 0x01]
+                    response.authenticatorData = Base64Url.encode(spoil(assertion, round: round, from: 0))
+                    return response
+                }
             }
         }
     }

@@ -15,15 +15,4 @@ import Testing
         pending.add(later)
         #expect(pending.challenges == [later])
     }
-
-    @Test func aChallengeIsThirtyTwoFreshBytesAndNotTakenBeforeItWasMade() {
-        let one = PasskeyChallenge(purpose: .signIn, now: 5000)
-        let two = PasskeyChallenge(purpose: .signIn, now: 5000)
-        #expect(one.bytes.count == 32)
-        #expect(one.bytes != two.bytes)
-        #expect(one.text.count == 43)
-        #expect(!one.isLive(at: 4999))
-        #expect(one.isLive(at: 5000 + PasskeyChallenge.lifetime - 1))
-        #expect(!one.isLive(at: 5000 + PasskeyChallenge.lifetime))
-    }
 }
