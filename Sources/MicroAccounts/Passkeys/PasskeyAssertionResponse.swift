@@ -28,7 +28,8 @@ public struct PasskeyAssertionResponse: Sendable {
         try PasskeyField.decode(credentialId, "credential id", limit: PasskeyLimits.credentialId)
     }
 
-    /// Verifies the answer with `passkey`, the stored one its credential id found.
+    /// Verifies the answer with `passkey`, the stored one its credential id found (another
+    /// passkey is refused).
     ///
     /// The challenge it names is taken from `pending` for `purpose`, whatever comes after, and
     /// given back in the result: a cookie session's `pending` is only this request's copy, so
@@ -47,6 +48,9 @@ public struct PasskeyAssertionResponse: Sendable {
         let clientData = try PasskeyClientData(clientData)
         guard let challenge = pending.take(clientData.challenge, for: purpose, at: now) else { throw .wrongChallenge }
         try clientData.check(.get, for: relyingParty)
+        // The caller found `passkey` by this id; checked here too, so that no caller can verify
+        // an answer with another passkey's key.
+        guard Totp.constantTimeEqual(try credentialIdBytes(), passkey.credentialId) else { throw .wrongCredential }
         let data = try PasskeyField.decode(authenticatorData, "authenticator data", limit: PasskeyLimits.assertionData)
         let signed = try PasskeyField.decode(signature, "signature", limit: PasskeyLimits.signature)
         if purpose == .signIn {

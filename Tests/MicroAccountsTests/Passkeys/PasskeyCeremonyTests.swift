@@ -166,8 +166,12 @@ import Testing
         }
         var other = try SoftwareAuthenticator(algorithm)
         other.signCount = authenticator.signCount
-        #expect(throws: PasskeyError.badSignature, "another key's") {
-            try signIn(passkey) { try other.assert($0, relyingParty: relyingParty, userHandle: userHandle) }
+        #expect(throws: PasskeyError.badSignature, "another key's, under this credential id") {
+            try signIn(passkey) { challenge in
+                var response = try other.assert(challenge, relyingParty: relyingParty, userHandle: userHandle)
+                response.credentialId = Base64Url.encode(authenticator.credentialId)
+                return response
+            }
         }
         #expect(throws: PasskeyError.badSignature, "client data changed after signing") {
             try signIn(passkey) { challenge in
@@ -235,6 +239,11 @@ import Testing
         let passkey = try registered(authenticator)
         #expect(throws: PasskeyError.wrongCredential, "another user's handle") {
             try signIn(passkey) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: Array(repeating: 8, count: 32)) }
+        }
+        var other = passkey
+        other.credentialId = [UInt8](repeating: 9, count: 16)
+        #expect(throws: PasskeyError.wrongCredential, "verified with a passkey of another credential id") {
+            try signIn(other) { try authenticator.assert($0, relyingParty: relyingParty, userHandle: userHandle) }
         }
         // A sign-in names no user beforehand: the handle is what says whose passkey answered.
         #expect(throws: PasskeyError.malformed("user handle"), "no handle") {
