@@ -19,10 +19,9 @@ enum Fido2 {
     /// the data holds none, or a key of another algorithm, or is malformed.
     static func attestedCredential(in authenticatorData: [UInt8], algorithm: PasskeyAlgorithm) -> AttestedCredential? {
         _ = initialized
-        guard !authenticatorData.isEmpty else { return nil }
         var credential = fido_cred_new()
         defer { fido_cred_free(&credential) }
-        guard credential != nil, fido_cred_set_type(credential, algorithm.fido2Type) == FIDO_OK,
+        guard credential != nil, fido_cred_set_type(credential, algorithm.rawValue) == FIDO_OK,
             authenticatorData.withUnsafeBufferPointer({ fido_cred_set_authdata_raw(credential, $0.baseAddress, $0.count) }) == FIDO_OK,
             let idStart = fido_cred_id_ptr(credential), let keyStart = fido_cred_pubkey_ptr(credential)
         else { return nil }
@@ -51,7 +50,7 @@ enum Fido2 {
         userVerification: Bool
     ) -> AssertionCheck {
         _ = initialized
-        guard !authenticatorData.isEmpty, !clientData.isEmpty, !signature.isEmpty else { return .malformedAuthenticatorData }
+        // Empty fields never get here (``PasskeyField`` refuses them), and libfido2 refuses them too.
         var assertion = fido_assert_new()
         defer { fido_assert_free(&assertion) }
         guard assertion != nil, fido_assert_set_count(assertion, 1) == FIDO_OK else { return .badSignature }
@@ -75,8 +74,7 @@ enum Fido2 {
     /// asks this before its key is stored. An Ed25519 key is taken as OpenSSL takes it.
     static func isUsable(_ key: PasskeyPublicKey) -> Bool {
         _ = initialized
-        guard key.bytes.count == key.algorithm.keyLength else { return false }
-        if key.algorithm == .rs256 {
+        if key.algorithm == .rs256, key.bytes.count == key.algorithm.keyLength {
             // libfido2's form: the 256-byte modulus, then the 3-byte exponent.
             guard key.bytes[255] & 1 == 1, key.bytes[0] & 0x80 != 0, Array(key.bytes[256...]) == [1, 0, 1]
             else { return false }

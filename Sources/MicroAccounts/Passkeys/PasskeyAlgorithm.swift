@@ -1,7 +1,5 @@
-import CFido2
-
-/// A passkey's signature algorithm, as COSE names it: the three Micro asks authenticators for,
-/// in the order it prefers them.
+/// A passkey's signature algorithm, as COSE names it (libfido2's `COSE_ES256`, ... are these
+/// same numbers): the three Micro asks authenticators for, in the order it prefers them.
 public enum PasskeyAlgorithm: Int32, Sendable, CaseIterable, Codable {
     /// ECDSA with P-256 and SHA-256: what nearly every authenticator makes.
     case es256 = -7
@@ -20,15 +18,6 @@ public enum PasskeyAlgorithm: Int32, Sendable, CaseIterable, Codable {
         case .es256: 64
         case .edDsa: 32
         case .rs256: 259
-        }
-    }
-
-    /// libfido2's constant for it.
-    var fido2Type: Int32 {
-        switch self {
-        case .es256: COSE_ES256
-        case .edDsa: COSE_EDDSA
-        case .rs256: COSE_RS256
         }
     }
 }

@@ -24,10 +24,11 @@ public struct PasskeyRelyingParty: Sendable, Equatable {
         guard url.isHttps || host == "localhost" || host.hasSuffix(".localhost") else { return nil }
         id = host
         origin = url.origin
+        idHash = Array(SHA256.hash(data: Array(host.utf8)))
     }
 
     /// SHA-256 of the id, which starts the authenticator data of each of its passkeys.
-    var idHash: [UInt8] { Array(SHA256.hash(data: Array(id.utf8))) }
+    let idHash: [UInt8]
 
     private static func isIpv4(_ host: String) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)

@@ -29,6 +29,12 @@ import Testing
             signCount: made.signCount, backupEligible: made.backupEligible, createdAt: now)
     }
 
+    /// Verifies the registration answer `make` gives to a fresh pending challenge.
+    func register(_ make: (PasskeyChallenge) throws -> PasskeyRegistrationResponse) throws -> NewPasskey {
+        var (pending, challenge) = pending(.registration)
+        return try make(challenge).verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
+    }
+
     /// Verifies the answer `make` gives to a fresh pending challenge for `purpose`, with `passkey`.
     func signIn(
         _ passkey: Passkey, purpose: PasskeyChallenge.Purpose = .signIn, user: String? = nil, userVerification: Bool = true,
@@ -58,9 +64,9 @@ import Testing
 
     @Test func anAnswerForAnotherOriginOrInAFrameOfAnotherSiteIsRefused() throws {
         let authenticator = try SoftwareAuthenticator(.es256)
-        var (pending, challenge) = pending(.registration)
-        let response = try authenticator.register(challenge, relyingParty: relyingParty, origin: "https://tools.example.com.evil.test")
-        #expect(throws: PasskeyError.wrongOrigin) { try response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true) }
+        #expect(throws: PasskeyError.wrongOrigin) {
+            try register { try authenticator.register($0, relyingParty: relyingParty, origin: "https://tools.example.com.evil.test") }
+        }
 
         let passkey = try registered(authenticator)
         for origin in ["https://evil.test", "http://tools.example.com", "https://tools.example.com:8443"] {
@@ -83,10 +89,8 @@ import Testing
 
     @Test func authenticatorDataForAnotherRelyingPartyIsRefused() throws {
         let authenticator = try SoftwareAuthenticator(.es256)
-        var (pending, challenge) = pending(.registration)
-        let response = try authenticator.register(challenge, relyingParty: relyingParty, relyingPartyId: "example.com")
         #expect(throws: PasskeyError.wrongRelyingParty) {
-            try response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
+            try register { try authenticator.register($0, relyingParty: relyingParty, relyingPartyId: "example.com") }
         }
         let passkey = try registered(authenticator)
         #expect(throws: PasskeyError.wrongRelyingParty) {
@@ -139,10 +143,8 @@ import Testing
 
     @Test func clientDataOfTheOtherCeremonyIsRefused() throws {
         let authenticator = try SoftwareAuthenticator(.es256)
-        var (pending, challenge) = pending(.registration)
-        let response = try authenticator.register(challenge, relyingParty: relyingParty, type: "webauthn.get")
         #expect(throws: PasskeyError.wrongCeremony) {
-            try response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
+            try register { try authenticator.register($0, relyingParty: relyingParty, type: "webauthn.get") }
         }
         let passkey = try registered(authenticator)
         #expect(throws: PasskeyError.wrongCeremony) {
@@ -286,45 +288,45 @@ import Testing
 
     @Test func malformedOrOversizedFieldsAreRefusedBeforeTheyAreParsed() throws {
         let authenticator = try SoftwareAuthenticator(.es256)
-        func register(_ change: (inout PasskeyRegistrationResponse, PasskeyChallenge) throws -> Void) throws -> NewPasskey {
+        func spoiled(_ change: (inout PasskeyRegistrationResponse, PasskeyChallenge) throws -> Void) throws -> NewPasskey {
             var (pending, challenge) = pending(.registration)
             var response = try authenticator.register(challenge, relyingParty: relyingParty)
             try change(&response, challenge)
             return try response.verify(against: &pending, at: now, relyingParty: relyingParty, userVerification: true)
         }
         func clientData(_ text: String) -> String { Base64Url.encode(Array(text.utf8)) }
-        #expect(throws: PasskeyError.malformed("client data"), "not base64url") { try register { response, _ in response.clientData = "e30=" } }
-        #expect(throws: PasskeyError.malformed("client data"), "not JSON") { try register { response, _ in response.clientData = clientData("{\"type\":") } }
+        #expect(throws: PasskeyError.malformed("client data"), "not base64url") { try spoiled { response, _ in response.clientData = "e30=" } }
+        #expect(throws: PasskeyError.malformed("client data"), "not JSON") { try spoiled { response, _ in response.clientData = clientData("{\"type\":") } }
         #expect(throws: PasskeyError.malformed("client data"), "invalid UTF-8") {
-            try register { response, _ in response.clientData = Base64Url.encode([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x7D]) }
+            try spoiled { response, _ in response.clientData = Base64Url.encode([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x7D]) }
         }
-        #expect(throws: PasskeyError.malformed("client data"), "empty") { try register { response, _ in response.clientData = "" } }
+        #expect(throws: PasskeyError.malformed("client data"), "empty") { try spoiled { response, _ in response.clientData = "" } }
         #expect(throws: PasskeyError.tooLong("client data")) {
-            try register { response, _ in response.clientData = String(repeating: "A", count: 8000) }
+            try spoiled { response, _ in response.clientData = String(repeating: "A", count: 8000) }
         }
         #expect(throws: PasskeyError.wrongChallenge, "a challenge that is not base64url") {
-            try register { response, _ in response.clientData = clientData("{\"type\":\"webauthn.create\",\"challenge\":\"++\",\"origin\":\"x\"}") }
+            try spoiled { response, _ in response.clientData = clientData("{\"type\":\"webauthn.create\",\"challenge\":\"++\",\"origin\":\"x\"}") }
         }
         #expect(throws: PasskeyError.tooLong("authenticator data")) {
-            try register { response, _ in response.authenticatorData = String(repeating: "A", count: 6000) }
+            try spoiled { response, _ in response.authenticatorData = String(repeating: "A", count: 6000) }
         }
         #expect(throws: PasskeyError.tooLong("credential id")) {
-            try register { response, _ in response.credentialId = Base64Url.encode([UInt8](repeating: 1, count: 1024)) }
+            try spoiled { response, _ in response.credentialId = Base64Url.encode([UInt8](repeating: 1, count: 1024)) }
         }
         for cut in [1, 10, 37, 60] {
             #expect(throws: PasskeyError.malformed("authenticator data"), "cut to \(cut) bytes") {
-                try register { response, _ in
+                try spoiled { response, _ in
                     response.authenticatorData = Base64Url.encode(Base64Url.decode(response.authenticatorData)!.prefix(cut))
                 }
             }
         }
         #expect(throws: PasskeyError.malformed("authenticator data"), "truncated CBOR") {
-            try register { response, _ in response.authenticatorData = Base64Url.encode(Base64Url.decode(response.authenticatorData)!.dropLast(5)) }
+            try spoiled { response, _ in response.authenticatorData = Base64Url.encode(Base64Url.decode(response.authenticatorData)!.dropLast(5)) }
         }
-        #expect(throws: PasskeyError.unsupportedAlgorithm, "ES384") { try register { response, _ in response.algorithm = -35 } }
-        #expect(throws: PasskeyError.unsupportedAlgorithm, "out of range") { try register { response, _ in response.algorithm = Int.max } }
+        #expect(throws: PasskeyError.unsupportedAlgorithm, "ES384") { try spoiled { response, _ in response.algorithm = -35 } }
+        #expect(throws: PasskeyError.unsupportedAlgorithm, "out of range") { try spoiled { response, _ in response.algorithm = Int.max } }
         #expect(throws: PasskeyError.malformed("authenticator data"), "a key of another algorithm than the one posted") {
-            try register { response, _ in response.algorithm = -8 }
+            try spoiled { response, _ in response.algorithm = -8 }
         }
         let spoiledKeys: [(String, [UInt8])] = [
             ("a P-256 key without its y", Cbor.map([(1, .int(2)), (3, .int(-7)), (-1, .int(1)), (-2, .bytes([UInt8](repeating: 1, count: 32)))])),
@@ -336,7 +338,7 @@ import Testing
         ]
         for (label, key) in spoiledKeys {
             #expect(throws: PasskeyError.malformed("authenticator data"), "\(label)") {
-                try register { response, _ in
+                try spoiled { response, _ in
                     response.authenticatorData = Base64Url.encode(try authenticator.registrationData(relyingPartyId: relyingParty.id, coseKey: key))
                     if label.hasPrefix("an RSA") { response.algorithm = -257 }
                 }
