@@ -19,15 +19,25 @@ enum Fido2 {
     /// the data holds none, or a key of another algorithm, or is malformed.
     static func attestedCredential(in authenticatorData: [UInt8], algorithm: PasskeyAlgorithm) -> AttestedCredential? {
         _ = initialized
+        guard let keyStart = coseKeyStart(in: authenticatorData), CborBounds.admits(authenticatorData[keyStart...]) else { return nil }
         var credential = fido_cred_new()
         defer { fido_cred_free(&credential) }
         guard credential != nil, fido_cred_set_type(credential, algorithm.rawValue) == FIDO_OK,
             authenticatorData.withUnsafeBufferPointer({ fido_cred_set_authdata_raw(credential, $0.baseAddress, $0.count) }) == FIDO_OK,
-            let idStart = fido_cred_id_ptr(credential), let keyStart = fido_cred_pubkey_ptr(credential)
+            let idBytes = fido_cred_id_ptr(credential), let keyBytes = fido_cred_pubkey_ptr(credential)
         else { return nil }
-        let id = Array(UnsafeBufferPointer(start: idStart, count: fido_cred_id_len(credential)))
-        let key = Array(UnsafeRawBufferPointer(start: keyStart, count: fido_cred_pubkey_len(credential)))
+        let id = Array(UnsafeBufferPointer(start: idBytes, count: fido_cred_id_len(credential)))
+        let key = Array(UnsafeRawBufferPointer(start: keyBytes, count: fido_cred_pubkey_len(credential)))
         return AttestedCredential(id: id, publicKey: PasskeyPublicKey(algorithm: algorithm, bytes: key), signCount: fido_cred_sigcount(credential))
+    }
+
+    /// Where the COSE key starts in registration data: after the header, the AAGUID and the
+    /// credential id; nil when the data carries no attested credential (flag AT) or is too short.
+    private static func coseKeyStart(in authenticatorData: [UInt8]) -> Int? {
+        let idLengthAt = 37 + 16
+        guard authenticatorData.count >= idLengthAt + 2, authenticatorData[32] & 0x40 != 0 else { return nil }
+        let start = idLengthAt + 2 + (Int(authenticatorData[idLengthAt]) << 8 | Int(authenticatorData[idLengthAt + 1]))
+        return start <= authenticatorData.count ? start : nil
     }
 
     /// What checking an assertion came to.
@@ -51,6 +61,8 @@ enum Fido2 {
     ) -> AssertionCheck {
         _ = initialized
         // Empty fields never get here (``PasskeyField`` refuses them), and libfido2 refuses them too.
+        // What follows the header is CBOR (the extensions), read by libfido2 only once bounded.
+        guard CborBounds.admits(authenticatorData.dropFirst(37)) else { return .malformedAuthenticatorData }
         var assertion = fido_assert_new()
         defer { fido_assert_free(&assertion) }
         guard assertion != nil, fido_assert_set_count(assertion, 1) == FIDO_OK else { return .badSignature }

@@ -372,6 +372,38 @@ import Testing
         }
     }
 
+    /// CBOR whose header claims far more than the data holds is refused before libcbor, which
+    /// allocates for the claim, reads it; extensions as authenticators write them are taken.
+    @Test func authenticatorDataClaimingMoreThanItHoldsIsRefused() throws {
+        let authenticator = try SoftwareAuthenticator(.es256)
+        let hugeMap: [UInt8] = [0xBB, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x02]
+        #expect(throws: PasskeyError.malformed("authenticator data"), "a key claiming 2^60 pairs") {
+            try register { challenge in
+                var response = try authenticator.register(challenge, relyingParty: relyingParty)
+                response.authenticatorData = Base64Url.encode(try authenticator.registrationData(relyingPartyId: relyingParty.id, coseKey: hugeMap))
+                return response
+            }
+        }
+        let withExtensions = SoftwareAuthenticator.presentAndVerified | 0x80
+        let made = try register { challenge in
+            var response = try authenticator.register(challenge, relyingParty: relyingParty)
+            let data = try authenticator.registrationData(relyingPartyId: relyingParty.id, flags: withExtensions) + CborBoundsTests.extensions
+            response.authenticatorData = Base64Url.encode(data)
+            return response
+        }
+        #expect(made.credentialId == authenticator.credentialId, "a key with extensions")
+        for (what, extensions) in [("claiming 2^60 pairs", hugeMap), ("indefinite", [0xBF, 0x01, 0x02, 0xFF])] {
+            #expect(throws: PasskeyError.malformed("authenticator data"), "a sign-in's extensions \(what)") {
+                try signIn(registered(authenticator)) { challenge in
+                    var response = try authenticator.assert(challenge, relyingParty: relyingParty, userHandle: userHandle)
+                    let data = authenticator.assertionData(relyingPartyId: relyingParty.id, flags: withExtensions) + extensions
+                    response.authenticatorData = Base64Url.encode(data)
+                    return response
+                }
+            }
+        }
+    }
+
     /// Bytes of a registration's and a sign-in's authenticator data changed to random values,
     /// many times: each answer is refused with a reason or, where the change missed what is
     /// checked, taken with the credential it was made for; nothing crashes.
