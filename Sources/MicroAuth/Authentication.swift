@@ -157,12 +157,22 @@ public struct Authentication: AppPlugin, Sendable {
         }
         let acceptsPasswords = acceptsPasswords
         app.addTemplateValue("passwordSignIn") { _ in acceptsPasswords ? true : nil }
+        // Other plugins' blocks beside the password form (``SignInPageAddition``).
+        let additions = app.signInPageAdditions
+        app.addTemplateValue("signInAdditions") { request in
+            additions.shown(for: request).blocks.map { block -> [String: any Sendable] in
+                var value: [String: any Sendable] = ["html": block.html]
+                if let script = block.script { value["script"] = script }
+                return value
+            }
+        }
+        app.addTemplateValue("usernameAutocomplete") { request in additions.shown(for: request).usernameAutocomplete }
         guard installsRoutes else { return }
         let signIn = signInPath + "/?"
         let signOut = signOutPath + "/?"
         app.get(signIn) { request in
             try service.page(request, template: signInTemplate, builtIn: AuthenticationTemplates.signInName, title: "Sign In") { request in
-                BuiltInPages.signIn(request, passwords: acceptsPasswords, buttons: externalSignIns.list)
+                BuiltInPages.signIn(request, passwords: acceptsPasswords, buttons: externalSignIns.list, additions: additions.shown(for: request))
             }
         }
         app.post(signIn) { request in

@@ -5,8 +5,10 @@ import MicroCore
 /// The layout shows the flash (`{{#flashMessages}}`). Without a layout the pages are whole
 /// HTML pages of their own.
 public enum AuthenticationTemplates {
-    /// The sign-in page: `title`, the single sign-on buttons (`signInButtons`) and, when
-    /// passwords sign in (`passwordSignIn`), the form to `signInPath`.
+    /// The sign-in page: `title`, the single sign-on buttons (`signInButtons`), other
+    /// plugins' blocks (`signInAdditions`: `html`, `script`) and, when passwords sign in
+    /// (`passwordSignIn`), the form to `signInPath`, its username field's `autocomplete` being
+    /// `usernameAutocomplete`.
     public static let signIn = """
         <h1>{{title}}</h1>
         {{#signInButtons}}
@@ -15,11 +17,15 @@ public enum AuthenticationTemplates {
           <p><button type="submit">{{label}}</button></p>
         </form>
         {{/signInButtons}}
+        {{#signInAdditions}}
+        {{{html}}}
+        {{#script}}<script src="{{script}}" defer></script>{{/script}}
+        {{/signInAdditions}}
         {{#passwordSignIn}}
         <form method="post" action="{{signInPath}}">
           {{{csrfField}}}
           <p><label for="username">Username</label><br>
-          <input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus></p>
+          <input id="username" name="username" autocomplete="{{usernameAutocomplete}}" autocapitalize="none" spellcheck="false" required autofocus></p>
           <p><label for="password">Password</label><br>
           <input id="password" name="password" type="password" autocomplete="current-password" required></p>
           <p><button type="submit">Sign in</button></p>

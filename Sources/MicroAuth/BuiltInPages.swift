@@ -3,7 +3,10 @@ import MicroCore
 /// The sign-in and sign-out pages for apps without their own templates: plain, escaped,
 /// carrying the CSRF field and the flash.
 enum BuiltInPages {
-    static func signIn(_ request: Request, passwords: Bool = true, buttons: [ExternalSignIn] = []) -> String {
+    static func signIn(
+        _ request: Request, passwords: Bool = true, buttons: [ExternalSignIn] = [],
+        additions: SignInPageAdditions.Shown = SignInPageAdditions.Shown()
+    ) -> String {
         let csrf = Html.escape(request.csrfToken)
         let external = buttons.map { way in
             """
@@ -13,13 +16,17 @@ enum BuiltInPages {
             </form>
             """
         }.joined(separator: "\n")
-        guard passwords else { return page(request, title: "Sign In", body: external) }
+        let added = additions.blocks.map { block in
+            block.html + (block.script.map { "\n<script src=\"\(Html.escape($0))\" defer></script>" } ?? "")
+        }.joined(separator: "\n")
+        let others = [external, added].filter { !$0.isEmpty }.joined(separator: "\n")
+        guard passwords else { return page(request, title: "Sign In", body: others) }
         let action = Html.escape(request.url(request.path))
-        return page(request, title: "Sign In", body: external + """
+        return page(request, title: "Sign In", body: others + """
             <form method="post" action="\(action)">
               <input type="hidden" name="_csrf" value="\(Html.escape(request.csrfToken))">
               <p><label for="username">Username</label><br>
-              <input id="username" name="username" autocomplete="username" autocapitalize="none" required autofocus></p>
+              <input id="username" name="username" autocomplete="\(Html.escape(additions.usernameAutocomplete))" autocapitalize="none" required autofocus></p>
               <p><label for="password">Password</label><br>
               <input id="password" name="password" type="password" autocomplete="current-password" required></p>
               <p><button type="submit">Sign in</button></p>

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Walks through the sample app in a real headless Chromium (Tests/Browser/walkthrough.py).
+# Walks through the sample app in a real headless Chromium (Tests/Browser/walkthrough.py), then
+# adds a passkey and signs in with it through Chromium's virtual authenticator
+# (Tests/Browser/passkeys.py).
 #
 #   bash Tests/Browser/run.sh
 #
@@ -57,6 +59,9 @@ trap 'sample_app_stop_all; exit 130' INT TERM
 users_db="$(mktemp -d)/users.db"
 walk_password="a walk $RANDOM in the park"
 printf '%s\n' "$walk_password" | "$SAMPLE_APP" add-user user --db "$users_db" --name User --role admin --cost 4 >/dev/null
+# The passkeys' walk has a user of its own: the walkthrough changes its user's password.
+passkey_password="keys $RANDOM under the mat"
+printf '%s\n' "$passkey_password" | "$SAMPLE_APP" add-user keys --db "$users_db" --name "Key Holder" --cost 4 >/dev/null
 say "serving $base_url (development mode, users in $users_db)"
 sample_app_start "$artifacts/server.log" PORT="$port" MICRO_ENV=development MICRO_USERS_DB="$users_db"
 sample_app_wait "$base_url/" "$SAMPLE_APP_PID" "$artifacts/server.log" || exit 1
@@ -65,6 +70,11 @@ sample_app_wait "$base_url/" "$SAMPLE_APP_PID" "$artifacts/server.log" || exit 1
 status=0
 BASE_URL="$base_url" ARTIFACTS="$artifacts" CHROMIUM_BINARY="$chromium_binary" WALK_PASSWORD="$walk_password" \
     timeout 300 "$python" "$repo/Tests/Browser/walkthrough.py" || status=$?
+# Passkeys, at localhost: browsers give them to no IP address.
+if [ "$status" -eq 0 ]; then
+    BASE_URL="http://localhost:$port" ARTIFACTS="$artifacts" CHROMIUM_BINARY="$chromium_binary" PASSKEY_USER=keys \
+        PASSKEY_PASSWORD="$passkey_password" timeout 180 "$python" "$repo/Tests/Browser/passkeys.py" || status=$?
+fi
 sample_app_stop_all
 
 case "$status" in

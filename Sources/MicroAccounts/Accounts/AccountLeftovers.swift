@@ -3,19 +3,21 @@ import MicroAuth
 import MicroCore
 
 /// What the account pages keep under a username beside the users table: API tokens, a second
-/// factor, listed sessions and activity. A user removed from the table (by a command, or by
+/// factor, passkeys, listed sessions and activity. A user removed from the table (by a command, or by
 /// SQL) leaves them behind; forgetting them keeps a later user of the same name from
 /// inheriting any of it: the activity stays in the audit, marked as an ended account's.
 public enum AccountLeftovers {
-    /// Deletes the API tokens, the second factor and the listed sessions kept for `username` in
+    /// Deletes the API tokens, the second factor, the passkeys and the listed sessions kept for `username` in
     /// `database` (the one the account pages keep their state in), and marks its activity as an
     /// ended account's (``ActivityLog/endAccount(of:at:)``).
     public static func forget(_ username: String, in database: Database, now: Int64 = Int64(Date().timeIntervalSince1970)) async throws {
         try await database.migrate(
-            DatabaseApiTokenStore.migrations + TwoFactorStore.migrations + DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations)
+            DatabaseApiTokenStore.migrations + TwoFactorStore.migrations + PasskeyStore.migrations + DatabaseSessionRegistry.migrations
+                + DatabaseActivityLog.migrations)
         let name = Username.key(username)
         try await DatabaseApiTokenStore(database).removeAll(of: name)
         _ = try await TwoFactorStore(database).disable(name)
+        try await PasskeyStore(database).removeAll(of: name)
         _ = try await DatabaseSessionRegistry(database).removeAll(of: name, keeping: nil)
         try await DatabaseActivityLog(database).endAccount(of: name, at: now)
     }

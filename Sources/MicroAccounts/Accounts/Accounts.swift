@@ -14,9 +14,10 @@ import MicroCore
 /// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
 /// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
 /// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``), and with a database the
-/// two-factor pages under `/account/two-factor` (``twoFactor``) and the API tokens
-/// (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``). Each answers JSON to a
-/// client that asks for it. Each page is a template an app restyles by writing its own of the
+/// two-factor pages under `/account/two-factor` (``twoFactor``), the passkeys under
+/// `/account/passkeys` and the sign-in by passkey (``passkeys``), and the API tokens
+/// (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``). Each
+/// answers JSON to a client that asks for it. Each page is a template an app restyles by writing its own of the
 /// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
 /// ``AccountTemplates``); the texts of flashes and refusals are settings here.
 public struct Accounts: AppPlugin, Sendable {
@@ -56,6 +57,9 @@ public struct Accounts: AppPlugin, Sendable {
     public var twoFactor = TwoFactorSettings()
     /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:)``.
     public var apiTokens = ApiTokenSettings()
+    /// Passkeys: the page under `/account/passkeys`, with the account pages' database
+    /// (``init(database:)``).
+    public var passkeys = PasskeySettings()
     /// The app's own events (``MicroCore/Request/recordAppEvent(_:subject:detail:)``), listed at
     /// ``auditPath``/app: in memory, or with ``init(database:)`` in its table, kept for ever
     /// unless the app gives a ``DatabaseAppEventLog`` a retention or a row limit.
@@ -110,6 +114,7 @@ public struct Accounts: AppPlugin, Sendable {
         AccountRoutes(service: service).install(in: app)
         AppEventRoutes(service: service).install(in: app)
         TwoFactorFeature.install(twoFactor, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
+        PasskeyFeature.install(passkeys, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
         installApiTokens(in: app, accounts: service)
     }
 }

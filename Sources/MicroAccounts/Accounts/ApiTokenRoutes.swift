@@ -67,7 +67,7 @@ struct ApiTokenRoutes {
         let (service, why) = available(request)
         guard let service else { throw HttpError(.forbidden, why) }
         guard !ApiTokenService.isByToken(request) else { throw HttpError(.forbidden, settings.tokenByTokenMessage) }
-        guard let name = ApiTokenName.accepted(request.params["name"] ?? "") else {
+        guard let name = ShownName.accepted(request.params["name"] ?? "", limit: ApiTokenLimits.nameLength) else {
             return try await list(request, problem: ("name", settings.nameMessage))
         }
         let typedDays = (request.params["expires_in_days"] ?? "").trimmingSpaces()

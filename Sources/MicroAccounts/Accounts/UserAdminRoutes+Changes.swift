@@ -96,7 +96,7 @@ extension UserAdminRoutes {
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.twoFactorDisabled, flash: texts.twoFactorReset)
     }
 
-    /// Deletes the API tokens, the second factor and the listed sessions kept under `username`
+    /// Deletes the API tokens, the second factor, the passkeys and the listed sessions kept under `username`
     /// in the account pages' tables, and marks its activity as an ended account's: after a
     /// removal, and before an add (a user removed some other way, by `remove-user` or SQL, left
     /// them), so that a new user of the name inherits none of it and sees only their own history.
@@ -104,10 +104,11 @@ extension UserAdminRoutes {
         do {
             try await request.service(ApiTokenService.self)?.store.removeAll(of: username)
             _ = try await request.twoFactor?.store?.disable(Username.key(username))
+            try await request.passkeys?.store?.removeAll(of: Username.key(username))
             _ = try await settings.sessions.removeAll(of: username, keeping: nil)
             try await settings.activity.endAccount(of: username, at: request.session.now)
         } catch {
-            request.logger.error("Cannot delete the tokens, second factor or history left by \(username): \(error)")
+            request.logger.error("Cannot delete the tokens, second factor, passkeys or history left by \(username): \(error)")
         }
     }
 

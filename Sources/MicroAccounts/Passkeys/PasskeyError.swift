@@ -48,6 +48,15 @@ public struct PasskeyError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A signature counter that did not grow: the key may have been copied.
     public static let counterWentBack = PasskeyError(reason: .counterWentBack)
 
+    /// Whether a field was not what a browser sends (not base64url, not JSON, too long): the
+    /// client's mistake, not a refusal of the passkey.
+    public var isMalformed: Bool {
+        switch reason {
+        case .malformed, .tooLong: true
+        default: false
+        }
+    }
+
     /// Whether this may be a copied authenticator, to be logged as such.
     public var isPossibleClone: Bool { reason == .counterWentBack }
 

@@ -9,9 +9,35 @@ extension Request {
     /// session (no one is signed in yet; the remembered page stays) and the browser to the
     /// code's page.
     func beginSecondFactor(_ stored: StoredUser) throws -> Never {
+        try redirect(to: try pendSecondFactor(stored))
+    }
+
+    /// Puts the pending step of `stored` into the session, as ``beginSecondFactor(_:)`` does,
+    /// and gives the code page's path, for a script to go to.
+    func pendSecondFactor(_ stored: StoredUser) throws -> String {
         guard let twoFactor else { throw ConfigurationError("A second factor is due without the account pages' two-factor service.") }
         try session.set(PendingSecondFactor.key, PendingSecondFactor(user: stored.user.username, at: session.now, stamp: CredentialStamp(stored).text))
-        try redirect(to: twoFactor.settings.signInPath)
+        return twoFactor.settings.signInPath
+    }
+
+    /// The user waiting at the second step of their sign-in, as the store holds them now; nil
+    /// when none waits or the wait expired. A password changed since the first step, or a user
+    /// removed, ends the wait too. Each of these drops the pending step.
+    func userAtSecondStep() async throws -> StoredUser? {
+        guard let twoFactor, let pending = session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) else { return nil }
+        let age = session.now - pending.at
+        guard age >= 0, age < twoFactor.settings.stepLifetime.components.seconds, let authentication = authenticationSettings else {
+            session.remove(PendingSecondFactor.key)
+            return nil
+        }
+        let stored = try await authentication.users.find(username: pending.user, using: authentication.hasher)
+        guard let stored, let signIns = services.service(AuthenticationService.self),
+            signIns.stands(CredentialStamp(text: pending.stamp), as: CredentialStamp(stored), username: stored.user.username)
+        else {
+            session.remove(PendingSecondFactor.key)
+            return nil
+        }
+        return stored
     }
 
     /// Whether `code` is right for `username`, checked as a password is: the same throttle

@@ -8,7 +8,9 @@ import MicroCore
 /// Basic or an API token) of such a user is refused with a `403` until they have it on.
 ///
 /// A session signed in by single sign-on (``Request/signInSource``) is not held to it: the
-/// provider, where the company enforces its own second factor, vouched for the person.
+/// provider, where the company enforces its own second factor, vouched for the person. Nor is
+/// one signed in by a passkey that verified the person (the device's PIN, fingerprint or face
+/// beside the device itself: two factors).
 struct TwoFactorRequirement {
     let service: TwoFactorService
     let routes: TwoFactorAccountRoutes
@@ -18,6 +20,9 @@ struct TwoFactorRequirement {
     static let confirmedKey = "_two_factor_on"
     /// How long that note stands, in seconds.
     static let confirmedLifetime: Int64 = 300
+    /// The session key naming the user a passkey that verified them signed in: a name, so that
+    /// another user signing in on the same session (which keeps its values) does not inherit it.
+    static let passkeyKey = "_two_factors_by_passkey"
 
     func install(in app: App) {
         let prefix = service.accountsPrefix
@@ -28,7 +33,7 @@ struct TwoFactorRequirement {
                 if try await service.isOn(user.username) { return }
                 throw HttpError(.forbidden, service.settings.requiredMessage)
             }
-            guard request.signInSource == nil else { return }
+            guard request.signInSource == nil, request.session[Self.passkeyKey] != Username.key(user.username) else { return }
             let now = request.session.now
             if let noted = request.session[Self.confirmedKey].flatMap(Int64.init), now >= noted, now - noted < Self.confirmedLifetime { return }
             let signOut = request.authenticationSettings?.signOutPath ?? "/signout"

@@ -7,28 +7,21 @@ struct TwoFactorSignInRoutes {
 
     func install(in app: App) {
         let path = service.settings.signInPath
-        app.get(path + "/?") { request in try page(request, problem: nil) }
+        app.get(path + "/?") { request in try await page(request, problem: nil) }
         app.post(path + "/?") { request in try await check(request) }
-    }
-
-    /// The pending step, while it has not expired; an expired one is dropped.
-    private func pending(_ request: Request) -> PendingSecondFactor? {
-        guard let pending = request.session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) else { return nil }
-        let age = request.session.now - pending.at
-        guard age >= 0, age < service.settings.stepLifetime.components.seconds else {
-            request.session.remove(PendingSecondFactor.key)
-            return nil
-        }
-        return pending
     }
 
     private func signInPath(_ request: Request) -> String {
         request.authenticationSettings?.signInPath ?? "/signin"
     }
 
-    private func page(_ request: Request, problem: String?) throws -> Response {
-        guard pending(request) != nil else { try request.redirect(to: signInPath(request)) }
-        let values: [String: Any] = ["title": "Two-factor sign-in", "action": request.url(service.settings.signInPath)]
+    private func page(_ request: Request, problem: String?) async throws -> Response {
+        guard let stored = try await request.userAtSecondStep() else { try request.redirect(to: signInPath(request)) }
+        var values: [String: Any] = ["title": "Two-factor sign-in", "action": request.url(service.settings.signInPath)]
+        // A passkey of the user's may answer instead of a code.
+        if let passkeys = request.passkeys, let step = try await passkeys.secondStep(request, for: stored.user.username) {
+            values["passkeyStep"] = step
+        }
         guard let problem else { return try request.render("two-factor/sign-in", values).makeResponse(for: request) }
         var errors = FieldErrors()
         errors.add("code", problem)
@@ -39,20 +32,13 @@ struct TwoFactorSignInRoutes {
     }
 
     private func check(_ request: Request) async throws -> Response {
-        guard let pending = pending(request), let authentication = request.authenticationSettings else {
-            try request.redirect(to: signInPath(request))
-        }
         // The user as the store holds them now: a password changed (or a user removed) since
         // the first step ends it.
-        let stored = try await authentication.users.find(username: pending.user, using: authentication.hasher)
-        let signIns = request.service(AuthenticationService.self)
-        guard let stored, let signIns, signIns.stands(CredentialStamp(text: pending.stamp), as: CredentialStamp(stored), username: stored.user.username)
-        else {
-            request.session.remove(PendingSecondFactor.key)
+        guard let stored = try await request.userAtSecondStep(), let authentication = request.authenticationSettings else {
             try request.redirect(to: signInPath(request))
         }
         let check = try await request.checkSecondFactor(request.params["code"] ?? "", of: stored.user.username)
-        guard let method = check.method else { return try page(request, problem: check.refusal(service.settings)) }
+        guard let method = check.method else { return try await page(request, problem: check.refusal(service.settings)) }
         request.session.remove(PendingSecondFactor.key)
         try await request.signIn(checked: stored, detail: method.rawValue)
         if method == .recoveryCode, let accounts = request.accounts {

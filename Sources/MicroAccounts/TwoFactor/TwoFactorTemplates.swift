@@ -4,7 +4,8 @@ import MicroCore
 /// The second factor's built-in templates, rendered in the app's layout; an app restyles one
 /// by writing its own of the same name in its views folder (`views/account/two-factor.mustache`).
 public enum TwoFactorTemplates {
-    /// `two-factor/sign-in`: `action`, and on a refusal `form.errors.code`.
+    /// `two-factor/sign-in`: `action`, on a refusal `form.errors.code`, and for a user with a
+    /// passkey `passkeyStep` (`html`, the button that uses one instead, and its `script`).
     public static let signIn = """
         <h1>{{title}}</h1>
         <form method="post" action="{{action}}">
@@ -15,6 +16,10 @@ public enum TwoFactorTemplates {
           {{#form.errors.code}}<span class="field-error" id="code-error">{{.}}</span>{{/form.errors.code}}</p>
           <p><button type="submit">Sign in</button></p>
         </form>
+        {{#passkeyStep}}
+        {{{html}}}
+        <script src="{{script}}" defer></script>
+        {{/passkeyStep}}
         """
 
     /// `account/two-factor`: `on` (with `codesLeft`, `disableAction`, `recoveryCodesAction`),

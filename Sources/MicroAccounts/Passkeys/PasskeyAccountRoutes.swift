@@ -1,0 +1,207 @@
+import MicroAuth
+import MicroCore
+
+/// The account page of passkeys: the user's list, adding one (the current password, then the
+/// browser's dialog), renaming and removing one.
+struct PasskeyAccountRoutes {
+    let service: PasskeyService
+    let accounts: AccountsService
+    private var settings: PasskeySettings { service.settings }
+
+    func install(in app: App) {
+        let base = service.pagePath
+        app.get(base + "/?") { request in try await page(request) }
+        app.post(base + "/options/?") { request in try await creationOptions(request) }
+        app.post(base + "/?") { request in try await add(request) }
+        app.post(base + "/:id/rename/?") { request in try await rename(request) }
+        app.post(base + "/:id/remove/?") { request in try await remove(request) }
+    }
+
+    /// The store, for a request of a signed-in browser; a refusal where there are no passkeys,
+    /// and for an API token (a token must not add or remove a way to sign in).
+    private func store(_ request: Request) throws -> PasskeyStore {
+        guard let store = service.store else { throw HttpError(.forbidden, settings.unavailableMessage) }
+        guard !ApiTokenService.isByToken(request) else { throw HttpError(.forbidden, accounts.settings.apiTokens.tokenByTokenMessage) }
+        return store
+    }
+
+    /// The store and the relying party, to add a passkey; a refusal where a browser would
+    /// refuse to make one. Renaming and removing need no relying party: the app's address may
+    /// have changed since.
+    private func place(_ request: Request) throws -> (PasskeyStore, PasskeyRelyingParty) {
+        let store = try store(request)
+        guard let relyingParty = service.relyingParty(for: request) else { throw HttpError(.forbidden, settings.noRelyingPartyMessage) }
+        return (store, relyingParty)
+    }
+
+    // MARK: The page
+
+    private func page(_ request: Request, problem: (field: String, message: String)? = nil) async throws -> Response {
+        let user = try request.authenticate()
+        var values: [String: Any] = ["title": "Passkeys"]
+        var listed: [Passkey] = []
+        if let store = service.store {
+            listed = try await store.passkeys(of: Username.key(user.username))
+            values["available"] = true
+            values["passkeys"] = listed.map { passkey -> [String: Any] in
+                let id = Base64Url.encode(passkey.credentialId)
+                var entry: [String: Any] = [
+                    "id": id, "name": passkey.name, "createdAt": AccountTime.iso(passkey.createdAt),
+                    "createdText": AccountTime.shown(passkey.createdAt),
+                    "renameAction": request.url(service.pagePath + "/" + id + "/rename"),
+                    "removeAction": request.url(service.pagePath + "/" + id + "/remove"),
+                ]
+                if passkey.lastUsedAt > 0 {
+                    entry["lastUsedAt"] = AccountTime.iso(passkey.lastUsedAt)
+                    entry["lastUsedText"] = AccountTime.shown(passkey.lastUsedAt)
+                }
+                return entry
+            }
+            if service.relyingParty(for: request) == nil {
+                values["noRelyingParty"] = settings.noRelyingPartyMessage
+            } else if listed.count < settings.limit {
+                values["canAdd"] = true
+                values["addAction"] = request.url(service.pagePath)
+                values["optionsAction"] = request.url(service.pagePath + "/options")
+                values["script"] = request.url(service.scriptPath)
+                values["maxName"] = PasskeySettings.nameLength
+            } else {
+                values["full"] = settings.fullMessage
+            }
+            if request.signInSource == nil { values["needsPassword"] = true }
+        } else {
+            values["unavailable"] = settings.unavailableMessage
+        }
+        if request.wantsJson, problem == nil {
+            return try JsonBody(listed.map(PasskeyJson.init)).makeResponse(for: request)
+        }
+        guard let problem else { return try request.render("account/passkeys", values).makeResponse(for: request) }
+        var errors = FieldErrors()
+        errors.add(problem.field, problem.message)
+        // Passwords are never shown again; nothing else typed on this page needs keeping.
+        let error = FormError(errors, values: [], status: .unprocessableEntity)
+        if request.wantsJson { throw error }
+        return try request.render("account/passkeys", values, form: error).makeResponse(for: request)
+    }
+
+    /// Whether `request`'s user confirmed with their password, checked as a sign-in is (the
+    /// same throttle, so these forms are no way around it). A session by single sign-on has no
+    /// password here: its provider vouched, as for API tokens.
+    private func confirmed(_ request: Request, _ user: User) async throws -> Bool {
+        guard request.signInSource == nil else { return true }
+        return try await request.checkCredentials(username: user.username, password: request.params["current_password"] ?? "") != nil
+    }
+
+    // MARK: Adding one
+
+    /// The options for the browser's dialog, after the password: a registration challenge in
+    /// the session, which the answer must carry.
+    private func creationOptions(_ request: Request) async throws -> Response {
+        let user = try request.authenticate()
+        let (store, relyingParty) = try place(request)
+        let name = Username.key(user.username)
+        let existing = try await store.passkeys(of: name)
+        guard existing.count < settings.limit else { return try await page(request, problem: ("name", settings.fullMessage)) }
+        guard try await confirmed(request, user) else {
+            return try await page(request, problem: ("current_password", accounts.settings.wrongPasswordMessage))
+        }
+        let handle = try await store.userHandle(of: name) ?? PendingPasskeyRegistration.newUserHandle()
+        let challenge = try request.newPasskeyChallenge(for: .registration)
+        try request.session.set(PendingPasskeyRegistration.key, PendingPasskeyRegistration(username: name, userHandle: Base64Url.encode(handle)))
+        let options = PasskeyOptions.creation(
+            challenge: challenge, relyingParty: relyingParty, appName: settings.appName ?? relyingParty.id, userHandle: handle,
+            username: user.username, displayName: user.name, existing: existing.map(\.credentialId))
+        var response = Response(contentType: "application/json", body: options)
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// The browser's answer: verified, its challenge spent, and stored under the name given.
+    private func add(_ request: Request) async throws -> Response {
+        let user = try request.authenticate()
+        let (store, relyingParty) = try place(request)
+        let name = Username.key(user.username)
+        guard let typedName = ShownName.accepted(request.params["name"] ?? "", limit: PasskeySettings.nameLength) else {
+            throw HttpError(.unprocessableEntity, settings.nameMessage)
+        }
+        let answer = try registrationAnswer(request)
+        // The challenge is taken from the session whatever comes after: one answer per dialog.
+        var pending = request.pendingPasskeyChallenges
+        let made: NewPasskey
+        do {
+            made = try answer.verify(against: &pending, at: request.session.now, relyingParty: relyingParty, userVerification: false)
+        } catch {
+            try request.keepPasskeyChallenges(pending)
+            throw HttpError(.unprocessableEntity, error.message)
+        }
+        try request.keepPasskeyChallenges(pending)
+        let registration = request.session.get(PendingPasskeyRegistration.key, as: PendingPasskeyRegistration.self)
+        request.session.remove(PendingPasskeyRegistration.key)
+        guard let registration, registration.username == name, let handle = Base64Url.decode(registration.userHandle) else {
+            throw HttpError(.unprocessableEntity, PasskeyError.wrongChallenge.message)
+        }
+        guard try await store.spend(made.challenge, now: request.session.now) else {
+            throw HttpError(.unprocessableEntity, PasskeyError.wrongChallenge.message)
+        }
+        let passkey = Passkey(
+            credentialId: made.credentialId, username: name, userHandle: handle, name: typedName, publicKey: made.publicKey,
+            signCount: made.signCount, backupEligible: made.backupEligible, createdAt: request.session.now)
+        switch try await store.add(passkey, limit: settings.limit) {
+        case .added: break
+        case .full: throw HttpError(.unprocessableEntity, settings.fullMessage)
+        case .credentialTaken: throw HttpError(.conflict, settings.takenMessage)
+        }
+        await accounts.record(request, username: user.username, event: ActivityEvent.Kind.passkeyAdded, detail: typedName)
+        request.flash["notice"] = settings.addedMessage
+        request.response.status = .created
+        return try JsonBody(["location": request.url(service.pagePath)]).makeResponse(for: request)
+    }
+
+    /// The fields the page's script posts; a 400 when one is missing (a form sent without the
+    /// script).
+    private func registrationAnswer(_ request: Request) throws -> PasskeyRegistrationResponse {
+        guard let id = request.params["credential_id"], let clientData = request.params["client_data"],
+            let authenticatorData = request.params["authenticator_data"], let algorithm = request.params["algorithm"]
+        else { throw HttpError(.badRequest, "Adding a passkey needs the page's script: turn JavaScript on and try again.") }
+        guard algorithm.utf8.count <= 8, let number = Int(algorithm) else { throw HttpError(.badRequest, PasskeyError.unsupportedAlgorithm.message) }
+        return PasskeyRegistrationResponse(credentialId: id, clientData: clientData, authenticatorData: authenticatorData, algorithm: number)
+    }
+
+    // MARK: Once added
+
+    /// The credential id in the path; a 404 for one that cannot be a passkey's.
+    private func credentialId(_ request: Request) throws -> [UInt8] {
+        guard let text = request.params["id"], let id = try? PasskeyField.decode(text, "credential id", limit: PasskeyLimits.credentialId)
+        else { throw HttpError(.notFound, "You have no such passkey.") }
+        return id
+    }
+
+    private func rename(_ request: Request) async throws -> Response {
+        let user = try request.authenticate()
+        let store = try store(request)
+        let id = try credentialId(request)
+        guard let newName = ShownName.accepted(request.params["name"] ?? "", limit: PasskeySettings.nameLength) else {
+            return try await page(request, problem: ("name", settings.nameMessage))
+        }
+        guard try await store.rename(credentialId: id, of: Username.key(user.username), to: newName) else {
+            throw HttpError(.notFound, "You have no such passkey.")
+        }
+        request.flash["notice"] = settings.renamedMessage
+        try request.redirect(to: service.pagePath)
+    }
+
+    private func remove(_ request: Request) async throws -> Response {
+        let user = try request.authenticate()
+        let store = try store(request)
+        let id = try credentialId(request)
+        guard try await confirmed(request, user) else {
+            return try await page(request, problem: ("current_password", accounts.settings.wrongPasswordMessage))
+        }
+        guard let removed = try await store.remove(credentialId: id, of: Username.key(user.username)) else {
+            throw HttpError(.notFound, "You have no such passkey.")
+        }
+        await accounts.record(request, username: user.username, event: ActivityEvent.Kind.passkeyRemoved, detail: removed.name)
+        request.flash["notice"] = settings.removedMessage
+        try request.redirect(to: service.pagePath)
+    }
+}

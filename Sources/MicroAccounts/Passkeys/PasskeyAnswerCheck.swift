@@ -1,0 +1,83 @@
+import MicroAuth
+import MicroCore
+
+/// A passkey's answer to a sign-in's dialog checked against the store, as the sign-in page and
+/// the second step check it. Malformed fields are a 400 with their reason; every other refusal
+/// is the one message (``PasskeySettings/refusedMessage``), whatever it was: an unknown passkey
+/// says no more than a wrong password does. The challenge the answer names is taken from the
+/// session's `pending` whatever the outcome.
+struct PasskeyAnswerCheck {
+    let store: PasskeyStore
+    let relyingParty: PasskeyRelyingParty
+    let settings: PasskeySettings
+    let purpose: PasskeyChallenge.Purpose
+
+    var refused: HttpError { HttpError(.unauthorized, settings.refusedMessage) }
+
+    /// The fields a page's script posts; a 400 when one is missing.
+    static func answer(_ request: Request) throws -> PasskeyAssertionResponse {
+        guard let id = request.params["credential_id"], let clientData = request.params["client_data"],
+            let authenticatorData = request.params["authenticator_data"], let signature = request.params["signature"]
+        else { throw HttpError(.badRequest, "Signing in with a passkey needs the page's script: turn JavaScript on and try again.") }
+        return PasskeyAssertionResponse(
+            credentialId: id, clientData: clientData, authenticatorData: authenticatorData, signature: signature,
+            userHandle: request.params["user_handle"] ?? "")
+    }
+
+    /// The stored passkey `answer` names. `outcome` becomes `.unchecked` when the store
+    /// cannot be read (a 503: nothing was checked).
+    func passkey(
+        of answer: PasskeyAssertionResponse, _ request: Request, pending: inout PendingPasskeyChallenges, outcome: inout SignInThrottle.Outcome
+    ) async throws -> Passkey {
+        let credentialId: [UInt8]
+        do {
+            credentialId = try PasskeyField.decode(answer.credentialId, "credential id", limit: PasskeyLimits.credentialId)
+        } catch {
+            throw HttpError(.badRequest, error.message)
+        }
+        let found: Passkey?
+        do {
+            found = try await store.passkey(credentialId: credentialId)
+        } catch {
+            outcome = .unchecked
+            request.logger.error("Passkey sign-in unavailable, the passkeys cannot be read: \(error)")
+            throw Self.unavailable
+        }
+        guard let found else { throw refuse(answer, request, pending: &pending) }
+        return found
+    }
+
+    /// The refusal of `answer` before its passkey was checked (none, or its user cannot sign
+    /// in); its challenge is spent all the same.
+    func refuse(_ answer: PasskeyAssertionResponse, _ request: Request, pending: inout PendingPasskeyChallenges) -> HttpError {
+        if let clientData = try? PasskeyClientData(answer.clientData) { _ = pending.take(clientData.challenge, for: purpose, at: request.session.now) }
+        return refused
+    }
+
+    /// Verifies `answer` with `passkey` (for `user`, when the step names one), spends its
+    /// challenge on every instance and moves the passkey's counter; what the check found.
+    func verify(
+        _ answer: PasskeyAssertionResponse, with passkey: Passkey, user: String?, _ request: Request, pending: inout PendingPasskeyChallenges
+    ) async throws -> PasskeyUse {
+        let now = request.session.now
+        let use: PasskeyUse
+        do {
+            use = try answer.verify(
+                purpose: purpose, against: &pending, at: now, relyingParty: relyingParty, passkey: passkey, user: user.map(Username.key),
+                userVerification: false)
+        } catch {
+            if error.isPossibleClone {
+                request.logger.warning("A passkey of \(passkey.username) (\(passkey.name)) signed with a counter that went back: it may have been copied.")
+            }
+            if error.isMalformed { throw HttpError(.badRequest, error.message) }
+            throw refused
+        }
+        guard try await store.spend(use.challenge, now: now),
+            try await store.use(credentialId: passkey.credentialId, previous: passkey.signCount, signCount: use.signCount, now: now)
+        else { throw refused }
+        return use
+    }
+
+    /// The answer when the store cannot be read.
+    static let unavailable = HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.", headers: ["Retry-After": "60"])
+}

@@ -1,0 +1,126 @@
+import MicroCore
+
+/// The passkeys' script, one same-origin file (the app's Content-Security-Policy allows
+/// scripts from `'self'` only, and no inline script): it runs the browser's dialog for the
+/// account page's add form and for the sign-in page's button (and the username field's
+/// autofill, where the browser offers passkeys there), and posts each answer back, base64url
+/// field by field.
+///
+/// The options are turned into the browser's types here rather than with
+/// `PublicKeyCredential.parseCreationOptionsFromJSON`, which not every current browser has.
+enum PasskeyScript {
+    /// The file's text.
+    static let source = #"""
+        "use strict";
+        (() => {
+          const bytes = (text) => {
+            const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+            return Uint8Array.from(atob(base64 + "===".slice((base64.length + 3) % 4)), (c) => c.charCodeAt(0));
+          };
+          const text = (buffer) => {
+            let binary = "";
+            for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
+            return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+          };
+          const post = async (url, fields) => {
+            const response = await fetch(url, {
+              method: "POST", credentials: "same-origin", body: new URLSearchParams(fields),
+              headers: { "Accept": "application/json" },
+            });
+            const answer = await response.json().catch(() => ({}));
+            if (!response.ok) throw new Error(answer.fields ? Object.values(answer.fields).flat().join(" ") : answer.error || `The server refused (${response.status}).`);
+            return answer;
+          };
+          const refusal = (error) => error.name === "NotAllowedError" ? "No passkey was used: the dialog was closed or timed out." :
+            error.name === "InvalidStateError" ? "This device holds one of your passkeys already." : error.message;
+          const show = (form, message) => {
+            const out = form.querySelector("[data-passkey-error]");
+            out.textContent = message;
+            out.hidden = !message;
+          };
+
+          const add = document.querySelector("form[data-passkey=create]");
+          if (add) {
+            if (!window.PublicKeyCredential) show(add, "This browser cannot make passkeys.");
+            add.addEventListener("submit", async (event) => {
+              event.preventDefault();
+              show(add, "");
+              const button = add.querySelector("button[type=submit]");
+              button.disabled = true;
+              try {
+                const options = await post(add.dataset.options, new FormData(add));
+                options.challenge = bytes(options.challenge);
+                options.user.id = bytes(options.user.id);
+                for (const excluded of options.excludeCredentials) excluded.id = bytes(excluded.id);
+                const credential = await navigator.credentials.create({ publicKey: options });
+                const answer = await post(add.action, {
+                  _csrf: add.elements._csrf.value, name: add.elements.name.value, credential_id: text(credential.rawId),
+                  client_data: text(credential.response.clientDataJSON),
+                  authenticator_data: text(credential.response.getAuthenticatorData()),
+                  algorithm: String(credential.response.getPublicKeyAlgorithm()),
+                });
+                location.assign(answer.location);
+              } catch (error) {
+                show(add, refusal(error));
+              } finally {
+                button.disabled = false;
+              }
+            });
+          }
+
+          // The sign-in page's button, and the second step's: the dialog, then the answer.
+          for (const form of document.querySelectorAll("form[data-passkey=get]")) {
+            if (!window.PublicKeyCredential) {
+              form.hidden = true;
+              continue;
+            }
+            const csrf = form.elements._csrf.value;
+            // The autofill's request, waiting while the page is open; the button's replaces it.
+            let waiting = null;
+            const ceremony = async (mediation) => {
+              const options = await post(form.dataset.options, { _csrf: csrf });
+              options.challenge = bytes(options.challenge);
+              for (const allowed of options.allowCredentials) allowed.id = bytes(allowed.id);
+              const request = { publicKey: options };
+              if (mediation) {
+                waiting = new AbortController();
+                request.mediation = mediation;
+                request.signal = waiting.signal;
+              }
+              const credential = await navigator.credentials.get(request);
+              const response = credential.response;
+              const answer = await post(form.action, {
+                _csrf: csrf, credential_id: text(credential.rawId), client_data: text(response.clientDataJSON),
+                authenticator_data: text(response.authenticatorData), signature: text(response.signature),
+                user_handle: response.userHandle ? text(response.userHandle) : "",
+              });
+              location.assign(answer.location);
+            };
+            form.addEventListener("submit", async (event) => {
+              event.preventDefault();
+              show(form, "");
+              if (waiting) waiting.abort();
+              try {
+                await ceremony(null);
+              } catch (error) {
+                show(form, refusal(error));
+              }
+            });
+            const field = document.querySelector("input[autocomplete~=webauthn]");
+            if ("autofill" in form.dataset && field && PublicKeyCredential.isConditionalMediationAvailable) {
+              PublicKeyCredential.isConditionalMediationAvailable().then((available) => {
+                if (available) ceremony("conditional").catch((error) => { if (error.name !== "AbortError") show(form, refusal(error)); });
+              });
+            }
+          }
+        })();
+
+        """#
+
+    /// Sends the file: JavaScript, kept by the browser but checked again each time (its entity
+    /// tag is the text's digest, so a 304 until the app's upgrade changes it).
+    static func send(_ request: Request) throws -> Never {
+        request.response.headers.replaceOrAdd(name: "Cache-Control", value: "no-cache")
+        try request.sendData(source, contentType: "text/javascript; charset=utf-8")
+    }
+}

@@ -1,0 +1,72 @@
+import MicroAuth
+import MicroCore
+
+/// The second step of a password sign-in answered by a passkey instead of a code ("Use a
+/// passkey instead" on the code's page): one of the waiting user's own passkeys, checked as a
+/// code is (their throttle and the client's; a refusal is their failed sign-in).
+struct PasskeySecondStepRoutes {
+    let service: PasskeyService
+    private var settings: PasskeySettings { service.settings }
+
+    func install(in app: App) {
+        let path = settings.secondStepPath
+        app.post(path + "/options/?") { request in try await options(request) }
+        app.post(path + "/?") { request in try await answer(request) }
+    }
+
+    /// The waiting user, the store and the relying party; a redirect to the sign-in page when
+    /// no one waits (or the wait ended), a 404 where passkeys cannot answer.
+    private func place(_ request: Request) async throws -> (StoredUser, PasskeyStore, PasskeyRelyingParty) {
+        guard let store = service.store, let relyingParty = service.relyingParty(for: request) else {
+            throw HttpError(.notFound, settings.noRelyingPartyMessage)
+        }
+        guard let stored = try await request.userAtSecondStep() else {
+            throw HttpError(.unauthorized, "Your sign-in has expired: start again with your password.")
+        }
+        return (stored, store, relyingParty)
+    }
+
+    /// The options: the waiting user's passkeys only.
+    private func options(_ request: Request) async throws -> Response {
+        let (stored, store, relyingParty) = try await place(request)
+        let allowed = try await store.passkeys(of: Username.key(stored.user.username)).map(\.credentialId)
+        guard !allowed.isEmpty else { throw HttpError(.unprocessableEntity, settings.refusedMessage) }
+        let challenge = try request.newPasskeyChallenge(for: .secondFactor)
+        var response = Response(
+            contentType: "application/json", body: PasskeyOptions.request(challenge: challenge, relyingParty: relyingParty, allowed: allowed))
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    private func answer(_ request: Request) async throws -> Response {
+        let (stored, store, relyingParty) = try await place(request)
+        let username = stored.user.username
+        var pending = request.pendingPasskeyChallenges
+        let passkey: Passkey
+        do {
+            passkey = try await request.passkeyAttempt(username: username) { outcome in
+                try await check(request, username: username, store: store, relyingParty: relyingParty, pending: &pending, outcome: &outcome)
+            }
+        } catch {
+            try request.keepPasskeyChallenges(pending)
+            throw error
+        }
+        try request.keepPasskeyChallenges(pending)
+        request.session.remove(PendingSecondFactor.key)
+        await request.recordAccountEvent(ActivityEvent.Kind.passkeyUsed, of: username, detail: passkey.name)
+        // The password and a passkey: two factors, whether or not the passkey verified the person.
+        return try request.passkeyLocation(try await request.signInByPasskey(stored, verified: true, detail: "password+passkey"))
+    }
+
+    /// The passkey that answered for `username`; the challenge named is taken from `pending`.
+    private func check(
+        _ request: Request, username: String, store: PasskeyStore, relyingParty: PasskeyRelyingParty,
+        pending: inout PendingPasskeyChallenges, outcome: inout SignInThrottle.Outcome
+    ) async throws -> Passkey {
+        let check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .secondFactor)
+        let answer = try PasskeyAnswerCheck.answer(request)
+        let passkey = try await check.passkey(of: answer, request, pending: &pending, outcome: &outcome)
+        _ = try await check.verify(answer, with: passkey, user: username, request, pending: &pending)
+        return passkey
+    }
+}

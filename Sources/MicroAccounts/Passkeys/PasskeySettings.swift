@@ -1,0 +1,45 @@
+/// The passkeys' settings (``Accounts/passkeys``): how many a user may have, the name the
+/// browser's dialog shows, and the pages' texts.
+public struct PasskeySettings: Sendable {
+    /// The most passkeys one user may have.
+    public var limit = 10
+    /// The app's name in the browser's passkey dialog; nil for the relying party's host name.
+    public var appName: String?
+    /// The sign-in page's button.
+    public var signInLabel = "Sign in with a passkey"
+    /// Where the sign-in page's script asks for a sign-in's options and posts the answer.
+    public var signInPath = "/signin/passkey"
+    /// The second step's button, beside the code.
+    public var secondStepLabel = "Use a passkey instead"
+    /// Where the second step's page asks for the options and posts the answer.
+    public var secondStepPath = "/signin/two-factor/passkey"
+    /// The refusal of a sign-in by passkey, whatever the reason: an unknown passkey, a removed
+    /// or disabled user, a bad signature or an expired request say no more than a wrong
+    /// password does.
+    public var refusedMessage = "That passkey did not sign you in. Try again, or sign in with your password."
+    /// What the page says where the users cannot have passkeys (no database for the account
+    /// pages).
+    public var unavailableMessage = "Passkeys need a database for the account pages (Accounts(database:))."
+    /// What the page says where the browser would refuse a passkey: an IP address, plain HTTP
+    /// other than localhost, or an app under a path of a shared host.
+    public var noRelyingPartyMessage =
+        "Passkeys work only where this app is reached by a domain name over HTTPS (or at localhost): set MICRO_PUBLIC_URL to that address."
+    /// The refusal of a passkey over the limit.
+    public var fullMessage = "You have as many passkeys as you may: remove one first."
+    /// The refusal of a passkey that is registered already.
+    public var takenMessage = "This passkey is registered already."
+    /// The refusal of a name that is empty, too long, or holds control or text-direction characters.
+    public var nameMessage = "Give the passkey a name of 1 to 64 characters, without control or text-direction characters."
+    /// The flash after adding one.
+    public var addedMessage = "Passkey added."
+    /// The flash after removing one.
+    public var removedMessage = "Passkey removed."
+    /// The flash after renaming one.
+    public var renamedMessage = "Passkey renamed."
+
+    /// The longest name, in characters.
+    static let nameLength = 64
+
+    /// The defaults.
+    public init() {}
+}

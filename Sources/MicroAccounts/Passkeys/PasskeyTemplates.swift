@@ -1,0 +1,65 @@
+import MicroAuth
+import MicroCore
+
+/// The passkeys' built-in templates, rendered in the app's layout; an app restyles one by
+/// writing its own of the same name in its views folder (`views/account/passkeys.mustache`).
+public enum PasskeyTemplates {
+    /// `account/passkeys`: `available` with `passkeys` (each `id`, `name`, `createdAt`,
+    /// `createdText`, `lastUsedAt` and `lastUsedText` once used, `renameAction`,
+    /// `removeAction`), `needsPassword`, and `canAdd` (with `addAction`, `optionsAction`,
+    /// `script`, `maxName`), `full` or `noRelyingParty` (the message: no passkey can be made
+    /// at this address); else `unavailable` (the message). On a
+    /// refusal `form.errors.name` or `form.errors.current_password`.
+    ///
+    /// Adding runs in the page's script (`script`), which reads the add form's
+    /// `data-options` and `data-passkey-error`: the browser's dialog needs it.
+    public static let page = """
+        <h1>{{title}}</h1>
+        {{#unavailable}}<p class="read-only">{{unavailable}}</p>{{/unavailable}}
+        {{#available}}
+        <p>A passkey signs you in with your device's lock (fingerprint, face or PIN) instead of your password, and cannot be phished.</p>
+        <ul class="passkeys">
+          {{#passkeys}}
+          <li data-passkey="{{id}}">
+            <p><strong>{{name}}</strong>, added <time datetime="{{createdAt}}">{{createdText}}</time>,
+            {{#lastUsedAt}}last used <time datetime="{{lastUsedAt}}">{{lastUsedText}}</time>{{/lastUsedAt}}{{^lastUsedAt}}never used{{/lastUsedAt}}</p>
+            <form method="post" action="{{renameAction}}">
+              {{{csrfField}}}
+              <label for="name-{{id}}">Name</label>
+              <input id="name-{{id}}" name="name" value="{{name}}" maxlength="64" required>
+              <button type="submit">Rename</button>
+            </form>
+            <form method="post" action="{{removeAction}}">
+              {{{csrfField}}}
+              {{#needsPassword}}<label for="password-{{id}}">Current password</label>
+              <input id="password-{{id}}" name="current_password" type="password" autocomplete="current-password" required>{{/needsPassword}}
+              <button type="submit">Remove</button>
+            </form>
+          </li>
+          {{/passkeys}}
+        </ul>
+        {{^passkeys}}<p data-passkeys="none">You have no passkeys yet.</p>{{/passkeys}}
+        {{#canAdd}}
+        <form id="passkey-add" method="post" action="{{addAction}}" data-passkey="create" data-options="{{optionsAction}}">
+          {{{csrfField}}}
+          <p><label for="passkey-name">Name, to tell it from your others</label><br>
+          <input id="passkey-name" name="name" maxlength="{{maxName}}" required placeholder="Laptop"></p>
+          {{#needsPassword}}<p><label for="passkey-password">Current password</label><br>
+          <input id="passkey-password" name="current_password" type="password" autocomplete="current-password" required></p>{{/needsPassword}}
+          <p class="field-error" data-passkey-error role="alert" hidden></p>
+          <p><button type="submit">Add a passkey</button></p>
+        </form>
+        <noscript><p>Adding a passkey needs JavaScript: the browser's own dialog makes it.</p></noscript>
+        <script src="{{script}}" defer></script>
+        {{/canAdd}}
+        {{#full}}<p class="notice">{{full}}</p>{{/full}}
+        {{#noRelyingParty}}<p class="read-only">{{noRelyingParty}}</p>{{/noRelyingParty}}
+        {{#form.errors.name}}<p class="field-error">{{.}}</p>{{/form.errors.name}}
+        {{#form.errors.current_password}}<p class="field-error">{{.}}</p>{{/form.errors.current_password}}
+        {{/available}}
+        <p><a href="{{accountPath}}">Your account</a></p>
+        """
+
+    /// Every template, by name.
+    static let all = ["account/passkeys": page]
+}

@@ -1,0 +1,38 @@
+import MicroAuth
+import MicroCore
+
+/// Passkeys on the admin's users page: each user's count, and a button that removes them all
+/// (a user who lost a device that holds one, or whose passkeys should no longer sign in),
+/// checked as the page's own changes are.
+struct PasskeyUserAdmin {
+    let store: PasskeyStore
+
+    func install(in app: App, usersPath: String) {
+        let store = store
+        let removePath = usersPath + "/passkeys/remove"
+        app.addUsersPageSection(UsersPageSection(title: "Passkeys") { _, usernames in
+            let counts = try await store.counts()
+            var lines: [String: [UsersPageLine]] = [:]
+            for username in usernames {
+                guard let count = counts[Username.key(username)], count > 0 else { continue }
+                lines[username] = [UsersPageLine(
+                    text: count == 1 ? "1 passkey" : "\(count) passkeys",
+                    button: UsersPageButton(label: "Remove passkeys", action: removePath, fields: [:]))]
+            }
+            return lines
+        })
+        app.post(removePath + "/?") { request in try await remove(request) }
+    }
+
+    private func remove(_ request: Request) async throws -> Never {
+        let admin = try await request.authorizeUsersPageChange()
+        guard let username = try? Username.enforce(String((request.params["username"] ?? "").prefix(Authentication.maximumUsernameLength))) else {
+            throw HttpError(.notFound, "There is no such user.")
+        }
+        let removed = try await store.removeAll(of: Username.key(username))
+        guard removed > 0 else { throw HttpError(.notFound, "\(username) has no passkeys.") }
+        await request.recordAccountEvent(ActivityEvent.Kind.passkeyRemoved, of: username, detail: "all \(removed), by \(admin.username)")
+        request.flash[request.authenticationSettings?.flashKey ?? "notice"] = "\(username)'s passkeys are removed: they no longer sign in."
+        try request.redirect(to: request.usersPagePath ?? "/")
+    }
+}
