@@ -20,7 +20,9 @@ struct PasskeyAccountRoutes {
     /// The store, for a request of a signed-in browser; a refusal where there are no passkeys,
     /// and for an API token (a token must not add or remove a way to sign in).
     private func store(_ request: Request) throws -> PasskeyStore {
-        guard let store = service.store else { throw HttpError(.forbidden, settings.unavailableMessage) }
+        guard let store = service.store(offeredFor: request) else {
+            throw HttpError(.forbidden, service.store == nil ? settings.unavailableMessage : settings.singleSignOnOnlyMessage)
+        }
         guard !ApiTokenService.isByToken(request) else { throw HttpError(.forbidden, accounts.settings.apiTokens.tokenByTokenMessage) }
         return store
     }
@@ -40,9 +42,10 @@ struct PasskeyAccountRoutes {
         let user = try request.authenticate()
         var values: [String: Any] = ["title": "Passkeys"]
         var listed: [Passkey] = []
-        if let store = service.store {
+        if let store = service.store(offeredFor: request) {
             listed = try await store.passkeys(of: Username.key(user.username))
             values["available"] = true
+            values["maxName"] = PasskeySettings.nameLength
             values["passkeys"] = listed.map { passkey -> [String: Any] in
                 let id = Base64Url.encode(passkey.credentialId)
                 var entry: [String: Any] = [
@@ -64,13 +67,17 @@ struct PasskeyAccountRoutes {
                 values["addAction"] = request.url(service.pagePath)
                 values["optionsAction"] = request.url(service.pagePath + "/options")
                 values["script"] = request.url(service.scriptPath)
-                values["maxName"] = PasskeySettings.nameLength
             } else {
                 values["full"] = settings.fullMessage
             }
-            if request.signInSource == nil { values["needsPassword"] = true }
+            switch try await AdminProof(settings: accounts.settings).demand(of: user, request) {
+            case nil: break
+            case .password: values["needsPassword"] = true
+            case .passwordAndCode: values["needsPassword"] = true; values["needsCode"] = true
+            case .signInAgain: values["signInAgain"] = settings.signInAgainMessage
+            }
         } else {
-            values["unavailable"] = settings.unavailableMessage
+            values["unavailable"] = service.store == nil ? settings.unavailableMessage : settings.singleSignOnOnlyMessage
         }
         if request.wantsJson, problem == nil {
             return try JsonBody(listed.map(PasskeyJson.init)).makeResponse(for: request)
@@ -84,12 +91,17 @@ struct PasskeyAccountRoutes {
         return try request.render("account/passkeys", values, form: error).makeResponse(for: request)
     }
 
-    /// Whether `request`'s user confirmed with their password, checked as a sign-in is (the
-    /// same throttle, so these forms are no way around it). A session by single sign-on has no
-    /// password here: its provider vouched, as for API tokens.
-    private func confirmed(_ request: Request, _ user: User) async throws -> Bool {
-        guard request.signInSource == nil else { return true }
-        return try await request.checkCredentials(username: user.username, password: request.params["current_password"] ?? "") != nil
+    /// The refusal of a change `user` has not confirmed: what turning the second factor off
+    /// asks (the password, and the code where a second factor is on; checked as a sign-in is,
+    /// so these forms are no way around the throttle), or a recent sign-in by single sign-on.
+    /// A passkey is a way in: a stolen cookie, or the password alone, must not add one. A
+    /// proof holds for a few minutes (``Accounts/adminProofLifetime``), as the users page's.
+    /// Nil once confirmed.
+    private func unconfirmed(_ request: Request, _ user: User) async throws -> Response? {
+        let proof = AdminProof(settings: accounts.settings)
+        if try await proof.demand(of: user, request) == .signInAgain { throw HttpError(.forbidden, settings.signInAgainMessage) }
+        guard let wrong = try await proof.check(user, request) else { return nil }
+        return try await page(request, problem: wrong)
     }
 
     // MARK: Adding one
@@ -102,10 +114,13 @@ struct PasskeyAccountRoutes {
         let name = Username.key(user.username)
         let existing = try await store.passkeys(of: name)
         guard existing.count < settings.limit else { return try await page(request, problem: ("name", settings.fullMessage)) }
-        guard try await confirmed(request, user) else {
-            return try await page(request, problem: ("current_password", accounts.settings.wrongPasswordMessage))
-        }
-        let handle = try await store.userHandle(of: name) ?? PendingPasskeyRegistration.newUserHandle()
+        if let refused = try await unconfirmed(request, user) { return refused }
+        // The handle of the user's passkeys, else the one a registration under way was given
+        // (two tabs, a dialog tried again), else a new one.
+        let earlier = request.session.get(PendingPasskeyRegistration.key, as: PendingPasskeyRegistration.self)
+        let handle =
+            try await store.userHandle(of: name) ?? earlier.flatMap { $0.username == name ? Base64Url.decode($0.userHandle) : nil }
+            ?? PendingPasskeyRegistration.newUserHandle()
         let challenge = try request.newPasskeyChallenge(for: .registration)
         try request.session.set(PendingPasskeyRegistration.key, PendingPasskeyRegistration(username: name, userHandle: Base64Url.encode(handle)))
         let options = PasskeyOptions.creation(
@@ -132,11 +147,11 @@ struct PasskeyAccountRoutes {
             made = try answer.verify(against: &pending, at: request.session.now, relyingParty: relyingParty, userVerification: false)
         } catch {
             try request.keepPasskeyChallenges(pending)
-            throw HttpError(.unprocessableEntity, error.message)
+            throw HttpError(error.isMalformed ? .badRequest : .unprocessableEntity, error.message)
         }
         try request.keepPasskeyChallenges(pending)
+        // Kept after: another dialog under way for the same user carries the same handle.
         let registration = request.session.get(PendingPasskeyRegistration.key, as: PendingPasskeyRegistration.self)
-        request.session.remove(PendingPasskeyRegistration.key)
         guard let registration, registration.username == name, let handle = Base64Url.decode(registration.userHandle) else {
             throw HttpError(.unprocessableEntity, PasskeyError.wrongChallenge.message)
         }
@@ -194,9 +209,7 @@ struct PasskeyAccountRoutes {
         let user = try request.authenticate()
         let store = try store(request)
         let id = try credentialId(request)
-        guard try await confirmed(request, user) else {
-            return try await page(request, problem: ("current_password", accounts.settings.wrongPasswordMessage))
-        }
+        if let refused = try await unconfirmed(request, user) { return refused }
         guard let removed = try await store.remove(credentialId: id, of: Username.key(user.username)) else {
             throw HttpError(.notFound, "You have no such passkey.")
         }

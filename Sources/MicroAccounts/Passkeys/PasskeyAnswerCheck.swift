@@ -2,10 +2,11 @@ import MicroAuth
 import MicroCore
 
 /// A passkey's answer to a sign-in's dialog checked against the store, as the sign-in page and
-/// the second step check it. Malformed fields are a 400 with their reason; every other refusal
-/// is the one message (``PasskeySettings/refusedMessage``), whatever it was: an unknown passkey
-/// says no more than a wrong password does. The challenge the answer names is taken from the
-/// session's `pending` whatever the outcome.
+/// the second step check it. Malformed fields are a 400 with their reason, found before the
+/// credential is looked up; every other refusal is the one message
+/// (``PasskeySettings/refusedMessage``), whatever it was: an unknown passkey says no more than
+/// a wrong password does. The challenge the answer names is taken from the session's `pending`
+/// whatever the outcome.
 struct PasskeyAnswerCheck {
     let store: PasskeyStore
     let relyingParty: PasskeyRelyingParty
@@ -24,24 +25,25 @@ struct PasskeyAnswerCheck {
             userHandle: request.params["user_handle"] ?? "")
     }
 
-    /// The stored passkey `answer` names. `outcome` becomes `.unchecked` when the store
-    /// cannot be read (a 503: nothing was checked).
+    /// The stored passkey `answer` names, once the form of every field is checked (a 400
+    /// naming the field, whether or not the credential exists). `outcome` becomes `.unchecked`
+    /// when the store cannot be read (a 503: nothing was checked).
     func passkey(
         of answer: PasskeyAssertionResponse, _ request: Request, pending: inout PendingPasskeyChallenges, outcome: inout SignInThrottle.Outcome
     ) async throws -> Passkey {
         let credentialId: [UInt8]
         do {
-            credentialId = try PasskeyField.decode(answer.credentialId, "credential id", limit: PasskeyLimits.credentialId)
+            try answer.checkForm()
+            credentialId = try answer.credentialIdBytes()
         } catch {
-            throw HttpError(.badRequest, error.message)
+            if error.isMalformed { throw HttpError(.badRequest, error.message) }
+            throw refused
         }
         let found: Passkey?
         do {
             found = try await store.passkey(credentialId: credentialId)
         } catch {
-            outcome = .unchecked
-            request.logger.error("Passkey sign-in unavailable, the passkeys cannot be read: \(error)")
-            throw Self.unavailable
+            throw unavailable(request, error, outcome: &outcome)
         }
         guard let found else { throw refuse(answer, request, pending: &pending) }
         return found
@@ -56,8 +58,10 @@ struct PasskeyAnswerCheck {
 
     /// Verifies `answer` with `passkey` (for `user`, when the step names one), spends its
     /// challenge on every instance and moves the passkey's counter; what the check found.
+    /// Every refusal here is the one message: the form was checked before the look-up.
     func verify(
-        _ answer: PasskeyAssertionResponse, with passkey: Passkey, user: String?, _ request: Request, pending: inout PendingPasskeyChallenges
+        _ answer: PasskeyAssertionResponse, with passkey: Passkey, user: String?, _ request: Request, pending: inout PendingPasskeyChallenges,
+        outcome: inout SignInThrottle.Outcome
     ) async throws -> PasskeyUse {
         let now = request.session.now
         let use: PasskeyUse
@@ -69,15 +73,25 @@ struct PasskeyAnswerCheck {
             if error.isPossibleClone {
                 request.logger.warning("A passkey of \(passkey.username) (\(passkey.name)) signed with a counter that went back: it may have been copied.")
             }
-            if error.isMalformed { throw HttpError(.badRequest, error.message) }
             throw refused
         }
-        guard try await store.spend(use.challenge, now: now),
-            try await store.use(credentialId: passkey.credentialId, previous: passkey.signCount, signCount: use.signCount, now: now)
-        else { throw refused }
+        var counted = false
+        do {
+            if try await store.spend(use.challenge, now: now) {
+                counted = try await store.use(credentialId: passkey.credentialId, previous: passkey.signCount, signCount: use.signCount, now: now)
+            }
+        } catch {
+            throw unavailable(request, error, outcome: &outcome)
+        }
+        guard counted else { throw refused }
         return use
     }
 
-    /// The answer when the store cannot be read.
-    static let unavailable = HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.", headers: ["Retry-After": "60"])
+    /// The answer when the passkeys or the users cannot be read: nothing was checked, so the
+    /// attempt does not count (`outcome` becomes `.unchecked`).
+    func unavailable(_ request: Request, _ error: any Error, outcome: inout SignInThrottle.Outcome) -> HttpError {
+        outcome = .unchecked
+        request.logger.error("Passkey sign-in unavailable, the passkeys or the users cannot be read: \(error)")
+        return HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.", headers: ["Retry-After": "60"])
+    }
 }

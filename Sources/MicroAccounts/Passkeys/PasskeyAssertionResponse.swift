@@ -28,6 +28,19 @@ public struct PasskeyAssertionResponse: Sendable {
         try PasskeyField.decode(credentialId, "credential id", limit: PasskeyLimits.credentialId)
     }
 
+    /// Checks the form of every field without any passkey: each one's length and base64url, the
+    /// client data's JSON and the authenticator data's header. A malformed answer is refused
+    /// for this before its credential is looked up, so the refusal is the same whether or not
+    /// the credential exists.
+    public func checkForm() throws(PasskeyError) {
+        _ = try credentialIdBytes()
+        _ = try PasskeyClientData(clientData)
+        guard PasskeyAuthenticatorHeader(try PasskeyField.decode(authenticatorData, "authenticator data", limit: PasskeyLimits.assertionData)) != nil
+        else { throw .malformed("authenticator data") }
+        _ = try PasskeyField.decode(signature, "signature", limit: PasskeyLimits.signature)
+        if !userHandle.isEmpty { _ = try PasskeyField.decode(userHandle, "user handle", limit: PasskeyLimits.userHandle) }
+    }
+
     /// Verifies the answer with `passkey`, the stored one its credential id found (another
     /// passkey is refused).
     ///
@@ -36,7 +49,8 @@ public struct PasskeyAssertionResponse: Sendable {
     /// the caller spends it in the ``PasskeyStore/spend(_:now:)`` too, which is what makes it
     /// good once. The client data must be a `webauthn.get` of `relyingParty`'s origin. A
     /// sign-in names no user beforehand, so the answer must carry the passkey's user handle;
-    /// the other purposes name the user signing in, `user`, whose passkey it must be. The
+    /// the other purposes name the user signing in, `user`, whose passkey it must be (and
+    /// whose handle, when the answer gives one). The
     /// authenticator data must be for the relying party's id, with the person present (and
     /// verified, with `userVerification`), and as eligible for backup as when it was added;
     /// libfido2 checks the signature; and the counter must have grown unless the authenticator
@@ -58,6 +72,11 @@ public struct PasskeyAssertionResponse: Sendable {
             guard Totp.constantTimeEqual(handle, passkey.userHandle) else { throw .wrongCredential }
         } else {
             guard let user, user == passkey.username else { throw .wrongCredential }
+            // A handle given must be the passkey's too (WebAuthn's step for a named user).
+            if !userHandle.isEmpty {
+                let handle = try PasskeyField.decode(userHandle, "user handle", limit: PasskeyLimits.userHandle)
+                guard Totp.constantTimeEqual(handle, passkey.userHandle) else { throw .wrongCredential }
+            }
         }
         guard let header = PasskeyAuthenticatorHeader(data) else { throw .malformed("authenticator data") }
         try header.check(for: relyingParty, userVerification: userVerification)

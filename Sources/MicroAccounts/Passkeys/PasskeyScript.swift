@@ -22,10 +22,10 @@ enum PasskeyScript {
             for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
             return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
           };
-          const post = async (url, fields) => {
+          const post = async (url, fields, signal) => {
             const response = await fetch(url, {
               method: "POST", credentials: "same-origin", body: new URLSearchParams(fields),
-              headers: { "Accept": "application/json" },
+              headers: { "Accept": "application/json" }, signal,
             });
             const answer = await response.json().catch(() => ({}));
             if (!response.ok) throw new Error(answer.fields ? Object.values(answer.fields).flat().join(" ") : answer.error || `The server refused (${response.status}).`);
@@ -41,7 +41,10 @@ enum PasskeyScript {
 
           const add = document.querySelector("form[data-passkey=create]");
           if (add) {
-            if (!window.PublicKeyCredential) show(add, "This browser cannot make passkeys.");
+            if (!window.PublicKeyCredential) {
+              show(add, "This browser cannot make passkeys.");
+              add.querySelector("button[type=submit]").disabled = true;
+            }
             add.addEventListener("submit", async (event) => {
               event.preventDefault();
               show(add, "");
@@ -75,17 +78,17 @@ enum PasskeyScript {
               continue;
             }
             const csrf = form.elements._csrf.value;
+            const button = form.querySelector("button[type=submit]");
             // The autofill's request, waiting while the page is open; the button's replaces it.
             let waiting = null;
-            const ceremony = async (mediation) => {
-              const options = await post(form.dataset.options, { _csrf: csrf });
+            const ceremony = async (mediation, signal) => {
+              const options = await post(form.dataset.options, { _csrf: csrf }, signal);
               options.challenge = bytes(options.challenge);
               for (const allowed of options.allowCredentials) allowed.id = bytes(allowed.id);
               const request = { publicKey: options };
               if (mediation) {
-                waiting = new AbortController();
                 request.mediation = mediation;
-                request.signal = waiting.signal;
+                request.signal = signal;
               }
               const credential = await navigator.credentials.get(request);
               const response = credential.response;
@@ -96,22 +99,43 @@ enum PasskeyScript {
               });
               location.assign(answer.location);
             };
+            const field = document.querySelector("input[autocomplete~=webauthn]");
+            let failures = 0;
+            // Offers the passkeys in the username field's autofill, with fresh options each
+            // time: after a refusal (a few times, not for ever while the server is away), and a
+            // little before the challenge's lifetime (PasskeyChallenge.lifetime) ends.
+            const autofill = async () => {
+              if (!("autofill" in form.dataset) || !field || !PublicKeyCredential.isConditionalMediationAvailable) return;
+              if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
+              const controller = new AbortController();
+              waiting = controller;
+              const renew = setTimeout(() => { if (waiting === controller) { controller.abort(); autofill(); } }, 240000);
+              try {
+                await ceremony("conditional", controller.signal);
+              } catch (error) {
+                if (error.name === "AbortError" || controller.signal.aborted) return;
+                show(form, refusal(error));
+                if (waiting === controller && ++failures < 3) setTimeout(autofill, 2000);
+              } finally {
+                clearTimeout(renew);
+              }
+            };
             form.addEventListener("submit", async (event) => {
               event.preventDefault();
               show(form, "");
               if (waiting) waiting.abort();
+              waiting = null;
+              button.disabled = true;
               try {
                 await ceremony(null);
               } catch (error) {
                 show(form, refusal(error));
+                autofill();
+              } finally {
+                button.disabled = false;
               }
             });
-            const field = document.querySelector("input[autocomplete~=webauthn]");
-            if ("autofill" in form.dataset && field && PublicKeyCredential.isConditionalMediationAvailable) {
-              PublicKeyCredential.isConditionalMediationAvailable().then((available) => {
-                if (available) ceremony("conditional").catch((error) => { if (error.name !== "AbortError") show(form, refusal(error)); });
-              });
-            }
+            autofill();
           }
         })();
 

@@ -3,7 +3,8 @@ import MicroCore
 
 /// The second step of a password sign-in answered by a passkey instead of a code ("Use a
 /// passkey instead" on the code's page): one of the waiting user's own passkeys, checked as a
-/// code is (their throttle and the client's; a refusal is their failed sign-in).
+/// code is (their throttle and the client's; a refusal is their failed sign-in). Not after a
+/// first step by passkey: the two factors must be two.
 struct PasskeySecondStepRoutes {
     let service: PasskeyService
     private var settings: PasskeySettings { service.settings }
@@ -17,12 +18,15 @@ struct PasskeySecondStepRoutes {
     /// The waiting user, the store and the relying party; a redirect to the sign-in page when
     /// no one waits (or the wait ended), a 404 where passkeys cannot answer.
     private func place(_ request: Request) async throws -> (StoredUser, PasskeyStore, PasskeyRelyingParty) {
-        guard let store = service.store, let relyingParty = service.relyingParty(for: request) else {
+        guard let store = service.store(offeredFor: request), let relyingParty = service.relyingParty(for: request) else {
             throw HttpError(.notFound, settings.noRelyingPartyMessage)
         }
         guard let stored = try await request.userAtSecondStep() else {
             throw HttpError(.unauthorized, "Your sign-in has expired: start again with your password.")
         }
+        // A passkey that began the sign-in without verifying the person is one factor: the
+        // second must be something else, a code.
+        guard request.pendingSecondFactor?.first != .passkey else { throw HttpError(.forbidden, settings.codeAfterPasskeyMessage) }
         return (stored, store, relyingParty)
     }
 
@@ -66,7 +70,7 @@ struct PasskeySecondStepRoutes {
         let check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .secondFactor)
         let answer = try PasskeyAnswerCheck.answer(request)
         let passkey = try await check.passkey(of: answer, request, pending: &pending, outcome: &outcome)
-        _ = try await check.verify(answer, with: passkey, user: username, request, pending: &pending)
+        _ = try await check.verify(answer, with: passkey, user: username, request, pending: &pending, outcome: &outcome)
         return passkey
     }
 }

@@ -31,10 +31,24 @@ final class PasskeyService: Sendable {
         return PasskeyRelyingParty(origin: String(root.dropLast()))
     }
 
+    /// The store, where `request`'s app offers passkeys: with a database, and where passwords
+    /// sign in. An app that signs in by single sign-on alone leaves who may come in to its
+    /// provider: a passkey made here would outlive the person's account there.
+    func store(offeredFor request: Request) -> PasskeyStore? {
+        request.authenticationSettings?.acceptsPasswords == false ? nil : store
+    }
+
     /// The second step's "Use a passkey instead" for `username` (`html`, `script`): nil when
-    /// they have no passkey, or where a browser would refuse one.
-    func secondStep(_ request: Request, for username: String) async throws -> [String: String]? {
-        guard let store, relyingParty(for: request) != nil, try await !store.passkeys(of: Username.key(username)).isEmpty else { return nil }
+    /// they have no passkey, where a browser would refuse one, or when the passkeys cannot be
+    /// read (the code still can: the page must not fail for it).
+    func secondStep(_ request: Request, for username: String) async -> [String: String]? {
+        guard let store = store(offeredFor: request), relyingParty(for: request) != nil else { return nil }
+        do {
+            guard try await !store.passkeys(of: Username.key(username)).isEmpty else { return nil }
+        } catch {
+            logger.error("The second step offers no passkey: the passkeys cannot be read: \(error)")
+            return nil
+        }
         return ["html": PasskeySignInButton.secondStep(request, self), "script": request.url(scriptPath)]
     }
 }

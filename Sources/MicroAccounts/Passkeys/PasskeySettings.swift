@@ -24,6 +24,12 @@ public struct PasskeySettings: Sendable {
     /// other than localhost, or an app under a path of a shared host.
     public var noRelyingPartyMessage =
         "Passkeys work only where this app is reached by a domain name over HTTPS (or at localhost): set MICRO_PUBLIC_URL to that address."
+    /// What the page says where the app signs in by single sign-on alone.
+    public var singleSignOnOnlyMessage = "This app signs you in through your organization's single sign-on: it keeps no passkeys."
+    /// The refusal of a passkey as the second step after a passkey that did not verify the person.
+    public var codeAfterPasskeyMessage = "Your passkey began this sign-in: give the code from your authenticator app, or a recovery code."
+    /// The refusal of a change by a single sign-on session whose sign-in is too old to confirm it.
+    public var signInAgainMessage = "Sign out and sign in again to change your passkeys: your sign-in is too old to confirm it."
     /// The refusal of a passkey over the limit.
     public var fullMessage = "You have as many passkeys as you may: remove one first."
     /// The refusal of a passkey that is registered already.

@@ -8,7 +8,7 @@ enum PasskeySignInButton {
     /// field's autofill; nil without passkeys, or where a browser would refuse one
     /// (``PasskeyRelyingParty``).
     static func signIn(_ request: Request, _ service: PasskeyService) -> String? {
-        guard service.store != nil, service.relyingParty(for: request) != nil else { return nil }
+        guard service.store(offeredFor: request) != nil, service.relyingParty(for: request) != nil else { return nil }
         return form(request, path: service.settings.signInPath, label: service.settings.signInLabel, autofill: true)
     }
 

@@ -17,7 +17,7 @@ struct PasskeySignInRoutes {
 
     /// The store and relying party; a 404 where passkeys cannot sign in.
     private func place(_ request: Request) throws -> (PasskeyStore, PasskeyRelyingParty) {
-        guard let store = service.store, let relyingParty = service.relyingParty(for: request) else {
+        guard let store = service.store(offeredFor: request), let relyingParty = service.relyingParty(for: request) else {
             throw HttpError(.notFound, settings.noRelyingPartyMessage)
         }
         return (store, relyingParty)
@@ -50,8 +50,9 @@ struct PasskeySignInRoutes {
         // Without the person verified (a PIN, a fingerprint), a passkey is one factor: a user
         // with a second factor gives it next, as after a password.
         if !use.userVerified, let twoFactor = request.twoFactor, try await twoFactor.isDue(for: stored.user.username) {
-            return try request.passkeyLocation(request.url(try request.pendSecondFactor(stored)))
+            return try request.passkeyLocation(request.url(try request.pendSecondFactor(stored, first: .passkey)))
         }
+        request.session.remove(PendingSecondFactor.key)
         return try request.passkeyLocation(try await request.signInByPasskey(stored, verified: use.userVerified, detail: "passkey"))
     }
 
@@ -73,11 +74,9 @@ struct PasskeySignInRoutes {
         } catch let error as HttpError {
             throw error
         } catch {
-            outcome = .unchecked
-            request.logger.error("Passkey sign-in unavailable, the user store cannot be read: \(error)")
-            throw PasskeyAnswerCheck.unavailable
+            throw check.unavailable(request, error, outcome: &outcome)
         }
         guard let stored, !stored.isDisabled else { throw check.refuse(answer, request, pending: &pending) }
-        return (stored, passkey, try await check.verify(answer, with: passkey, user: nil, request, pending: &pending))
+        return (stored, passkey, try await check.verify(answer, with: passkey, user: nil, request, pending: &pending, outcome: &outcome))
     }
 }

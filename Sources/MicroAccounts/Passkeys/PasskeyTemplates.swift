@@ -6,10 +6,11 @@ import MicroCore
 public enum PasskeyTemplates {
     /// `account/passkeys`: `available` with `passkeys` (each `id`, `name`, `createdAt`,
     /// `createdText`, `lastUsedAt` and `lastUsedText` once used, `renameAction`,
-    /// `removeAction`), `needsPassword`, and `canAdd` (with `addAction`, `optionsAction`,
-    /// `script`, `maxName`), `full` or `noRelyingParty` (the message: no passkey can be made
-    /// at this address); else `unavailable` (the message). On a
-    /// refusal `form.errors.name` or `form.errors.current_password`.
+    /// `removeAction`), `maxName`, what a change asks for (`needsPassword`, `needsCode`, or
+    /// `signInAgain`, the message, for a single sign-on session past its proof), and `canAdd`
+    /// (with `addAction`, `optionsAction`, `script`), `full` or `noRelyingParty` (the message:
+    /// no passkey can be made at this address); else `unavailable` (the message). On a refusal
+    /// `form.errors.name`, `form.errors.current_password` or `form.errors.code`.
     ///
     /// Adding runs in the page's script (`script`), which reads the add form's
     /// `data-options` and `data-passkey-error`: the browser's dialog needs it.
@@ -26,13 +27,15 @@ public enum PasskeyTemplates {
             <form method="post" action="{{renameAction}}">
               {{{csrfField}}}
               <label for="name-{{id}}">Name</label>
-              <input id="name-{{id}}" name="name" value="{{name}}" maxlength="64" required>
+              <input id="name-{{id}}" name="name" value="{{name}}" maxlength="{{maxName}}" required>
               <button type="submit">Rename</button>
             </form>
             <form method="post" action="{{removeAction}}">
               {{{csrfField}}}
               {{#needsPassword}}<label for="password-{{id}}">Current password</label>
               <input id="password-{{id}}" name="current_password" type="password" autocomplete="current-password" required>{{/needsPassword}}
+              {{#needsCode}}<label for="code-{{id}}">A code from your app, or a recovery code</label>
+              <input id="code-{{id}}" name="code" autocomplete="one-time-code" maxlength="64" required>{{/needsCode}}
               <button type="submit">Remove</button>
             </form>
           </li>
@@ -46,6 +49,8 @@ public enum PasskeyTemplates {
           <input id="passkey-name" name="name" maxlength="{{maxName}}" required placeholder="Laptop"></p>
           {{#needsPassword}}<p><label for="passkey-password">Current password</label><br>
           <input id="passkey-password" name="current_password" type="password" autocomplete="current-password" required></p>{{/needsPassword}}
+          {{#needsCode}}<p><label for="passkey-code">A code from your app, or a recovery code</label><br>
+          <input id="passkey-code" name="code" autocomplete="one-time-code" maxlength="64" required></p>{{/needsCode}}
           <p class="field-error" data-passkey-error role="alert" hidden></p>
           <p><button type="submit">Add a passkey</button></p>
         </form>
@@ -56,6 +61,8 @@ public enum PasskeyTemplates {
         {{#noRelyingParty}}<p class="read-only">{{noRelyingParty}}</p>{{/noRelyingParty}}
         {{#form.errors.name}}<p class="field-error">{{.}}</p>{{/form.errors.name}}
         {{#form.errors.current_password}}<p class="field-error">{{.}}</p>{{/form.errors.current_password}}
+        {{#form.errors.code}}<p class="field-error">{{.}}</p>{{/form.errors.code}}
+        {{#signInAgain}}<p class="notice">{{signInAgain}}</p>{{/signInAgain}}
         {{/available}}
         <p><a href="{{accountPath}}">Your account</a></p>
         """

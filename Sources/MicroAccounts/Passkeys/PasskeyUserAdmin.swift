@@ -32,7 +32,7 @@ struct PasskeyUserAdmin {
         let removed = try await store.removeAll(of: Username.key(username))
         guard removed > 0 else { throw HttpError(.notFound, "\(username) has no passkeys.") }
         await request.recordAccountEvent(ActivityEvent.Kind.passkeyRemoved, of: username, detail: "all \(removed), by \(admin.username)")
-        request.flash[request.authenticationSettings?.flashKey ?? "notice"] = "\(username)'s passkeys are removed: they no longer sign in."
+        request.flash[request.authenticationSettings?.flashKey ?? "notice"] = "\(username)'s passkeys are removed: they sign in with none of them again. Sessions they signed in go on: end them with “End sessions” if they should not."
         try request.redirect(to: request.usersPagePath ?? "/")
     }
 }

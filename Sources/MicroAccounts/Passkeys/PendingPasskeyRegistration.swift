@@ -12,8 +12,8 @@ struct PendingPasskeyRegistration: Codable, Sendable {
     /// The user handle, base64url: the one of the user's passkeys, or a new random one.
     let userHandle: String
 
-    /// A user handle for a user with no passkey yet: random, never derived from the name, so
-    /// that a user removed and added again is a stranger to the old passkeys.
+    /// A user handle for a user with no passkey yet: random, never derived from the name
+    /// (WebAuthn's user handle must not identify the person to the authenticator's other users).
     static func newUserHandle() -> [UInt8] {
         SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
     }

@@ -12,19 +12,24 @@ extension Request {
         try redirect(to: try pendSecondFactor(stored))
     }
 
-    /// Puts the pending step of `stored` into the session, as ``beginSecondFactor(_:)`` does,
-    /// and gives the code page's path, for a script to go to.
-    func pendSecondFactor(_ stored: StoredUser) throws -> String {
+    /// Puts the pending step of `stored`, after `first`, into the session, as
+    /// ``beginSecondFactor(_:)`` does, and gives the code page's path, for a script to go to.
+    func pendSecondFactor(_ stored: StoredUser, first: PendingSecondFactor.FirstFactor = .password) throws -> String {
         guard let twoFactor else { throw ConfigurationError("A second factor is due without the account pages' two-factor service.") }
-        try session.set(PendingSecondFactor.key, PendingSecondFactor(user: stored.user.username, at: session.now, stamp: CredentialStamp(stored).text))
+        try session.set(
+            PendingSecondFactor.key, PendingSecondFactor(user: stored.user.username, at: session.now, stamp: CredentialStamp(stored).text, first: first))
         return twoFactor.settings.signInPath
     }
+
+    /// The sign-in waiting for its second step in this session, as kept (see
+    /// ``userAtSecondStep()`` for the user it is for, checked).
+    var pendingSecondFactor: PendingSecondFactor? { session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) }
 
     /// The user waiting at the second step of their sign-in, as the store holds them now; nil
     /// when none waits or the wait expired. A password changed since the first step, or a user
     /// removed, ends the wait too. Each of these drops the pending step.
     func userAtSecondStep() async throws -> StoredUser? {
-        guard let twoFactor, let pending = session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) else { return nil }
+        guard let twoFactor, let pending = pendingSecondFactor else { return nil }
         let age = session.now - pending.at
         guard age >= 0, age < twoFactor.settings.stepLifetime.components.seconds, let authentication = authenticationSettings else {
             session.remove(PendingSecondFactor.key)

@@ -18,8 +18,10 @@ struct TwoFactorSignInRoutes {
     private func page(_ request: Request, problem: String?) async throws -> Response {
         guard let stored = try await request.userAtSecondStep() else { try request.redirect(to: signInPath(request)) }
         var values: [String: Any] = ["title": "Two-factor sign-in", "action": request.url(service.settings.signInPath)]
-        // A passkey of the user's may answer instead of a code.
-        if let passkeys = request.passkeys, let step = try await passkeys.secondStep(request, for: stored.user.username) {
+        // A passkey of the user's may answer instead of a code, after a password.
+        if request.pendingSecondFactor?.first != .passkey, let passkeys = request.passkeys,
+            let step = await passkeys.secondStep(request, for: stored.user.username)
+        {
             values["passkeyStep"] = step
         }
         guard let problem else { return try request.render("two-factor/sign-in", values).makeResponse(for: request) }
@@ -39,8 +41,9 @@ struct TwoFactorSignInRoutes {
         }
         let check = try await request.checkSecondFactor(request.params["code"] ?? "", of: stored.user.username)
         guard let method = check.method else { return try await page(request, problem: check.refusal(service.settings)) }
+        let first = request.pendingSecondFactor?.first
         request.session.remove(PendingSecondFactor.key)
-        try await request.signIn(checked: stored, detail: method.rawValue)
+        try await request.signIn(checked: stored, detail: first == .passkey ? "passkey+" + method.rawValue : method.rawValue)
         if method == .recoveryCode, let accounts = request.accounts {
             await accounts.record(request, username: stored.user.username, event: ActivityEvent.Kind.recoveryCodeUsed, detail: "")
         }

@@ -69,6 +69,16 @@ struct PasskeyScriptDriver {
         return try await client.post("/account/passkeys", form: fields(made, name: name), headers: json)
     }
 
+    /// Adds `authenticator`'s passkey for a user with a second factor on: the password and
+    /// `code` confirm it.
+    static func addWithCode(_ client: TestClient, _ authenticator: SoftwareAuthenticator, code: String) async throws -> TestResponse {
+        let answer = try await client.post(
+            "/account/passkeys/options", form: ["current_password": "secret123", "code": code], headers: json)
+        #expect(answer.status == .ok, "\(answer.text)")
+        let made = try authenticator.register(try challenge(try object(answer), for: .registration), relyingParty: relyingParty)
+        return try await client.post("/account/passkeys", form: fields(made, name: "Laptop"), headers: json)
+    }
+
     // MARK: The sign-in page
 
     /// The request options the sign-in page's script gets.
