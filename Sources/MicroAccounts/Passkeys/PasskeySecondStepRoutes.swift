@@ -15,8 +15,8 @@ struct PasskeySecondStepRoutes {
         app.post(path + "/?") { request in try await answer(request) }
     }
 
-    /// The waiting user, the store and the relying party; a redirect to the sign-in page when
-    /// no one waits (or the wait ended), a 404 where passkeys cannot answer.
+    /// The waiting user, the store and the relying party; a 401 when no one waits (or the wait
+    /// ended), a 403 after a first step by passkey, a 404 where passkeys cannot answer.
     private func place(_ request: Request) async throws -> (StoredUser, PasskeyStore, PasskeyRelyingParty) {
         guard let store = service.store(offeredFor: request), let relyingParty = service.relyingParty(for: request) else {
             throw HttpError(.notFound, settings.noRelyingPartyMessage)
