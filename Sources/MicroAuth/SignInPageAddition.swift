@@ -35,20 +35,23 @@ package final class SignInPageAdditions: Sendable {
     func add(_ addition: SignInPageAddition) { all.withLock { $0.append(addition) } }
 
     /// What one request's page shows: each block with its script's URL, and the username
-    /// field's `autocomplete`.
-    struct Shown {
+    /// field's `autocomplete`. Kept in the request once made: the template asks for both.
+    struct Shown: RequestStorageKey, Sendable {
+        typealias Value = Shown
         var blocks: [(html: String, script: String?)] = []
         var usernameAutocomplete = "username"
     }
 
-    /// What `request`'s page shows.
+    /// What `request`'s page shows, made once per request.
     func shown(for request: Request) -> Shown {
+        if let shown = request.storage[Shown.self] { return shown }
         var shown = Shown()
         for addition in list {
             guard let html = addition.html(request) else { continue }
             shown.blocks.append((html, addition.scriptPath.map(request.url)))
             if let token = addition.usernameAutocomplete { shown.usernameAutocomplete += " " + token }
         }
+        request.storage[Shown.self] = shown
         return shown
     }
 }

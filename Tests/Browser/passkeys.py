@@ -16,8 +16,6 @@ localhost, 3 when Chromium could not start. Uses walkthrough.py's helpers.
 
 import os
 import sys
-import time
-import traceback
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
@@ -135,37 +133,21 @@ def passkeys(driver):
     ok("password, then the passkey: signed in, recorded as password+passkey")
 
 
+def walk_passkeys(driver):
+    add_authenticator(driver)
+    passkeys(driver)
+    walk.drain_console(driver, "end")
+    violations = walk.csp_violations()
+    assert not violations, "CSP violations:\n" + "\n".join(f"  {w}: {e.get('message')}" for w, e in violations)
+    ok(f"{len(walk.console_log)} console entries read, none about the Content Security Policy")
+
+
 def main():
     if "localhost" not in walk.BASE_URL:
         print("FAIL: set BASE_URL to a localhost address (browsers give passkeys to no IP address)", file=sys.stderr)
         return 2
-    started = time.time()
-    try:
-        driver = walk.start_browser()
-    except Exception as error:
-        print(f"CANNOT START CHROMIUM: {type(error).__name__}: {error}", file=sys.stderr)
-        return walk.EXIT_CANNOT_START
-    try:
-        add_authenticator(driver)
-        passkeys(driver)
-        walk.drain_console(driver, "end")
-        violations = walk.csp_violations()
-        assert not violations, "CSP violations:\n" + "\n".join(f"  {w}: {e.get('message')}" for w, e in violations)
-        ok(f"{len(walk.console_log)} console entries read, none about the Content Security Policy")
-    except Exception as error:
-        try:
-            print(f"  (screenshot of the failing page: {walk.screenshot(driver, 'FAILED-passkeys')})", file=sys.stderr)
-            print(f"  (the page's passkey message: {[e.text for e in driver.find_elements(By.CSS_SELECTOR, '[data-passkey-error]')]})", file=sys.stderr)
-        except Exception:
-            pass
-        where = traceback.extract_tb(error.__traceback__)[-1]
-        print(f"FAIL: {type(error).__name__} at passkeys.py line {where.lineno} ({where.line}): {error}", file=sys.stderr)
-        print(f"passkeys: {walk.steps_passed} passed, 1 failed", flush=True)
-        return 1
-    finally:
-        driver.quit()
-    print(f"passkeys: {walk.steps_passed} passed, 0 failed in {time.time() - started:.1f} s", flush=True)
-    return 0
+    return walk.run("passkeys", walk_passkeys, diagnose=lambda driver: "the page's passkey message: "
+                    + repr([e.text for e in driver.find_elements(By.CSS_SELECTOR, "[data-passkey-error]")]))
 
 
 if __name__ == "__main__":

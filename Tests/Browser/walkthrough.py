@@ -641,10 +641,10 @@ def check_console(driver):
     ok("an injected inline <style> is refused and reported, so the check above can see violations")
 
 
-def main():
-    if not BASE_URL:
-        print("FAIL: set BASE_URL, e.g. BASE_URL=http://127.0.0.1:4599", file=sys.stderr)
-        return 2
+def run(name, body, diagnose=None):
+    """Starts Chromium, runs `body(driver)` and reports as the walks do: the failing line, a
+    screenshot of the failing page (and what `diagnose(driver)` adds), the steps passed.
+    Returns the exit status (module docstring)."""
     started = time.time()
     try:
         driver = start_browser()
@@ -654,25 +654,39 @@ def main():
         return EXIT_CANNOT_START
     print(f"Chromium {driver.capabilities.get('browserVersion')} against {BASE_URL}; screenshots in {ARTIFACTS}", flush=True)
     try:
-        walkthrough(driver)
-        for scheme in ("light", "dark"):
-            step(f"9. every page at 375 px, {scheme} mode: no sideways scrolling")
-            phone_pass(driver, scheme)
-        check_console(driver)
+        body(driver)
     except Exception as error:
         try:
-            print(f"  (screenshot of the failing page: {screenshot(driver, 'FAILED')})", file=sys.stderr)
+            print(f"  (screenshot of the failing page: {screenshot(driver, 'FAILED-' + name)})", file=sys.stderr)
+            if diagnose:
+                print(f"  ({diagnose(driver)})", file=sys.stderr)
         except Exception:
             pass
         where = traceback.extract_tb(error.__traceback__)[-1]
-        print(f"FAIL: {type(error).__name__} at walkthrough.py line {where.lineno} ({where.line}): {error}", file=sys.stderr)
-        print(f"walkthrough: {steps_passed} passed, 1 failed", flush=True)
+        print(f"FAIL: {type(error).__name__} at {os.path.basename(where.filename)} line {where.lineno} ({where.line}): {error}",
+              file=sys.stderr)
+        print(f"{name}: {steps_passed} passed, 1 failed", flush=True)
         return 1
     finally:
         driver.quit()
     print(f"All steps passed in {time.time() - started:.1f} s.", flush=True)
-    print(f"walkthrough: {steps_passed} passed, 0 failed", flush=True)
+    print(f"{name}: {steps_passed} passed, 0 failed", flush=True)
     return 0
+
+
+def walk_all(driver):
+    walkthrough(driver)
+    for scheme in ("light", "dark"):
+        step(f"9. every page at 375 px, {scheme} mode: no sideways scrolling")
+        phone_pass(driver, scheme)
+    check_console(driver)
+
+
+def main():
+    if not BASE_URL:
+        print("FAIL: set BASE_URL, e.g. BASE_URL=http://127.0.0.1:4599", file=sys.stderr)
+        return 2
+    return run("walkthrough", walk_all)
 
 
 if __name__ == "__main__":

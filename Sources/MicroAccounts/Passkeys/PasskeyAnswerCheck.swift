@@ -57,7 +57,8 @@ struct PasskeyAnswerCheck {
     }
 
     /// Verifies `answer` with `passkey` (for `user`, when the step names one), spends its
-    /// challenge on every instance and moves the passkey's counter; what the check found.
+    /// challenge on every instance and moves the passkey's counter; what the check found, with
+    /// `outcome` then `.success`.
     /// Every refusal here is the one message: the form was checked before the look-up.
     func verify(
         _ answer: PasskeyAssertionResponse, with passkey: Passkey, user: String?, _ request: Request, pending: inout PendingPasskeyChallenges,
@@ -84,6 +85,7 @@ struct PasskeyAnswerCheck {
             throw unavailable(request, error, outcome: &outcome)
         }
         guard counted else { throw refused }
+        outcome = .success
         return use
     }
 

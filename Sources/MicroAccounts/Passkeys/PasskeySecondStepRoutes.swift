@@ -48,7 +48,7 @@ struct PasskeySecondStepRoutes {
         var pending = request.pendingPasskeyChallenges
         let passkey: Passkey
         do {
-            passkey = try await request.passkeyAttempt(username: username) { outcome in
+            passkey = try await request.signInAttempt(username: username) { outcome in
                 try await check(request, username: username, store: store, relyingParty: relyingParty, pending: &pending, outcome: &outcome)
             }
         } catch {

@@ -35,7 +35,7 @@ public struct PasskeySettings: Sendable {
     /// The refusal of a passkey that is registered already.
     public var takenMessage = "This passkey is registered already."
     /// The refusal of a name that is empty, too long, or holds control or text-direction characters.
-    public var nameMessage = "Give the passkey a name of 1 to 64 characters, without control or text-direction characters."
+    public var nameMessage: String
     /// The flash after adding one.
     public var addedMessage = "Passkey added."
     /// The flash after removing one.
@@ -47,5 +47,9 @@ public struct PasskeySettings: Sendable {
     static let nameLength = 64
 
     /// The defaults.
-    public init() {}
+    public init() {
+        // Set here, not as the property's default: a default that reads a static of this type
+        // made `Accounts()` crash in Swift 6's debug build.
+        nameMessage = "Give the passkey a name of 1 to \(Self.nameLength) characters, without control or text-direction characters."
+    }
 }

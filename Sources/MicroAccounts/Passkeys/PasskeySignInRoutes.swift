@@ -37,7 +37,7 @@ struct PasskeySignInRoutes {
         var pending = request.pendingPasskeyChallenges
         let signedIn: (StoredUser, Passkey, PasskeyUse)
         do {
-            signedIn = try await request.passkeyAttempt(username: nil) { outcome in
+            signedIn = try await request.signInAttempt(username: nil) { outcome in
                 try await check(request, store: store, relyingParty: relyingParty, pending: &pending, outcome: &outcome)
             }
         } catch {

@@ -49,28 +49,13 @@ extension Request {
     /// (a wrong code is a failed sign-in of the user; over the limit a 429, right code or not).
     /// A right code clears the user's failures.
     func checkSecondFactor(_ code: String, of username: String) async throws -> SecondFactorCheck {
-        guard let service = services.service(AuthenticationService.self), let twoFactor else { return .wrong }
-        let throttle = service.throttle
+        guard services.service(AuthenticationService.self) != nil, let twoFactor else { return .wrong }
         let now = Int64(settings.clock().timeIntervalSince1970)
-        let name = Username.key(username)
-        let key = throttle.key(username: name)
-        let address = clientAddress.map(throttle.key(address:))
-        try await service.adoptSharedFailures(username: key, address: address, now: now, logger: logger)
-        do {
-            try await admit(username: key, address: address, service)
-        } catch let error as HttpError where error.status == .tooManyRequests {
-            await announce { await $0.lockedOut(self, name: name, authentication: service.settings) }
-            throw error
+        return try await signInAttempt(username: username) { outcome in
+            outcome = .unchecked  // until the code is checked: a secret that will not open is no failure of the user's
+            let check = try await twoFactor.verify(String(code.prefix(64)), of: username, now: now)
+            outcome = check.method == nil ? .failure : .success
+            return check
         }
-        let check: SecondFactorCheck
-        do {
-            check = try await twoFactor.verify(String(code.prefix(64)), of: username, now: now)
-        } catch {
-            await service.finish(username: key, address: address, outcome: .unchecked, now: now, logger: logger)
-            throw error
-        }
-        await service.finish(username: key, address: address, outcome: check.method == nil ? .failure : .success, now: now, logger: logger)
-        if check.method == nil { await announce { await $0.signInFailed(self, username: username) } }
-        return check
     }
 }

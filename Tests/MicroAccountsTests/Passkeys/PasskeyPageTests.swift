@@ -192,7 +192,7 @@ import Testing
         #expect(refused.status == .unprocessableEntity)
     }
 
-    @Test func removingAUserRemovesTheirPasskeys() async throws {
+    @Test func aUserForgottenAsTheRemoveUserCommandDoesLeavesNoPasskeys() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (app, database) = try await makeApp(folder)

@@ -13,9 +13,11 @@ struct PasskeyScriptDriver {
     static let json: HttpHeaders = ["Accept": "application/json"]
 
     /// The app, with `configure` applied to its ``Accounts``.
-    static func makeApp(_ folder: TemporaryFolder, configure: (inout Accounts) -> Void = { _ in }) async throws -> (App, Database) {
+    static func makeApp(
+        _ folder: TemporaryFolder, log: LogRecorder? = nil, configure: (inout Accounts) -> Void = { _ in }
+    ) async throws -> (App, Database) {
         try folder.write("views/layout.mustache", "<main>{{#flashMessages}}<p class=\"flash\">{{message}}</p>{{/flashMessages}}{{{yield}}}</main>")
-        let app = isolatedApp { $0.views = folder.file("views") }
+        let app = isolatedApp(logger: log?.logger ?? .quietForTests) { $0.views = folder.file("views") }
         let users = try #require(try UserStoreKind.sqlite.make(in: folder) as? SqliteUserStore)
         try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: [])
         var authentication = Authentication(users: users)

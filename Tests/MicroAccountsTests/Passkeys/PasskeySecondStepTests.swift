@@ -11,15 +11,21 @@ import Testing
 @Suite struct PasskeySecondStepTests {
     typealias Driver = PasskeyScriptDriver
 
-    /// `client`, signed in as user, turns two-factor sign-in on; the secret.
-    func turnOnTwoFactor(_ client: TestClient) async throws -> Totp {
-        try await turnOnTwoFactorWithCodes(client).totp
-    }
-
     /// `client`, signed in as user, turns two-factor sign-in on; the secret and the recovery codes.
-    func turnOnTwoFactorWithCodes(_ client: TestClient) async throws -> (totp: Totp, codes: [String]) {
+    func turnOnTwoFactor(_ client: TestClient) async throws -> (totp: Totp, codes: [String]) {
         let setup = try await client.turnOnTwoFactor(password: "secret123") { Totp(secret: Base32.decode($0) ?? []).code(at: Int64(Date().timeIntervalSince1970)) }
         return (Totp(secret: try #require(Base32.decode(setup.secret))), setup.recoveryCodes)
+    }
+
+    /// A client of `app` where user turned two-factor sign-in on, added `authenticator`'s
+    /// passkey and signed out; with the recovery codes.
+    func userWithCodeAndPasskey(_ app: App, _ authenticator: SoftwareAuthenticator) async throws -> (client: TestClient, codes: [String]) {
+        let client = TestClient(app)
+        try await client.signIn("user", "secret123")
+        let (totp, codes) = try await turnOnTwoFactor(client)
+        #expect(try await Driver.addWithCode(client, authenticator, code: nextCode(totp)).status == .created)
+        _ = try await client.signOut()
+        return (client, codes)
     }
 
     /// A code of `totp` not used yet: the one after the step that turned it on.
@@ -32,11 +38,7 @@ import Testing
         defer { folder.remove() }
         let (app, database) = try await Driver.makeApp(folder)
         var authenticator = try SoftwareAuthenticator(.es256)
-        let client = TestClient(app)
-        try await client.signIn("user", "secret123")
-        let totp = try await turnOnTwoFactor(client)
-        #expect(try await Driver.addWithCode(client, authenticator, code: nextCode(totp)).status == .created)
-        _ = try await client.signOut()
+        let (client, _) = try await userWithCodeAndPasskey(app, authenticator)
         // Ann's passkey, which must not answer for user.
         var annsKey = try SoftwareAuthenticator(.es256)
         let ann = TestClient(app)
@@ -74,19 +76,13 @@ import Testing
         }
         #expect(events.contains("signed_in:password+passkey") && events.filter { $0.hasPrefix("sign_in_failed") }.count == 1)
     }
-}
 
-extension PasskeySecondStepTests {
     @Test func aPasskeyThatBeganTheSignInIsNotItsSecondStep() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (app, database) = try await Driver.makeApp(folder)
         var authenticator = try SoftwareAuthenticator(.es256)
-        let client = TestClient(app)
-        try await client.signIn("user", "secret123")
-        let (totp, codes) = try await turnOnTwoFactorWithCodes(client)
-        #expect(try await Driver.addWithCode(client, authenticator, code: nextCode(totp)).status == .created)
-        _ = try await client.signOut()
+        let (client, codes) = try await userWithCodeAndPasskey(app, authenticator)
         let handle = try #require(try await PasskeyStore(database).userHandle(of: "user"))
 
         // Present but not verified: one factor, then the code's page, which offers no passkey.
@@ -113,7 +109,7 @@ extension PasskeySecondStepTests {
         let (app, database) = try await Driver.makeApp(folder)
         let client = TestClient(app)
         try await client.signIn("user", "secret123")
-        let totp = try await turnOnTwoFactor(client)
+        let (totp, _) = try await turnOnTwoFactor(client)
         let page = try await client.get("/account/passkeys")
         #expect(page.text.contains(#"id="passkey-code" name="code""#))
         // The password alone, as a stolen one would be, makes no passkey.
