@@ -9,7 +9,11 @@
 #         round, and both servers get its session cookie, which opens on both: same secret;
 #         SIGN_INS=1 to load POST /signin instead, bench1...bench8 in turn with the right
 #         password (bench/signin.lua; use CONNECTIONS=8), counting only the sign-ins;
-#         A_ENV, B_ENV: more environment for one server, NAME=VALUE words)
+#         A_ENV, B_ENV: more environment for one server, NAME=VALUE words;
+#         A_SCHEME, B_SCHEME: http (the default) or https, for a server A_ENV or B_ENV gives
+#         MICRO_TLS_CERT and MICRO_TLS_KEY (bench/tls.sh); its certificate is not checked;
+#         CLOSE=1 to close each connection after its request, so that every request pays
+#         for a new connection (and, over https, a handshake))
 # Keep a build before a change with `cp bench/.build/release/MicroBench /tmp/MicroBench.before`.
 # See bench/README.md ("Comparing two builds").
 set -euo pipefail
@@ -26,12 +30,19 @@ ROUNDS="${ROUNDS:-5}"
 CONNECTIONS="${CONNECTIONS:-64}"
 A_PORT="${A_PORT:-18201}"
 B_PORT="${B_PORT:-18202}"
+A_SCHEME="${A_SCHEME:-http}"
+B_SCHEME="${B_SCHEME:-http}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "error: ROUNDS must be 1 or more" >&2; exit 2; }
 source "$ROOT/bench/lib.sh"
 # Both servers share CPU 0: NIO's own count of loops unless SERVER_LOOPS says (server_loops in bench/lib.sh).
 server_loops ""
+for scheme in "$A_SCHEME" "$B_SCHEME"; do
+    [[ "$scheme" =~ ^https?$ ]] || { echo "error: A_SCHEME and B_SCHEME are http or https, not '$scheme'" >&2; exit 2; }
+done
+A_URL="$A_SCHEME://127.0.0.1:$A_PORT"
+B_URL="$B_SCHEME://127.0.0.1:$B_PORT"
 for binary in "$A" "$B"; do
     [ -x "$binary" ] || { echo "error: $binary is not an executable" >&2; exit 2; }
 done
@@ -98,35 +109,39 @@ LOAD_OPTIONS=()
 source "$ROOT/bench/signin-pairs.sh"
 sign_in() {
     if [ "${SIGN_INS:-0}" = 1 ]; then
-        signin_pairs "$B_PORT" "$OUT"
+        signin_pairs "$B_URL" "$OUT"
         LOAD_OPTIONS=(-s "$ROOT/bench/signin.lua" --timeout 60s)
         return 0
     fi
     [ "${SIGN_IN:-0}" = 1 ] || return 0
     local jar="$OUT/jar" page token
     rm -f "$jar"
-    page="$(curl -sS -c "$jar" "http://127.0.0.1:$B_PORT/signin")"
+    page="$(curl -ksS -c "$jar" "$B_URL/signin")"
     token="$(printf '%s' "$page" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
     [ -n "$token" ] || { echo "error: no CSRF token on B's /signin" >&2; exit 1; }
-    curl -sS -o /dev/null -b "$jar" -c "$jar" --data "_csrf=$token&username=bench1&password=bench-password" "http://127.0.0.1:$B_PORT/signin"
-    curl -sS -o /dev/null -b "$jar" -c "$jar" "http://127.0.0.1:$B_PORT$TARGET"
+    curl -ksS -o /dev/null -b "$jar" -c "$jar" --data "_csrf=$token&username=bench1&password=bench-password" "$B_URL/signin"
+    curl -ksS -o /dev/null -b "$jar" -c "$jar" "$B_URL$TARGET"
     local value
     value="$(awk '$6 == "micro.session" { print $7 }' "$jar")"
     [ -n "$value" ] || { echo "error: B's sign-in gave no session cookie" >&2; exit 1; }
     LOAD_OPTIONS=(-H "Cookie: micro.session=$value")
 }
+# Connection: close on every request: the server closes after answering, and wrk opens anew.
+CONNECTION_OPTIONS=()
+[ "${CLOSE:-0}" = 1 ] && CONNECTION_OPTIONS=(-H "Connection: close")
 
 # A warm-up, both at once.
 sign_in
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$A_PORT$TARGET" >/dev/null &
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$A_URL$TARGET" >/dev/null &
 wa=$!
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$B_PORT$TARGET" >/dev/null &
+taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$B_URL$TARGET" >/dev/null &
 wb=$!
 wait "$wa"
 wait "$wb"
 
 echo "A: $A"
 echo "B: $B"
+echo "A over $A_SCHEME, B over $B_SCHEME$([ "${CLOSE:-0}" = 1 ] && echo ", a new connection per request")"
 echo "$([ "${SIGN_INS:-0}" = 1 ] && echo "POST /signin (sign-ins counted)" || echo "GET $TARGET"), wrk -t1 -c$CONNECTIONS -d${DURATION}s against each at once (event loops: ${SERVER_LOOPS:-as NIO chooses}); CPU µs per request"
 echo
 echo "| round | A µs | B µs | B/A CPU per request | A req/s | B req/s |"
@@ -138,9 +153,9 @@ RATE_FORMAT="$([ "${SIGN_INS:-0}" = 1 ] && echo %.2f || echo %.0f)"
 for round in $(seq 1 "$ROUNDS"); do
     sign_in
     a0="$(cpu_ticks "$A_PID")"; b0="$(cpu_ticks "$B_PID")"
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$A_PORT$TARGET" >"$OUT/a-$round.txt" &
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$A_URL$TARGET" >"$OUT/a-$round.txt" &
     wa=$!
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "http://127.0.0.1:$B_PORT$TARGET" >"$OUT/b-$round.txt" &
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$B_URL$TARGET" >"$OUT/b-$round.txt" &
     wb=$!
     wait "$wa"
     wait "$wb"

@@ -24,7 +24,7 @@ wait_ready "$PORT" "$SERVER"
 # For each of the 8 users, a session and its CSRF token, as the sign-in page gives them to a
 # browser.
 source "$ROOT/bench/signin-pairs.sh"
-signin_pairs "$PORT" "$OUT"
+signin_pairs "http://127.0.0.1:$PORT" "$OUT"
 
 plain() {
     wrk -t1 -c16 -d"${DURATION}s" --latency "http://127.0.0.1:$PORT/hello" >"$OUT/$1.txt"

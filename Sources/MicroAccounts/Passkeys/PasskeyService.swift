@@ -10,12 +10,23 @@ final class PasskeyService: Sendable {
     let store: PasskeyStore?
     let accountsPrefix: String
     let logger: Logger
+    /// The relying party of each origin recently asked for, or its absence: the sign-in page
+    /// asks on every view, and reading an origin costs a fair part of rendering that page.
+    /// By the exact bytes, since the host is the client's: a KELVIN SIGN must not find `k`'s.
+    private let relyingParties = BoundedCache<ExactString, KnownRelyingParty>(capacity: 64, byteLimit: 64 * 512) { key, _ in
+        128 + 3 * key.text.utf8.count
+    }
 
     init(settings: PasskeySettings, store: PasskeyStore?, accountsPrefix: String, logger: Logger) {
         self.settings = settings
         self.store = store
         self.accountsPrefix = accountsPrefix
         self.logger = logger
+    }
+
+    /// An origin's relying party as the cache keeps it: nil is an answer too.
+    private struct KnownRelyingParty: Sendable {
+        let party: PasskeyRelyingParty?
     }
 
     /// The account page's path.
@@ -27,8 +38,11 @@ final class PasskeyService: Sendable {
     /// Who `request`'s passkeys are for: the app's public URL, else the request's own origin;
     /// nil where a browser would refuse a passkey (``PasskeyRelyingParty/init(origin:)``).
     func relyingParty(for request: Request) -> PasskeyRelyingParty? {
-        let root = request.absoluteUrl("/")
-        return PasskeyRelyingParty(origin: String(root.dropLast()))
+        let origin = ExactString(String(request.absoluteUrl("/").dropLast()))
+        if let known = relyingParties.value(for: origin) { return known.party }
+        let party = PasskeyRelyingParty(origin: origin.text)
+        relyingParties.remember(KnownRelyingParty(party: party), for: origin)
+        return party
     }
 
     /// The store, where `request`'s app offers passkeys: with a database, and where passwords

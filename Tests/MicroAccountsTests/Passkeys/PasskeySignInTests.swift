@@ -202,6 +202,21 @@ import Testing
         let plain = try await client.get("/signin")
         #expect(!plain.text.contains("passkey") && plain.text.contains(#"autocomplete="username""#))
         #expect(try await client.post("/signin/passkey/options", form: [:], headers: Driver.json).status == .notFound)
+        // Each host the app answers for has its own relying party, remembered apart: a host
+        // that only looks like an allowed one (KELVIN SIGN for K) is refused before it is read.
+        let other = try TemporaryFolder()
+        defer { other.remove() }
+        let (named, _) = try await Driver.makeApp(other)
+        named.settings.allowedHosts = ["kit.localhost"]
+        for (host, offered) in [("localhost", true), ("Kit.localhost", true), ("127.0.0.1", false), ("kit.localhost", true)] {
+            let client = TestClient(named)
+            client.defaultHeaders = ["Host": host]
+            let page = try await client.get("/signin")
+            #expect(page.text.contains(#"id="passkey-sign-in""#) == offered, "\(host)")
+        }
+        let lookalike = TestClient(named)
+        lookalike.defaultHeaders = ["Host": "\u{212A}it.localhost"]
+        #expect(try await lookalike.get("/signin").status == .misdirectedRequest)
 
         // The built-in page of an app without a layout shows it too.
         let bare = isolatedApp()
