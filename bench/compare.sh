@@ -13,7 +13,10 @@
 #         A_SCHEME, B_SCHEME: http (the default) or https, for a server A_ENV or B_ENV gives
 #         MICRO_TLS_CERT and MICRO_TLS_KEY (bench/tls.sh); its certificate is not checked;
 #         CLOSE=1 to close each connection after its request, so that every request pays
-#         for a new connection (and, over https, a handshake))
+#         for a new connection (and, over https, a handshake, resumed where the server
+#         allows); not with SIGN_INS=1, whose script sets its own headers;
+#         HOST_NAME=localhost to name the servers so (in the URL, so in Host) instead of
+#         127.0.0.1, for what Micro offers only at a name, such as passkeys)
 # Keep a build before a change with `cp bench/.build/release/MicroBench /tmp/MicroBench.before`.
 # See bench/README.md ("Comparing two builds").
 set -euo pipefail
@@ -41,8 +44,14 @@ server_loops ""
 for scheme in "$A_SCHEME" "$B_SCHEME"; do
     [[ "$scheme" =~ ^https?$ ]] || { echo "error: A_SCHEME and B_SCHEME are http or https, not '$scheme'" >&2; exit 2; }
 done
-A_URL="$A_SCHEME://127.0.0.1:$A_PORT"
-B_URL="$B_SCHEME://127.0.0.1:$B_PORT"
+HOST_NAME="${HOST_NAME:-127.0.0.1}"
+[[ "$HOST_NAME" =~ ^(127\.0\.0\.1|localhost)$ ]] || { echo "error: HOST_NAME is 127.0.0.1 or localhost, not '$HOST_NAME'" >&2; exit 2; }
+if [ "${CLOSE:-0}" = 1 ] && [ "${SIGN_INS:-0}" = 1 ]; then
+    echo "error: CLOSE=1 does not apply to SIGN_INS=1: bench/signin.lua makes each request's headers itself" >&2
+    exit 2
+fi
+A_URL="$A_SCHEME://$HOST_NAME:$A_PORT"
+B_URL="$B_SCHEME://$HOST_NAME:$B_PORT"
 for binary in "$A" "$B"; do
     [ -x "$binary" ] || { echo "error: $binary is not an executable" >&2; exit 2; }
 done

@@ -2,8 +2,9 @@
 # bench/credentials.yml, a session and its CSRF token as the sign-in page gives them to a
 # browser, each tried once (a 303 to / or the script stops). Exports SIGNIN_PAIRS for
 # bench/signin.lua, which posts them in turn.
-# Usage: signin_pairs URL FOLDER    (URL: the server's, http://127.0.0.1:PORT or https; a
-#                                   certificate of https is not checked)   (FOLDER: where to keep the response headers)
+# Usage: signin_pairs URL FOLDER
+#   URL: the server's (http://127.0.0.1:PORT, or https, whose certificate is not checked);
+#   FOLDER: where to keep the response headers
 signin_pairs() {
     local url="$1" out="$2" pairs="" user page token cookie body answer
     for user in 1 2 3 4 5 6 7 8; do
