@@ -11,8 +11,10 @@ final class PasskeyService: Sendable {
     let accountsPrefix: String
     let logger: Logger
     /// The relying party of each origin recently asked for, or its absence: the sign-in page
-    /// asks on every view, and reading an origin costs a fair part of rendering that page.
-    /// By the exact bytes, since the host is the client's: a KELVIN SIGN must not find `k`'s.
+    /// asks on every view, and reading an origin costs a fair part of rendering that page. An
+    /// app answers for a few origins; a client naming many (ports, IP literals) only evicts.
+    /// An entry holds the key and an id and origin no longer than it. By the exact bytes,
+    /// since the host is the client's: a KELVIN SIGN must not find `K`'s.
     private let relyingParties = BoundedCache<ExactString, KnownRelyingParty>(capacity: 64, byteLimit: 64 * 512) { key, _ in
         128 + 3 * key.text.utf8.count
     }

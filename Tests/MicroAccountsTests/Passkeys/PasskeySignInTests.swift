@@ -202,18 +202,22 @@ import Testing
         let plain = try await client.get("/signin")
         #expect(!plain.text.contains("passkey") && plain.text.contains(#"autocomplete="username""#))
         #expect(try await client.post("/signin/passkey/options", form: [:], headers: Driver.json).status == .notFound)
-        // Each host the app answers for has its own relying party, remembered apart: a host
-        // that only looks like an allowed one (KELVIN SIGN for K) is refused before it is read.
+        // Each host the app answers for has its own relying party, remembered apart: asked in
+        // turns, each host's options name its own id, never one asked for before.
         let other = try TemporaryFolder()
         defer { other.remove() }
         let (named, _) = try await Driver.makeApp(other)
         named.settings.allowedHosts = ["kit.localhost"]
-        for (host, offered) in [("localhost", true), ("Kit.localhost", true), ("127.0.0.1", false), ("kit.localhost", true)] {
+        for (host, id) in [("localhost", "localhost"), ("Kit.localhost", "kit.localhost"), ("127.0.0.1", nil), ("kit.localhost", "kit.localhost"), ("localhost", "localhost")] {
             let client = TestClient(named)
             client.defaultHeaders = ["Host": host]
-            let page = try await client.get("/signin")
-            #expect(page.text.contains(#"id="passkey-sign-in""#) == offered, "\(host)")
+            #expect(try await client.get("/signin").text.contains(#"id="passkey-sign-in""#) == (id != nil), "\(host)")
+            let options = try await client.post("/signin/passkey/options", form: [:], headers: Driver.json)
+            #expect(options.status == (id == nil ? .notFound : .ok), "\(host)")
+            if let id { #expect(try Driver.object(options)["rpId"] as? String == id, "\(host)") }
         }
+        // A host that only looks like an allowed one (KELVIN SIGN for K) is refused before
+        // anything reads it (AllowedHosts), so it reaches no relying party at all.
         let lookalike = TestClient(named)
         lookalike.defaultHeaders = ["Host": "\u{212A}it.localhost"]
         #expect(try await lookalike.get("/signin").status == .misdirectedRequest)
