@@ -4,8 +4,9 @@ of a phone or a laptop (CTAP2, internal transport, resident keys, user verificat
 
 Adds a passkey at /account/passkeys, signs out and signs in with it without typing a name,
 turns two-factor sign-in on and signs in with the passkey again without being asked for a code,
-then answers the second step of a password sign-in with the passkey instead of a code. No
-console message may report a Content-Security-Policy violation.
+then answers the second step of a password sign-in with the passkey instead of a code, and
+confirms a change on the passkeys page with it instead of the password. No console message may
+report a Content-Security-Policy violation.
 
     BASE_URL=http://localhost:4599 PASSKEY_USER=keys PASSKEY_PASSWORD=... python3 Tests/Browser/passkeys.py
 
@@ -131,6 +132,20 @@ def passkeys(driver):
     details = [text for kind, text in recorded if kind == "signed_in"]
     assert any("password+passkey" in text for text in details), f"the sign-ins listed: {details}"
     ok("password, then the passkey: signed in, recorded as password+passkey")
+
+    step("P6. a change on the passkeys page confirmed with the passkey instead of the password and code")
+    driver.get(url("/account/passkeys"))
+    wait_for_path(driver, "/account/passkeys", "opening the passkeys page")
+    assert driver.find_elements(By.CSS_SELECTOR, 'form [name="current_password"]'), "the page asks for no password before"
+    press(driver, "Confirm with a passkey")
+    wait_for_path(driver, "/account/passkeys", "after confirming with the passkey")
+    walk.expect_flash(driver, "Confirmed with your passkey: you can change your passkeys for a few minutes.")
+    assert not driver.find_elements(By.CSS_SELECTOR, 'form [name="current_password"]'), "the page still asks for the password"
+    press(driver, "Remove")
+    wait_for_path(driver, "/account/passkeys", "after removing the passkey")
+    walk.expect_flash(driver, "Passkey removed.")
+    assert driver.find_elements(By.CSS_SELECTOR, '[data-passkeys="none"]'), "the passkey is still listed"
+    ok("confirmed by the passkey's dialog, then removed with nothing typed")
 
 
 def walk_passkeys(driver):

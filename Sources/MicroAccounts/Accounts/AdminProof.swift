@@ -6,7 +6,8 @@ import MicroCore
 /// must not set an admin's password, turn off a second factor or add an admin, which the
 /// account pages refuse without the current password and code.
 ///
-/// A right password (and code, where the admin's second factor is on) holds for
+/// A right password (and code, where the admin's second factor is on), or one of their
+/// passkeys that verified the person (the passkeys page's "Confirm with a passkey"), holds for
 /// ``Accounts/adminProofLifetime`` in this session. A session signed in by single sign-on has
 /// no password here: its sign-in is its proof, for as long. A script's HTTP Basic
 /// credentials carry the password on each request; a Bearer token proves nothing and is

@@ -1,8 +1,8 @@
 import MicroAuth
 import MicroCore
 
-/// The account page of passkeys: the user's list, adding one (the current password, then the
-/// browser's dialog), renaming and removing one.
+/// The account page of passkeys: the user's list, adding one (the current password, or a
+/// passkey, then the browser's dialog), renaming and removing one.
 struct PasskeyAccountRoutes {
     let service: PasskeyService
     let accounts: AccountsService
@@ -60,7 +60,8 @@ struct PasskeyAccountRoutes {
                 }
                 return entry
             }
-            if service.relyingParty(for: request) == nil {
+            let atRelyingParty = service.relyingParty(for: request) != nil
+            if !atRelyingParty {
                 values["noRelyingParty"] = settings.noRelyingPartyMessage
             } else if listed.count < settings.limit {
                 values["canAdd"] = true
@@ -70,11 +71,19 @@ struct PasskeyAccountRoutes {
             } else {
                 values["full"] = settings.fullMessage
             }
-            switch try await AdminProof(settings: accounts.settings).demand(of: user, request) {
+            let demand = try await AdminProof(settings: accounts.settings).demand(of: user, request)
+            switch demand {
             case nil: break
             case .password: values["needsPassword"] = true
             case .passwordAndCode: values["needsPassword"] = true; values["needsCode"] = true
             case .signInAgain: values["signInAgain"] = settings.signInAgainMessage
+            }
+            // One of the user's passkeys may confirm instead (PasskeyConfirmationRoutes).
+            if demand != nil, atRelyingParty, !listed.isEmpty {
+                values["confirmAction"] = request.url(service.confirmPath)
+                values["confirmOptions"] = request.url(service.confirmPath + "/options")
+                values["confirmLabel"] = settings.confirmLabel
+                values["script"] = request.url(service.scriptPath)
             }
         } else {
             values["unavailable"] = service.store == nil ? settings.unavailableMessage : settings.singleSignOnOnlyMessage

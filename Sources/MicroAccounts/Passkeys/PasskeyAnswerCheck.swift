@@ -12,6 +12,9 @@ struct PasskeyAnswerCheck {
     let relyingParty: PasskeyRelyingParty
     let settings: PasskeySettings
     let purpose: PasskeyChallenge.Purpose
+    /// Whether the passkey must have verified the person (its device's lock), as a change
+    /// confirmed by it must: a passkey that only saw someone present is one factor.
+    var requiresVerification = false
 
     var refused: HttpError { HttpError(.unauthorized, settings.refusedMessage) }
 
@@ -69,7 +72,7 @@ struct PasskeyAnswerCheck {
         do {
             use = try answer.verify(
                 purpose: purpose, against: &pending, at: now, relyingParty: relyingParty, passkey: passkey, user: user.map(Username.key),
-                userVerification: false)
+                userVerification: requiresVerification)
         } catch {
             if error.isPossibleClone {
                 request.logger.warning("A passkey of \(passkey.username) (\(passkey.name)) signed with a counter that went back: it may have been copied.")

@@ -15,6 +15,7 @@ enum PasskeyFeature {
         app.addTemplateValue("passkeysPath") { request in database == nil ? nil : request.url(service.pagePath) }
         app.get(service.scriptPath) { request in try PasskeyScript.send(request) }
         PasskeyAccountRoutes(service: service, accounts: accounts).install(in: app)
+        PasskeyConfirmationRoutes(service: service, accounts: accounts).install(in: app)
         PasskeySignInRoutes(service: service).install(in: app)
         PasskeySecondStepRoutes(service: service).install(in: app)
         app.addSignInPageAddition(SignInPageAddition(scriptPath: service.scriptPath, usernameAutocomplete: "webauthn") { request in

@@ -34,6 +34,9 @@ final class PasskeyService: Sendable {
     /// The account page's path.
     var pagePath: String { accountsPrefix + "/passkeys" }
 
+    /// Where the account page's script asks for a confirmation's options and posts its answer.
+    var confirmPath: String { accountsPrefix + "/passkeys/confirm" }
+
     /// The page script's path.
     var scriptPath: String { accountsPrefix + "/passkeys.js" }
 

@@ -42,14 +42,25 @@ public struct PasskeySettings: Sendable {
     public var removedMessage = "Passkey removed."
     /// The flash after renaming one.
     public var renamedMessage = "Passkey renamed."
+    /// The passkeys page's button that confirms its changes with a passkey instead of the
+    /// current password (and code).
+    public var confirmLabel: String
+    /// The flash after confirming with a passkey.
+    public var confirmedMessage: String
+    /// The refusal of a confirmation by passkey for a user who has none.
+    public var noPasskeyToConfirmMessage: String
 
     /// The longest name, in characters.
     static let nameLength = 64
 
     /// The defaults.
     public init() {
-        // Set here, not as the property's default: a default that reads a static of this type
-        // made `Accounts()` crash in Swift 6's debug build.
+        // Set here, not as the properties' defaults: as defaults (one reading a static of this
+        // type), they made `Accounts()` and `Accounts(database:)` crash in Swift 6's debug
+        // build, in a miscompiled destroy of `Accounts`.
         nameMessage = "Give the passkey a name of 1 to \(Self.nameLength) characters, without control or text-direction characters."
+        confirmLabel = "Confirm with a passkey"
+        confirmedMessage = "Confirmed with your passkey: you can change your passkeys for a few minutes."
+        noPasskeyToConfirmMessage = "You have no passkey to confirm with: give your current password."
     }
 }

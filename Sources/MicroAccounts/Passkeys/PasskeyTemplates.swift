@@ -7,13 +7,14 @@ public enum PasskeyTemplates {
     /// `account/passkeys`: `available` with `passkeys` (each `id`, `name`, `createdAt`,
     /// `createdText`, `lastUsedAt` and `lastUsedText` once used, `renameAction`,
     /// `removeAction`), `maxName`, what a change asks for (`needsPassword`, `needsCode`, or
-    /// `signInAgain`, the message, for a single sign-on session past its proof), and `canAdd`
-    /// (with `addAction`, `optionsAction`, `script`), `full` or `noRelyingParty` (the message:
+    /// `signInAgain`, the message, for a single sign-on session past its proof) and whether a
+    /// passkey may confirm instead (`confirmAction`, `confirmOptions`, `confirmLabel`), and
+    /// `canAdd` (with `addAction`, `optionsAction`), `full` or `noRelyingParty` (the message:
     /// no passkey can be made at this address); else `unavailable` (the message). On a refusal
     /// `form.errors.name`, `form.errors.current_password` or `form.errors.code`.
     ///
-    /// Adding runs in the page's script (`script`), which reads the add form's
-    /// `data-options` and `data-passkey-error`: the browser's dialog needs it.
+    /// Adding and confirming run in the page's script (`script`), which reads the forms'
+    /// `data-passkey`, `data-options` and `data-passkey-error`: the browser's dialog needs it.
     public static let page = """
         <h1>{{title}}</h1>
         {{#unavailable}}<p class="read-only">{{unavailable}}</p>{{/unavailable}}
@@ -42,6 +43,13 @@ public enum PasskeyTemplates {
           {{/passkeys}}
         </ul>
         {{^passkeys}}<p data-passkeys="none">You have no passkeys yet.</p>{{/passkeys}}
+        {{#confirmAction}}
+        <form id="passkey-confirm" method="post" action="{{confirmAction}}" data-passkey="get" data-options="{{confirmOptions}}">
+          {{{csrfField}}}
+          <p><button type="submit">{{confirmLabel}}</button> instead of your current password, for the changes on this page.</p>
+          <p class="field-error" data-passkey-error role="alert" hidden></p>
+        </form>
+        {{/confirmAction}}
         {{#canAdd}}
         <form id="passkey-add" method="post" action="{{addAction}}" data-passkey="create" data-options="{{optionsAction}}">
           {{{csrfField}}}
@@ -55,8 +63,8 @@ public enum PasskeyTemplates {
           <p><button type="submit">Add a passkey</button></p>
         </form>
         <noscript><p>Adding a passkey needs JavaScript: the browser's own dialog makes it.</p></noscript>
-        <script src="{{script}}" defer></script>
         {{/canAdd}}
+        {{#script}}<script src="{{script}}" defer></script>{{/script}}
         {{#full}}<p class="notice">{{full}}</p>{{/full}}
         {{#noRelyingParty}}<p class="read-only">{{noRelyingParty}}</p>{{/noRelyingParty}}
         {{#form.errors.name}}<p class="field-error">{{.}}</p>{{/form.errors.name}}
