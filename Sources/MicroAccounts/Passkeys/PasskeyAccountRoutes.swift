@@ -132,12 +132,10 @@ struct PasskeyAccountRoutes {
             ?? PendingPasskeyRegistration.newUserHandle()
         let challenge = try request.newPasskeyChallenge(for: .registration)
         try request.session.set(PendingPasskeyRegistration.key, PendingPasskeyRegistration(username: name, userHandle: Base64Url.encode(handle)))
-        let options = PasskeyOptions.creation(
-            challenge: challenge, relyingParty: relyingParty, appName: settings.appName ?? relyingParty.id, userHandle: handle,
-            username: user.username, displayName: user.name, existing: existing.map(\.credentialId))
-        var response = Response(contentType: "application/json", body: options)
-        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        return response
+        return request.passkeyOptions(
+            PasskeyOptions.creation(
+                challenge: challenge, relyingParty: relyingParty, appName: settings.appName ?? relyingParty.id, userHandle: handle,
+                username: user.username, displayName: user.name, existing: existing.map(\.credentialId)))
     }
 
     /// The browser's answer: verified, its challenge spent, and stored under the name given.

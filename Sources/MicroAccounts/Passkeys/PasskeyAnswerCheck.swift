@@ -52,6 +52,18 @@ struct PasskeyAnswerCheck {
         return found
     }
 
+    /// The passkey of `user`'s own that answered `request` (the fields a page's script posts),
+    /// verified and its challenge spent; as ``passkey(of:_:pending:outcome:)`` and
+    /// ``verify(_:with:user:_:pending:outcome:)`` refuse, with `outcome` set as they set it.
+    func ownPasskey(
+        of user: String, _ request: Request, pending: inout PendingPasskeyChallenges, outcome: inout SignInThrottle.Outcome
+    ) async throws -> Passkey {
+        let answer = try Self.answer(request)
+        let passkey = try await passkey(of: answer, request, pending: &pending, outcome: &outcome)
+        _ = try await verify(answer, with: passkey, user: user, request, pending: &pending, outcome: &outcome)
+        return passkey
+    }
+
     /// The refusal of `answer` before its passkey was checked (none, or its user cannot sign
     /// in); its challenge is spent all the same.
     func refuse(_ answer: PasskeyAssertionResponse, _ request: Request, pending: inout PendingPasskeyChallenges) -> HttpError {

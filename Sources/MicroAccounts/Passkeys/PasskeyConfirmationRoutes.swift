@@ -35,11 +35,8 @@ struct PasskeyConfirmationRoutes {
         let allowed = try await store.passkeys(of: Username.key(user.username)).map(\.credentialId)
         guard !allowed.isEmpty else { throw HttpError(.unprocessableEntity, settings.noPasskeyToConfirmMessage) }
         let challenge = try request.newPasskeyChallenge(for: .confirmation)
-        var response = Response(
-            contentType: "application/json",
-            body: PasskeyOptions.request(challenge: challenge, relyingParty: relyingParty, allowed: allowed, userVerification: true))
-        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        return response
+        return request.passkeyOptions(
+            PasskeyOptions.request(challenge: challenge, relyingParty: relyingParty, allowed: allowed, userVerification: true))
     }
 
     private func answer(_ request: Request) async throws -> Response {
@@ -50,10 +47,7 @@ struct PasskeyConfirmationRoutes {
             passkey = try await request.signInAttempt(username: user.username) { outcome in
                 var check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .confirmation)
                 check.requiresVerification = true
-                let answer = try PasskeyAnswerCheck.answer(request)
-                let passkey = try await check.passkey(of: answer, request, pending: &pending, outcome: &outcome)
-                _ = try await check.verify(answer, with: passkey, user: user.username, request, pending: &pending, outcome: &outcome)
-                return passkey
+                return try await check.ownPasskey(of: user.username, request, pending: &pending, outcome: &outcome)
             }
         } catch {
             try request.keepPasskeyChallenges(pending)

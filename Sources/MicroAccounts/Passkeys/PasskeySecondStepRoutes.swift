@@ -36,10 +36,7 @@ struct PasskeySecondStepRoutes {
         let allowed = try await store.passkeys(of: Username.key(stored.user.username)).map(\.credentialId)
         guard !allowed.isEmpty else { throw HttpError(.unprocessableEntity, settings.refusedMessage) }
         let challenge = try request.newPasskeyChallenge(for: .secondFactor)
-        var response = Response(
-            contentType: "application/json", body: PasskeyOptions.request(challenge: challenge, relyingParty: relyingParty, allowed: allowed))
-        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        return response
+        return request.passkeyOptions(PasskeyOptions.request(challenge: challenge, relyingParty: relyingParty, allowed: allowed))
     }
 
     private func answer(_ request: Request) async throws -> Response {
@@ -49,7 +46,8 @@ struct PasskeySecondStepRoutes {
         let passkey: Passkey
         do {
             passkey = try await request.signInAttempt(username: username) { outcome in
-                try await check(request, username: username, store: store, relyingParty: relyingParty, pending: &pending, outcome: &outcome)
+                let check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .secondFactor)
+                return try await check.ownPasskey(of: username, request, pending: &pending, outcome: &outcome)
             }
         } catch {
             try request.keepPasskeyChallenges(pending)
@@ -60,17 +58,5 @@ struct PasskeySecondStepRoutes {
         await request.recordAccountEvent(ActivityEvent.Kind.passkeyUsed, of: username, detail: passkey.name)
         // The password and a passkey: two factors, whether or not the passkey verified the person.
         return try request.passkeyLocation(try await request.signInByPasskey(stored, verified: true, detail: "password+passkey"))
-    }
-
-    /// The passkey that answered for `username`; the challenge named is taken from `pending`.
-    private func check(
-        _ request: Request, username: String, store: PasskeyStore, relyingParty: PasskeyRelyingParty,
-        pending: inout PendingPasskeyChallenges, outcome: inout SignInThrottle.Outcome
-    ) async throws -> Passkey {
-        let check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .secondFactor)
-        let answer = try PasskeyAnswerCheck.answer(request)
-        let passkey = try await check.passkey(of: answer, request, pending: &pending, outcome: &outcome)
-        _ = try await check.verify(answer, with: passkey, user: username, request, pending: &pending, outcome: &outcome)
-        return passkey
     }
 }

@@ -26,9 +26,7 @@ struct PasskeySignInRoutes {
     private func options(_ request: Request) throws -> Response {
         let (_, relyingParty) = try place(request)
         let challenge = try request.newPasskeyChallenge(for: .signIn)
-        var response = Response(contentType: "application/json", body: PasskeyOptions.request(challenge: challenge, relyingParty: relyingParty))
-        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        return response
+        return request.passkeyOptions(PasskeyOptions.request(challenge: challenge, relyingParty: relyingParty))
     }
 
     private func signIn(_ request: Request) async throws -> Response {

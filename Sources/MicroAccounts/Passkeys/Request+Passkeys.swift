@@ -39,6 +39,14 @@ extension Request {
         return url(takeOriginalPath() ?? authentication.homePath)
     }
 
+    /// `options` (``PasskeyOptions``) for the browser's dialog: JSON that no cache keeps, as
+    /// it carries a challenge good for one answer.
+    func passkeyOptions(_ options: String) -> Response {
+        var response = Response(contentType: "application/json", body: options)
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
     /// `location` as the JSON a page's script reads (its `fetch` would follow a redirect
     /// itself): `{"location": ...}`.
     func passkeyLocation(_ location: String) throws -> Response {
