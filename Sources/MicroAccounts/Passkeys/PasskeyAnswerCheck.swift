@@ -22,7 +22,7 @@ struct PasskeyAnswerCheck {
     static func answer(_ request: Request) throws -> PasskeyAssertionResponse {
         guard let id = request.params["credential_id"], let clientData = request.params["client_data"],
             let authenticatorData = request.params["authenticator_data"], let signature = request.params["signature"]
-        else { throw HttpError(.badRequest, "Signing in with a passkey needs the page's script: turn JavaScript on and try again.") }
+        else { throw HttpError(.badRequest, "A passkey's answer needs the page's script: turn JavaScript on and try again.") }
         return PasskeyAssertionResponse(
             credentialId: id, clientData: clientData, authenticatorData: authenticatorData, signature: signature,
             userHandle: request.params["user_handle"] ?? "")

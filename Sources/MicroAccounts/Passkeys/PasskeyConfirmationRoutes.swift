@@ -41,19 +41,13 @@ struct PasskeyConfirmationRoutes {
 
     private func answer(_ request: Request) async throws -> Response {
         let (user, store, relyingParty) = try place(request)
-        var pending = request.pendingPasskeyChallenges
-        let passkey: Passkey
-        do {
-            passkey = try await request.signInAttempt(username: user.username) { outcome in
+        let passkey = try await request.withPasskeyChallenges { pending in
+            try await request.signInAttempt(username: user.username) { outcome in
                 var check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .confirmation)
                 check.requiresVerification = true
                 return try await check.ownPasskey(of: user.username, request, pending: &pending, outcome: &outcome)
             }
-        } catch {
-            try request.keepPasskeyChallenges(pending)
-            throw error
         }
-        try request.keepPasskeyChallenges(pending)
         AdminProof.note(request, lifetime: accounts.settings.adminProofLifetime.components.seconds)
         await accounts.record(request, username: user.username, event: ActivityEvent.Kind.passkeyUsed, detail: passkey.name)
         request.flash["notice"] = settings.confirmedMessage

@@ -42,18 +42,12 @@ struct PasskeySecondStepRoutes {
     private func answer(_ request: Request) async throws -> Response {
         let (stored, store, relyingParty) = try await place(request)
         let username = stored.user.username
-        var pending = request.pendingPasskeyChallenges
-        let passkey: Passkey
-        do {
-            passkey = try await request.signInAttempt(username: username) { outcome in
+        let passkey = try await request.withPasskeyChallenges { pending in
+            try await request.signInAttempt(username: username) { outcome in
                 let check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .secondFactor)
                 return try await check.ownPasskey(of: username, request, pending: &pending, outcome: &outcome)
             }
-        } catch {
-            try request.keepPasskeyChallenges(pending)
-            throw error
         }
-        try request.keepPasskeyChallenges(pending)
         request.session.remove(PendingSecondFactor.key)
         await request.recordAccountEvent(ActivityEvent.Kind.passkeyUsed, of: username, detail: passkey.name)
         // The password and a passkey: two factors, whether or not the passkey verified the person.

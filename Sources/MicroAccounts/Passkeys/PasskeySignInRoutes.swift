@@ -31,19 +31,11 @@ struct PasskeySignInRoutes {
 
     private func signIn(_ request: Request) async throws -> Response {
         let (store, relyingParty) = try place(request)
-        // The challenge named is taken whatever comes after: one answer per dialog.
-        var pending = request.pendingPasskeyChallenges
-        let signedIn: (StoredUser, Passkey, PasskeyUse)
-        do {
-            signedIn = try await request.signInAttempt(username: nil) { outcome in
+        let (stored, passkey, use) = try await request.withPasskeyChallenges { pending in
+            try await request.signInAttempt(username: nil) { outcome in
                 try await check(request, store: store, relyingParty: relyingParty, pending: &pending, outcome: &outcome)
             }
-        } catch {
-            try request.keepPasskeyChallenges(pending)
-            throw error
         }
-        try request.keepPasskeyChallenges(pending)
-        let (stored, passkey, use) = signedIn
         await request.recordAccountEvent(ActivityEvent.Kind.passkeyUsed, of: stored.user.username, detail: passkey.name)
         // Without the person verified (a PIN, a fingerprint), a passkey is one factor: a user
         // with a second factor gives it next, as after a password.

@@ -10,6 +10,22 @@ extension Request {
         session.get(PendingPasskeyChallenges.key, as: PendingPasskeyChallenges.self) ?? PendingPasskeyChallenges()
     }
 
+    /// Runs `body` with the session's pending passkey challenges and keeps what it leaves of
+    /// them, whether it returns or throws: a challenge an answer named is spent either way
+    /// (one answer per dialog).
+    func withPasskeyChallenges<Result>(_ body: (inout PendingPasskeyChallenges) async throws -> Result) async throws -> Result {
+        var pending = pendingPasskeyChallenges
+        let result: Result
+        do {
+            result = try await body(&pending)
+        } catch {
+            try keepPasskeyChallenges(pending)
+            throw error
+        }
+        try keepPasskeyChallenges(pending)
+        return result
+    }
+
     /// Keeps `pending` as the session's pending passkey challenges.
     func keepPasskeyChallenges(_ pending: PendingPasskeyChallenges) throws {
         if pending.challenges.isEmpty {

@@ -101,9 +101,12 @@ import Testing
     @Test func aConfirmationNeedsABrowserSignedIn() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (app, _, _, _, _) = try await userWithPasskey(folder)
+        let (app, client, _, _, _) = try await userWithPasskey(folder)
         let anonymous = TestClient(app)
         let options = try await anonymous.post("/account/passkeys/confirm/options", form: [:], headers: Driver.json)
         #expect(options.status == .unauthorized)
+        // A form posted without the page's script (no answer's fields) says what is missing.
+        let bare = try await client.post("/account/passkeys/confirm", form: [:], headers: Driver.json)
+        #expect(bare.status == .badRequest && bare.text.contains("needs the page's script"), "\(bare.text)")
     }
 }
