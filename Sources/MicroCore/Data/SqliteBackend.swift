@@ -128,7 +128,10 @@ public final class SqliteBackend: DatabaseBackend {
         do {
             // SQLite's own busy handler, bounded (SQLiteNIO's waits for ever): a statement that
             // meets another connection's lock waits for it inside SQLite, then fails (a 503).
-            _ = try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)")
+            // Its row is not wanted, so not collected: SQLiteNIO's collecting form appends to an
+            // unguarded array on its thread and reads it after the await, an order the thread
+            // sanitizer cannot see through the concurrency runtime, and reports as a race.
+            try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)", []) { _ in }
             if checked { try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run() }
         } catch {
             await Self.closeSafely(connection)
