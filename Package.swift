@@ -280,3 +280,19 @@ if Context.environment["MICRO_FUZZ"] == "1" {
                 swiftSettings: asLibrary, linkerSettings: withLibFuzzer))
     }
 }
+
+// The sanitizers' builds (.ci/flags) hold the framework alone with MICRO_SCOPE=framework: the
+// modules with the code the compiler cannot check, unsafe pointers, C libraries and sendability
+// taken on trust (MicroCore, MicroAuth, MicroAccounts), their tests and the fuzz targets, without
+// the plugins, the apps and the packages only those use. scripts/check-sanitizer-scope fails CI
+// when code of that kind appears in a module left out here.
+if Context.environment["MICRO_SCOPE"] == "framework" {
+    let left: Set<String> = [
+        "MicroPostgres", "MicroOpenIdConnect", "MicroCommands", "SampleApp", "LabTool", "NotesToolApp", "NotesTool",
+        "MicroOpenIdConnectTests", "SampleAppTests", "NotesToolTests", "MicroPostgresTests",
+    ]
+    package.targets.removeAll { left.contains($0.name) }
+    package.products.removeAll { left.contains($0.name) }
+    // The packages only those use stay declared (SwiftPM warns that they are unused): the package
+    // resolves to the same versions in every build folder, with one Package.resolved.
+}

@@ -19,8 +19,9 @@ cd "$ROOT"
 FUZZ="$ROOT/fuzz"
 SECONDS_PER_TARGET="${1:-60}"
 TARGETS=(${FUZZ_TARGETS:-FuzzFormDecoding FuzzMultipart FuzzCookies FuzzSessionCookie FuzzRoutePattern FuzzRouter FuzzYamlUsers FuzzHtmlEscape})
-# The package has the fuzz targets only with MICRO_FUZZ=1 (Package.swift).
-export MICRO_FUZZ=1
+# The package has the fuzz targets only with MICRO_FUZZ=1 (Package.swift), here of the
+# framework alone, as the address sanitizer's build is (.ci/flags).
+export MICRO_FUZZ=1 MICRO_SCOPE=framework
 source .ci/flags
 if [ "${RELEASE:-0}" = 1 ]; then
     BUILD_FLAGS=(-c release --sanitize=address --scratch-path .build-fuzz "${FUZZER_COVERAGE[@]}")

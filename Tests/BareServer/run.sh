@@ -37,10 +37,6 @@ fi
 # The build's flags, from the README's command, so that the README says what is tested.
 read -r -a flags <<<"$(sed -nE 's/^swift build -c release --product LabTool (--static-swift-stdlib.*[^ ]) *$/\1/p' README.md | head -1)"
 [ ${#flags[@]} -gt 0 ] || { say "README.md: no 'swift build -c release --product LabTool --static-swift-stdlib ...' line"; exit 1; }
-say "building SampleApp ($configuration, ${flags[*]})"
-swift build -c "$configuration" --product SampleApp "${flags[@]}" 2>&1 | tail -n 2
-binary="$(swift build -c "$configuration" --product SampleApp "${flags[@]}" --show-bin-path)/SampleApp"
-
 root="$(mktemp -d "${TMPDIR:-/tmp}/micro-bare.XXXXXX")"
 log="$(mktemp "${TMPDIR:-/tmp}/micro-bare-log.XXXXXX")"
 server=""
@@ -54,6 +50,16 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
+
+say "building SampleApp ($configuration, ${flags[*]})"
+started=$SECONDS
+if ! swift build -c "$configuration" --product SampleApp "${flags[@]}" >"$log" 2>&1; then
+    # The whole output but the compile lines: the linker's own message is in it.
+    grep -vE '^\[[0-9]+/[0-9]+\] Compiling ' "$log"
+    exit 1
+fi
+say "built in $((SECONDS - started)) s"
+binary="$(swift build -c "$configuration" --product SampleApp "${flags[@]}" --show-bin-path)/SampleApp"
 
 say "debootstrap bookworm (minbase) with: $packages"
 started=$SECONDS
