@@ -29,7 +29,11 @@ struct Backup: AsyncParsableCommand {
         }
         let database: Database
         do throws(ConfigurationError) {
-            database = Database(try await SqliteBackend.open(path: source, create: false))
+            // The copy's read waits longer than a request's statement would: between the
+            // commits of a tool that writes without pause there are only short moments without
+            // a lock, which SQLite's busy handler finds by trying again, and an operator's
+            // command can wait for one.
+            database = Database(try await SqliteBackend.open(path: source, create: false, busyTimeout: .seconds(30)))
         } catch {
             throw CommandFailure(error.message)
         }
