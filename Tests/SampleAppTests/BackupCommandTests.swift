@@ -90,6 +90,28 @@ import Testing
         #expect(left.isEmpty, "\(left)")
     }
 
+    /// The copy's read waits out a lock held longer than a request's busy timeout (2 s), as it
+    /// waits for a moment between the commits of a tool that writes without pause.
+    @Test func aCopyWaitsOutALockLongerThanARequestWould() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (file, database) = try await samples(in: folder)
+        try await insert(1, into: database)
+        // An exclusive lock keeps every reader out until the commit.
+        try await database.sql.raw("BEGIN EXCLUSIVE").run()
+        try await insert(2, into: database)
+        let backup = Task { try await run(["backup", "copy.db"], in: folder, environment: ["MICRO_DATABASE_FILE": file]) }
+        try await Task.sleep(for: .seconds(3))
+        try await database.sql.raw("COMMIT").run()
+        let result = try await backup.value
+        await database.shutdown()
+        try #require(result.status == 0, "\(result.errors)")
+        let copy = try await Database.sqlite(path: folder.appendingPathComponent("copy.db").path)
+        let copied = try await ids(copy)
+        await copy.shutdown()
+        #expect(copied.count == 2 && copied.highest == 2, "the copy began after the commit: \(copied)")
+    }
+
     @Test func aCopyThatCannotBeMadeIsOneLineAndLeavesNothing() async throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }

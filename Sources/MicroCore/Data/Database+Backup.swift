@@ -7,7 +7,10 @@ extension Database {
     ///
     /// The copy is SQLite's `VACUUM INTO`: one read transaction, so it holds every row committed
     /// before it began and none after. A rollback journal lets no commit through a read: a
-    /// writer waits for the copy up to the busy timeout, then fails. The copy appears whole or
+    /// writer waits for the copy up to the busy timeout, then fails; the copy, too, waits for a
+    /// moment between commits up to this database's busy timeout, so a busy database is copied
+    /// from a connection of its own with a longer one (the `backup` command waits up to 30
+    /// seconds). The copy appears whole or
     /// not at all: it is written under a temporary name beside `path`, flushed to disk, then
     /// linked into place, which fails rather than replace a file that appeared at `path`
     /// meanwhile.
