@@ -19,8 +19,15 @@ struct AddUser: AsyncParsableCommand {
     @Option(help: "The name pages show (default: the username capitalized).")
     var name: String?
 
-    @Option(name: .customLong("role"), help: "A role the user has (admin, say); repeat it for several.")
-    var roles: [String] = []
+    @Option(name: .customLong("role"), help: "A role the user has (admin, say); repeat it, or separate several by commas (--role admin,editor).")
+    var roleOptions: [String] = []
+
+    /// The roles of every `--role`, a comma list split, each once.
+    var roles: [String] {
+        var seen = Set<String>()
+        return roleOptions.flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
 
     @Option(help: "The bcrypt cost, 4 to 31.")
     var cost = Password.defaultCost
@@ -30,6 +37,9 @@ struct AddUser: AsyncParsableCommand {
 
     func validate() throws {
         try UsernameArgument.validate(username)
+        for role in roles {
+            if let problem = User.problem(withRole: role) { throw ValidationError("--role: \(problem).") }
+        }
     }
 
     func run() async throws {
@@ -54,7 +64,18 @@ struct AddUser: AsyncParsableCommand {
             try await table.save(username: key, passwordHash: hash, name: name, roles: roles)
             let password = ssoOnly ? "no password (single sign-on only)" : "a new password"
             if others.contains(key) {
-                print("Replaced user '\(key)' in \(table.place): \(password), name and roles; their sessions end.")
+                // A password reset after an incident: no token or passkey added before it may
+                // still let someone in, as on the users page.
+                try await table.withDatabase { database in
+                    let ended = try await AccountLeftovers.endAccess(of: key, in: database)
+                    if ended.tokens > 0 {
+                        await CommandEvent.record(ActivityEvent.Kind.tokenRevoked, of: key, detail: "all \(ended.tokens), by add-user", in: database)
+                    }
+                    if ended.passkeys > 0 {
+                        await CommandEvent.record(ActivityEvent.Kind.passkeyRemoved, of: key, detail: "all \(ended.passkeys), by add-user", in: database)
+                    }
+                }
+                print("Replaced user '\(key)' in \(table.place): \(password), name and roles; their sessions, API tokens and passkeys end.")
             } else {
                 // A user of that name removed by hand may have left tokens, a second factor,
                 // sessions and history; a provider's account signed in under that name from
@@ -79,7 +100,7 @@ struct AddUser: AsyncParsableCommand {
                 detail: "issuer=\(link.identity.issuer) subject=\(link.identity.subject) the name was given to a new user", in: database)
         }
         return dropped.map {
-            "Dropped the link of '\(key)' to subject \($0.identity.subject) at \($0.identity.issuer): that account signed in under this name from outside the store, and is not this user."
+            "Dropped the link of '\(key)' to subject \(ControlEscapingLogHandler.escape($0.identity.subject)) at \(ControlEscapingLogHandler.escape($0.identity.issuer)): that account signed in under this name from outside the store, and is not this user."
         }
         #else
         return []

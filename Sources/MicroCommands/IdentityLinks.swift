@@ -21,15 +21,18 @@ struct IdentityLinks: AsyncParsableCommand {
 
     func run() async throws {
         try await database.withTable(create: false) { table in
-            let names: [String]
-            if usernames.isEmpty { names = try await table.usernames() } else { names = try usernames.map { try Username.enforce($0) } }
+            let names = try usernames.map { try Username.enforce($0) }
+            // Without names, every link: outside users' too, who have no row in the store.
             let links = try await table.withDatabase { database in
-                try await DatabaseIdentityLinkStore(database).links(of: names, limit: 100_000)
+                let store = try await DatabaseIdentityLinkStore(database)
+                return names.isEmpty ? try await store.allLinks(limit: 100_000) : try await store.links(of: names, limit: 100_000)
             }
             if links.isEmpty { print("No links.") }
             for link in links {
-                print([link.username, link.identity.issuer, link.identity.subject, "linked " + Self.day(link.linkedAt), "last used " + Self.day(link.lastUsedAt)]
-                    .joined(separator: "\t"))
+                // A provider chooses issuer and subject: escaped, so that neither drives the
+                // terminal nor adds a tab-separated column or a row.
+                print([link.username, link.identity.issuer, link.identity.subject].map(ControlEscapingLogHandler.escape)
+                    .joined(separator: "\t") + "\tlinked " + Self.day(link.linkedAt) + "\tlast used " + Self.day(link.lastUsedAt))
             }
         }
     }

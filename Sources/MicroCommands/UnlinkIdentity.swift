@@ -42,7 +42,9 @@ struct UnlinkIdentity: AsyncParsableCommand {
                 return removed
             }
             guard !removed.isEmpty else { throw CommandFailure("'\(key)' has no such link in \(table.place).") }
-            for link in removed { print("Unlinked '\(key)' from subject \(link.identity.subject) at \(link.identity.issuer).") }
+            for link in removed {
+                print("Unlinked '\(key)' from subject \(ControlEscapingLogHandler.escape(link.identity.subject)) at \(ControlEscapingLogHandler.escape(link.identity.issuer)).")
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ struct UserDatabaseOptions: ParsableArguments {
     @Option(help: "The SQLite file (add-user creates it with its users table when missing). Default, for a tool that serves users from a table: its own, unless MICRO_DATABASE_URL is set.")
     var db: String?
 
-    @Option(help: "A PostgreSQL database, postgres://user:password@host:port/database (the users table is created when missing). Default: MICRO_DATABASE_URL.")
+    @Option(help: "A PostgreSQL database, postgres://user:password@host:port/database (the users table is created when missing). Default: MICRO_DATABASE_URL, which keeps the password out of the process list every local user can read.")
     var databaseUrl: String?
 
     func validate() throws {

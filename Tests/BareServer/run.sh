@@ -2,9 +2,11 @@
 # SampleApp on a bare Debian server, as the README's "Deploying" puts a tool there: the binary
 # built with Swift's runtime linked in (--static-swift-stdlib) and stripped, copied with views/
 # and public/ into a Debian root that debootstrap makes (bookworm, minbase) with only the
-# runtime packages the README names, and started there with chroot in production. Inside the
-# root, `ldd` finds every library the binary needs; the binary's own add-user puts a user in a
-# users table; from outside, the user signs in through the form and is served a protected page.
+# runtime packages the README names, and started there with chroot in production, as the
+# README's unit would start it: its own user, no capabilities. Inside the root, `ldd` finds
+# every library the binary needs and `systemd-analyze verify` every program the unit runs; the
+# binary's own add-user puts a user in a users table; from outside, the user signs in through
+# the form and is served a protected page.
 #
 #   bash Tests/BareServer/run.sh
 #
@@ -25,7 +27,7 @@ mirror="${MIRROR:-http://deb.debian.org/debian}"
 [ "$(id -u)" -eq 0 ] || { say "run me as root: debootstrap and chroot need it"; exit 1; }
 
 # The runtime packages, from the README's line, so that the README says what is tested.
-packages=$(sed -nE 's/^apt-get install --no-install-recommends (.*[^ ]) +# Micro.s runtime libraries$/\1/p' README.md | head -1)
+packages=$(sed -nE 's/^apt-get install --no-install-recommends (.*[^ ]) +# Micro.s runtime libraries.*$/\1/p' README.md | head -1)
 [ -n "$packages" ] || { say "README.md: no 'apt-get install --no-install-recommends ...   # Micro's runtime libraries' line"; exit 1; }
 
 if ! command -v debootstrap >/dev/null; then
@@ -61,9 +63,11 @@ fi
 say "built in $((SECONDS - started)) s"
 binary="$(swift build -c "$configuration" --product SampleApp "${flags[@]}" --show-bin-path)/SampleApp"
 
-say "debootstrap bookworm (minbase) with: $packages"
+# And systemd, which a server has and minbase has not: its unit files let systemd-analyze
+# verify the README's unit against what the runtime packages installed.
+say "debootstrap bookworm (minbase) with: $packages, and systemd"
 started=$SECONDS
-if ! debootstrap --variant=minbase --include="${packages// /,}" bookworm "$root" "$mirror" >"$log" 2>&1; then
+if ! debootstrap --variant=minbase --include="${packages// /,},systemd" bookworm "$root" "$mirror" >"$log" 2>&1; then
     tail -n 20 "$log"
     exit 1
 fi
@@ -85,8 +89,29 @@ if grep -q "not found" <<<"$linked" || grep -qiE "libswift|libFoundation|libdisp
 fi
 say "ldd in the root: $(awk '{print $1}' <<<"$linked" | tr '\n' ' ')"
 
+# The service's own user, as the README makes it: it owns the state folder, and the server and
+# the commands run as it.
+in_root useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sampleapp
+in_root chown sampleapp:sampleapp /var/lib/sampleapp
+in_root chmod 700 /var/lib/sampleapp
+
+# The README's unit, renamed for SampleApp as it says to rename it, where the README puts it:
+# systemd-analyze verify, reading the root, finds every program it runs (ExecStart=, and
+# ExecReload='s kill, which only the README's runtime packages bring).
+if ! command -v systemd-analyze >/dev/null; then
+    apt-get update -qq
+    apt-get install -y -qq systemd >/dev/null
+fi
+sed -e 's#labtool#sampleapp#g; s#LabTool#SampleApp#g' deploy/labtool.service >"$root/etc/systemd/system/sampleapp.service"
+if ! said=$(systemd-analyze verify --root="$root" /etc/systemd/system/sampleapp.service 2>&1) || [ -n "$said" ]; then
+    say "systemd-analyze verify of the unit in the root:"
+    echo "$said"
+    exit 1
+fi
+say "the unit verifies in the root"
+
 password="a long unusual phrase"
-if ! added=$(in_root /opt/sampleapp/SampleApp add-user ann --name "Ann Example" --role admin --cost 4 --db /var/lib/sampleapp/users.db <<<"$password" 2>&1); then
+if ! added=$(in_root runuser -u sampleapp -- /opt/sampleapp/SampleApp add-user ann --name "Ann Example" --role admin --cost 4 --db /var/lib/sampleapp/users.db <<<"$password" 2>&1); then
     say "add-user failed in the root: $added"
     exit 1
 fi
@@ -94,7 +119,10 @@ say "$added"
 
 port="$(sample_app_free_port "${PORT:-4640}")"
 secret="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
-chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin MICRO_ENV=production MICRO_SESSION_SECRET="$secret" \
+# As the unit starts it: its own user, no supplementary groups, no capabilities (none to inherit,
+# none it could gain).
+chroot "$root" /usr/bin/setpriv --reuid=sampleapp --regid=sampleapp --clear-groups --inh-caps=-all \
+    --bounding-set=-all --no-new-privs /usr/bin/env -i PATH=/usr/bin:/bin MICRO_ENV=production MICRO_SESSION_SECRET="$secret" \
     MICRO_USERS_DB=/var/lib/sampleapp/users.db HOST=127.0.0.1 PORT="$port" \
     /bin/sh -c 'cd /opt/sampleapp && exec ./SampleApp' >"$log" 2>&1 &
 server=$!

@@ -158,6 +158,10 @@ import Testing
         let page = try await admin.get("/admin/audit/app").text
         #expect(!page.contains("<script>") && !page.contains("<b>x</b>"))
         #expect(page.contains("&lt;script&gt;"))
+        // The right-to-left override is shown as an escape: it cannot reverse the row.
+        #expect(!page.unicodeScalars.contains("\u{202E}"))
+        #expect(page.contains(#"\u{202E}evil"#))
+        // The JSON keeps the text as it was recorded: its reader escapes for its own display.
         let events = try await admin.get("/admin/audit/app", headers: Self.json).decode([[String: String]].self)
         #expect(events.first?["detail"] == hostile && events.first?["subject"] == "sample <b>x</b>")
     }

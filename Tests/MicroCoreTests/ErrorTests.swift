@@ -50,6 +50,43 @@ private struct OutOfStock: Error {
         #expect(response.headers.first(name: "X-Hint") == "digits")
     }
 
+    @Test func clientErrorsAreShownInTheAppsLayout() async throws {
+        let folder = try TemporaryFolder(["views/layout.mustache": "<main data-layout>{{{yield}}}</main>"])
+        let app = testApp { $0.views = folder.file("views") }
+        app.get("/secret") { _ -> String in throw HttpError(.forbidden, "Only <admins> may see this.") }
+        app.get("/broken") { _ -> String in throw HttpError(.internalServerError, "the layout may be what is broken") }
+        let client = TestClient(app)
+
+        let forbidden = try await client.get("/secret")
+        #expect(forbidden.status == .forbidden)
+        #expect(forbidden.contentType == "text/html; charset=utf-8")
+        #expect(forbidden.text.hasPrefix("<main data-layout>"))
+        #expect(forbidden.text.contains("<h1>403 Forbidden</h1>"))
+        #expect(forbidden.text.contains("Only &lt;admins&gt; may see this."))
+        let missing = try await client.get("/nowhere")
+        #expect(missing.status == .notFound)
+        #expect(missing.text.hasPrefix("<main data-layout>") && missing.text.contains("404 Not Found"))
+
+        // A server's error keeps the plain page; JSON clients get JSON.
+        let broken = try await client.get("/broken")
+        #expect(!broken.text.contains("data-layout") && broken.text.contains("500 Internal Server Error"))
+        let json = try await client.get("/secret", headers: ["Accept": "application/json"])
+        #expect(json.contentType == "application/json" && json.text.contains(#""error":"Only <admins> may see this.""#))
+
+        // The app's own views/error.mustache restyles it.
+        try folder.write("views/error.mustache", "<p class=\"oops\">{{status}}: {{message}}</p>")
+        let styled = TestClient(testApp { $0.views = folder.file("views") })
+        let restyled = try await styled.get("/nowhere")
+        #expect(restyled.text == "<main data-layout><p class=\"oops\">404: No route matches GET /nowhere.</p></main>")
+    }
+
+    @Test func withoutALayoutErrorsArePlainPages() async throws {
+        let folder = try TemporaryFolder(["views/index.mustache": "home"])
+        let response = try await TestClient(testApp { $0.views = folder.file("views") }).get("/nowhere")
+        #expect(response.status == .notFound)
+        #expect(response.text.hasPrefix("<!DOCTYPE html>"))
+    }
+
     @Test func jsonClientsGetJsonErrors() async throws {
         let response = try await TestClient(testApp()).get("/nowhere", headers: ["Accept": "application/json"])
         #expect(response.status == .notFound)

@@ -33,6 +33,28 @@ import Testing
         #expect(lines[1].contains(#"carried=x\r\nsigned_in"#))
     }
 
+    @Test func theTextFormatQuotesValuesThatWouldReadAsFields() {
+        // swift-log's text handler writes `key=value` side by side: a value holding a space,
+        // `=` or a quote is quoted, so it cannot add a field.
+        var text = ControlEscapingLogHandler(wrapping: StreamLogHandler.standardError(label: "micro"))
+        text[metadataKey: "detail"] = "ci user=root event=signed_in"
+        #expect(text[metadataKey: "detail"] == .string(#""ci user=root event=signed_in""#))
+        text[metadataKey: "detail"] = #"say "hi"\ now"#
+        #expect(text[metadataKey: "detail"] == .string(#""say \"hi\"\\ now""#))
+        text[metadataKey: "detail"] = "plain-value"
+        #expect(text[metadataKey: "detail"] == .string("plain-value"))
+        text[metadataKey: "detail"] = ""
+        #expect(text[metadataKey: "detail"] == .string("\"\""))
+        // A control character is escaped first, then the value quoted for its space.
+        text[metadataKey: "detail"] = "a b\nuser=root"
+        #expect(text[metadataKey: "detail"] == .string(#""a b\\nuser=root""#))
+
+        // JSON and other handlers keep each value apart already: nothing is quoted for them.
+        var json = ControlEscapingLogHandler(wrapping: JsonLogHandler(label: "micro"))
+        json[metadataKey: "detail"] = "ci user=root"
+        #expect(json[metadataKey: "detail"] == .string("ci user=root"))
+    }
+
     @Test func plainTextIsLeftAsItIs() {
         for text in ["GET /tools/encode 200 12B 0.4ms", "émile signed in from 2001:db8::1", "“quoted” — ok", "日本語", ""] {
             #expect(ControlEscapingLogHandler.escape(text) == text)

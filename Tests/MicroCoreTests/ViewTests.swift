@@ -217,3 +217,39 @@ private func viewApp(_ views: TemporaryFolder, environment: Environment = .test)
         #expect(!form.headers["Set-Cookie"].isEmpty)
     }
 }
+
+/// Links in the views folder: followed inside it, refused out of it, each refusal said.
+@Suite struct ViewLinkTests {
+    @Test func aTemplateLinkedInsideTheFolderIsReadOneLinkedOutIsRefusedAndSaysSo() async throws {
+        let folder = try TemporaryFolder([
+            "views/real.mustache": "real", "views/shared/inner.mustache": "inner",
+            "elsewhere/secret.mustache": "from elsewhere", "elsewhere/tools/dates.mustache": "dates",
+        ])
+        defer { folder.remove() }
+        let views = folder.file("views")
+        try FileManager.default.createSymbolicLink(atPath: views + "/alias.mustache", withDestinationPath: "real.mustache")
+        try FileManager.default.createSymbolicLink(atPath: views + "/secret.mustache", withDestinationPath: "../elsewhere/secret.mustache")
+        try FileManager.default.createSymbolicLink(atPath: views + "/tools", withDestinationPath: "../elsewhere/tools")
+        let app = isolatedApp(environment: .development) { $0.views = views }
+        app.get("/render") { request in
+            do { return try request.render(request.params["name"] ?? "", layout: nil) } catch { return "refused: \(error)" }
+        }
+        let client = TestClient(app)
+        #expect(try await client.get("/render?name=alias").text == "real")
+        let secret = try await client.get("/render?name=secret").text
+        #expect(!secret.contains("from elsewhere"))
+        #expect(secret.contains("\(views)/secret.mustache is a link to ../elsewhere/secret.mustache, outside \(views)/"), "\(secret)")
+        let dates = try await client.get("/render?name=tools/dates").text
+        #expect(dates.contains("is behind \(views)/tools, a link (to ../elsewhere/tools)"), "\(dates)")
+        #expect(try await client.get("/render?name=nothing").text.contains("\(views)/nothing.mustache does not exist."))
+    }
+
+    @Test func aViewsFolderThatIsALinkStopsStartUpSayingSo() async throws {
+        let folder = try TemporaryFolder(["real/page.mustache": "page"])
+        defer { folder.remove() }
+        try FileManager.default.createSymbolicLink(atPath: folder.file("views"), withDestinationPath: folder.file("real"))
+        let app = isolatedApp { $0.views = folder.file("views") }
+        let message = await startFailure(app)?.message ?? ""
+        #expect(message.contains("the views folder '\(folder.file("views"))' is a link (to \(folder.file("real")))"), "\(message)")
+    }
+}

@@ -43,6 +43,10 @@ import Testing
         #expect(carol.user.name == "Carol C")
         #expect(carol.user.roles == ["admin", "ops"])
         #expect(try run(["add-user", "Dan", "--db", database, "--role", "Admin!", "--cost", "4"], input: "pw\n").status != 0)
+        #expect(try run(["add-user", "Dan", "--db", database, "--role", "ops,Admin!", "--cost", "4"], input: "pw-dan\n").status != 0)
+        // A comma list is several roles, as repeating the option is.
+        #expect(try run(["add-user", "Erin", "--db", database, "--role", "admin,ops", "--role", "ops, audit", "--cost", "4"], input: "pw-erin\n").status == 0)
+        #expect(try #require(try store.find(username: "erin")).user.roles == ["admin", "ops", "audit"])
         #expect(Password.verify("pw-carol", against: carol.passwordHash))
 
         // A token of hers, kept beside the users as `serve` keeps it: removing her takes it.
@@ -73,6 +77,40 @@ import Testing
         let missing = folder.appendingPathComponent("none.db").path
         #expect(try run(["remove-user", "carol", "--db", missing], input: "").status != 0)
         #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
+    @Test func addUserOverAUserEndsTheirTokensAndPasskeysAsTheUsersPagesSetPasswordDoes() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("users.db").path
+        #expect(try run(["add-user", "dora", "--db", database, "--cost", "4"], input: "a first long phrase\n").status == 0)
+        // A token and a passkey of hers, and a listed session, kept beside the users as `serve` keeps them.
+        let tables = try await Database.sqlite(path: database)
+        try await tables.migrate(DatabaseApiTokenStore.migrations + PasskeyStore.migrations + DatabaseSessionRegistry.migrations)
+        let now = Int64(Date().timeIntervalSince1970)
+        #expect(try await DatabaseApiTokenStore(tables).add(
+            ApiToken(id: "t1", digest: "d1", username: "dora", name: "cron", createdAt: now, expiresAt: now + 3600), limit: 50, now: now))
+        let key = PasskeyPublicKey(algorithm: .es256, bytes: Array(repeating: 7, count: 64))
+        let passkey = Passkey(
+            credentialId: [1, 2, 3], username: "dora", userHandle: Array(repeating: 1, count: 32), name: "Not hers", publicKey: key, signCount: 0,
+            backupEligible: false, createdAt: now)
+        #expect(try await PasskeyStore(tables).add(passkey, limit: 10) == .added)
+        _ = try await DatabaseSessionRegistry(tables).add(RegisteredSession(
+            entry: SessionEntry(id: "e1", username: "dora", browser: "Firefox", userAgent: "", address: "192.0.2.7", signedInAt: now, lastSeenAt: now),
+            sessionId: "s1", expiresAt: now + 3600))
+        await tables.shutdown()
+
+        let replaced = try run(["add-user", "Dora", "--db", database, "--cost", "4"], input: "a second long phrase\n")
+        #expect(replaced.status == 0)
+        #expect(replaced.output.contains("their sessions, API tokens and passkeys end"), "\(replaced.output)")
+        let after = try await Database.sqlite(path: database)
+        #expect(try await DatabaseApiTokenStore(after).token(digest: "d1") == nil)
+        #expect(try await PasskeyStore(after).passkeys(of: "dora").isEmpty)
+        #expect(try await DatabaseSessionRegistry(after).sessions(of: "dora", now: now, idle: 600, lifetime: 3600).isEmpty)
+        let events = try await DatabaseActivityLog(after).events(of: "dora", offset: 0, limit: 10).map { "\($0.event): \($0.detail)" }
+        #expect(Set(events) == ["token_revoked: all 1, by add-user", "passkey_removed: all 1, by add-user"])
+        await after.shutdown()
     }
 
     @Test func addUserRefusesThePublishedDemoPasswordAndWeakOnes() throws {

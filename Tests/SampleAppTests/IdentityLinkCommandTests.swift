@@ -63,4 +63,30 @@ import Testing
             "issuer=https://idp.example subject=sub-outsider the name was given to a new user",
         ])
     }
+
+    @Test func linksListsOutsideUsersAndEscapesWhatTheProviderChose() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-cli-links-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("users.db").path
+        #expect(try run(["add-user", "ann", "--db", path, "--sso-only"]).status == 0)
+        // `eve` signed in from outside the store (no row of hers); her provider chose a
+        // subject that would retitle the terminal and forge a column and a row.
+        let hostile = "s1\u{1B}]0;owned\u{07}\tadmin\nroot\thttps://idp.example\tx"
+        let database = try await Database.sqlite(path: path)
+        #expect(try await DatabaseIdentityLinkStore(database).link(ExternalIdentity(issuer: "https://idp.example", subject: hostile), to: "eve"))
+        #expect(try await DatabaseIdentityLinkStore(database).link(ExternalIdentity(issuer: "https://idp.example", subject: "sub-ann"), to: "ann"))
+        await database.shutdown()
+
+        let listed = try run(["links", "--db", path])
+        #expect(listed.status == 0)
+        let rows = listed.output.split(separator: "\n")
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
+        #expect(!listed.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        #expect(listed.output.contains("eve\thttps://idp.example\t" + #"s1\u{1B}]0;owned\u{7}\tadmin\nroot\thttps://idp.example\tx"# + "\tlinked "))
+
+        let unlinked = try run(["unlink", "eve", "--db", path])
+        #expect(unlinked.output.contains(#"from subject s1\u{1B}]0;owned\u{7}\tadmin\nroot"#))
+    }
 }

@@ -30,11 +30,15 @@ struct AppEventRoutes {
         }
         var values: [String: Any] = [
             "title": "App events", "kind": kind, "subject": subject, "action": request.url(path),
+            // The app's text is shown with its controls and invisible characters as visible
+            // escapes (as the log writes them): a right-to-left override in a subject would
+            // otherwise reverse the rest of its row.
             "events": shown.map { event -> [String: Any] in
                 [
-                    "user": event.username.isEmpty ? "nobody signed in" : event.username, "kind": event.kind, "subject": event.subject,
-                    "detail": event.detail, "at": AccountTime.iso(event.at), "atText": AccountTime.shown(event.at),
-                    "address": event.address, "browser": event.browser,
+                    "user": event.username.isEmpty ? "nobody signed in" : event.username, "kind": event.kind,
+                    "subject": ControlEscapingLogHandler.escape(event.subject), "detail": ControlEscapingLogHandler.escape(event.detail),
+                    "at": AccountTime.iso(event.at), "atText": AccountTime.shown(event.at),
+                    "address": event.address, "browser": ControlEscapingLogHandler.escape(event.browser),
                 ]
             },
             "auditLink": request.url(settings.auditPath),

@@ -15,12 +15,24 @@ final class Responder: HttpResponding {
     private let credentialChecks: [@Sendable (Request) async throws -> Void]
     private let errorHandlers: [ErrorHandler]
     private let staticFiles: StaticFiles?
+    /// `Strict-Transport-Security`, for every answer when the app serves HTTPS in production.
+    private let strictTransportSecurity: String?
+    /// Whether the access log's lines carry the request's parts as fields of their own too:
+    /// when they are JSON, which a collector queries by field; a text line has them in its
+    /// message already.
+    private let accessLogFields: Bool
     let services: Services
 
     init(definition: App.Definition, logger: Logger) throws(ConfigurationError) {
         let settings = definition.settings.resolved()
         self.settings = settings
         serverSettings = settings.server
+        let handler = (logger.handler as? ControlEscapingLogHandler)?.wrapped ?? logger.handler
+        accessLogFields = handler is JsonLogHandler
+        strictTransportSecurity = settings.tls.flatMap { tls in
+            settings.environment == .production && tls.strictTransportSecurityMaxAge > 0
+                ? "max-age=\(tls.strictTransportSecurityMaxAge)" : nil
+        }
         self.logger = logger
         router = definition.router
         beforeFilters = definition.beforeFilters
@@ -39,7 +51,9 @@ final class Responder: HttpResponding {
         services = Services(
             settings: settings,
             sessions: try Sessions(settings: settings, checks: definition.sessionChecks),
-            views: try Views(folder: settings.views ?? "", environment: settings.environment, fallbacks: definition.builtInTemplates),
+            views: try Views(
+                folder: settings.views ?? "", environment: settings.environment,
+                fallbacks: ["error": ErrorPages.template].merging(definition.builtInTemplates) { _, plugin in plugin }),
             csrf: CsrfProtection(
                 exemptions: definition.csrfExemptions,
                 trustedOrigins: settings.trustedOrigins + (settings.parsedPublicUrl.map { [$0.origin] } ?? [])),
@@ -76,6 +90,7 @@ final class Responder: HttpResponding {
             services.securityHeaders.applyCaching(to: &response, sessionLoaded: false, signedIn: { false })
         }
         response.headers.add(name: "X-Request-Id", value: id)
+        if let strictTransportSecurity { response.headers.replaceOrAdd(name: "Strict-Transport-Security", value: strictTransportSecurity) }
         response.finalize(for: method)
         if timed {
             let nanoseconds = (NIODeadline.now() - start).nanoseconds
@@ -86,9 +101,16 @@ final class Responder: HttpResponding {
                 let micros = nanoseconds / 1000
                 // Cut by bytes: a `?` that a combining mark follows is still where the query starts.
             let target = settings.accessLogQueries ? Substring(uri) : Substring(uri.utf8.prefix { $0 != UInt8(ascii: "?") })
-                logger.info(
-                    "\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(Double(micros) / 1000)ms",
-                    metadata: ["request_id": .string(id)])
+                let milliseconds = Double(micros) / 1000
+                var metadata: Logger.Metadata = ["request_id": .string(id)]
+                if accessLogFields {
+                    metadata["method"] = .string(method.rawValue)
+                    metadata["path"] = .string(String(target))
+                    metadata["status"] = .stringConvertible(Int(response.status.code))
+                    metadata["bytes"] = .stringConvertible(response.body.count)
+                    metadata["duration_ms"] = .stringConvertible(milliseconds)
+                }
+                logger.info("\(method.rawValue) \(target) \(response.status.code) \(response.body.count)B \(milliseconds)ms", metadata: metadata)
             }
         }
         return response
@@ -217,9 +239,11 @@ final class Responder: HttpResponding {
         }
         var response: Response
         if let httpError {
-            response = ErrorPages.page(
-                status: status, message: httpError.message, detail: nil, json: request.wantsJson || formError?.sentJson == true,
-                fields: formError?.errors.all.map { ($0.field, $0.messages.joined(separator: " ")) } ?? [])
+            let json = request.wantsJson || formError?.sentJson == true
+            response = (json ? nil : ErrorPages.inLayout(status: status, message: httpError.message, request: request))
+                ?? ErrorPages.page(
+                    status: status, message: httpError.message, detail: nil, json: json,
+                    fields: formError?.errors.all.map { ($0.field, $0.messages.joined(separator: " ")) } ?? [])
         } else {
             let development = settings.environment != .production
             let detail = development ? developmentDetail(error, request) : nil

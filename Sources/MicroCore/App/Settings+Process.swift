@@ -69,7 +69,7 @@ extension Settings {
     }
 
     /// `MICRO_TLS_CERT` and `MICRO_TLS_KEY`, both or neither, and `MICRO_HTTP_REDIRECT_PORT`
-    /// with them. (Whether the files can be used is checked when the app starts.)
+    /// and `MICRO_HSTS_MAX_AGE` with them. (Whether the files can be used is checked when the app starts.)
     private static func tls(_ variables: [String: String]) throws(ConfigurationError) -> TlsSettings? {
         let certificate = variables["MICRO_TLS_CERT"].flatMap { $0.isEmpty ? nil : $0 }
         let key = variables["MICRO_TLS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
@@ -82,6 +82,12 @@ extension Settings {
             return nil
         }
         var settings = TlsSettings(certificateFile: certificate, keyFile: key)
+        if let maxAge = variables["MICRO_HSTS_MAX_AGE"], !maxAge.isEmpty {
+            guard let seconds = Int(maxAge), seconds >= 0, seconds <= 2 * TlsSettings.defaultStrictTransportSecurityMaxAge else {
+                throw ConfigurationError("MICRO_HSTS_MAX_AGE is '\(maxAge)'; expected seconds from 0 (no Strict-Transport-Security) to \(2 * TlsSettings.defaultStrictTransportSecurityMaxAge).")
+            }
+            settings.strictTransportSecurityMaxAge = seconds
+        }
         if let redirect {
             guard let port = Int(redirect), (1...65535).contains(port) else {
                 throw ConfigurationError("MICRO_HTTP_REDIRECT_PORT is '\(redirect)'; expected a number from 1 to 65535.")

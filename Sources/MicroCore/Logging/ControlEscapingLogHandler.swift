@@ -5,13 +5,22 @@ import Logging
 /// CR and LF, which would write whole fake lines (`signed_in user=root`), or ESC, which
 /// drives the terminal a log is read in. Each is written as an escape (`\n`, `\u{1B}`), in
 /// the message and in every metadata value, whatever handler the app bootstrapped.
+///
+/// When `wrapped` is swift-log's text handler (`StreamLogHandler`, the text format), a
+/// metadata value with a space, `=` or `"` is also quoted (``quote(_:)``): the text format
+/// writes `key=value` pairs side by side, so a token named `ci user=root` would otherwise read
+/// as a field of its own.
 public struct ControlEscapingLogHandler: LogHandler {
     /// The handler that writes the escaped lines.
-    public var wrapped: any LogHandler
+    public var wrapped: any LogHandler {
+        didSet { quotesValues = wrapped is StreamLogHandler }
+    }
+    private var quotesValues: Bool
 
     /// Escapes what goes to `wrapped`.
     public init(wrapping wrapped: any LogHandler) {
         self.wrapped = wrapped
+        quotesValues = wrapped is StreamLogHandler
     }
 
     public var logLevel: Logger.Level {
@@ -21,12 +30,12 @@ public struct ControlEscapingLogHandler: LogHandler {
 
     public var metadata: Logger.Metadata {
         get { wrapped.metadata }
-        set { wrapped.metadata = newValue.mapValues(Self.escape) }
+        set { wrapped.metadata = newValue.mapValues(escape) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { wrapped[metadataKey: key] }
-        set { wrapped[metadataKey: key] = newValue.map(Self.escape) }
+        set { wrapped[metadataKey: key] = newValue.map(escape) }
     }
 
     public var metadataProvider: Logger.MetadataProvider? {
@@ -37,7 +46,7 @@ public struct ControlEscapingLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var event = event
         event.message = Logger.Message(stringLiteral: Self.escape(event.message.description))
-        event.metadata = event.metadata?.mapValues(Self.escape)
+        event.metadata = event.metadata?.mapValues(escape)
         wrapped.log(event: event)
     }
 
@@ -75,12 +84,36 @@ public struct ControlEscapingLogHandler: LogHandler {
         }
     }
 
-    private static func escape(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
+    /// `text` in double quotes, with `\` and `"` escaped, when it is empty or holds a space,
+    /// `=` or `"`; the text itself otherwise. Applied after ``escape(_:)``, so it sees no
+    /// control characters.
+    public static func quote(_ text: String) -> String {
+        guard text.isEmpty || text.utf8.contains(where: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\"") })
+        else { return text }
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": quoted += "\\\\"
+            case "\"": quoted += "\\\""
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
+    private func escape(_ value: Logger.Metadata.Value) -> Logger.Metadata.Value {
         switch value {
-        case .string(let text): return .string(escape(text))
-        case .stringConvertible(let convertible): return .string(escape(convertible.description))
+        case .string(let text): return .string(escapeValue(text))
+        // A number has nothing to escape, and a JSON handler writes it as a number.
+        case .stringConvertible(let convertible) where convertible is any BinaryInteger || convertible is Double: return value
+        case .stringConvertible(let convertible): return .string(escapeValue(convertible.description))
         case .array(let values): return .array(values.map(escape))
         case .dictionary(let values): return .dictionary(values.mapValues(escape))
         }
+    }
+
+    private func escapeValue(_ text: String) -> String {
+        let escaped = Self.escape(text)
+        return quotesValues ? Self.quote(escaped) : escaped
     }
 }

@@ -83,7 +83,14 @@ public struct JsonLogHandler: LogHandler {
     private static func append(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
         switch value {
         case .string(let text): appendString(text, to: &line)
-        case .stringConvertible(let convertible): appendString(convertible.description, to: &line)
+        case .stringConvertible(let convertible):
+            // Whole numbers and finite doubles are JSON numbers, which a collector compares
+            // and sums (a status, a duration); anything else is its description, a string.
+            if convertible is any BinaryInteger || (convertible as? Double)?.isFinite == true {
+                line.append(contentsOf: convertible.description.utf8)
+            } else {
+                appendString(convertible.description, to: &line)
+            }
         case .array(let values):
             line.append(UInt8(ascii: "["))
             for (index, element) in values.enumerated() {

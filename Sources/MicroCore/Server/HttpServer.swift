@@ -42,6 +42,7 @@ final class HttpServer: Sendable {
         let quiesce = ServerQuiescingHelper(group: group)
         let fileIO = NonBlockingFileIO(threadPool: .singleton)
         let connections = Connections(limit: settings.maxConnections, logger: responder.logger)
+        let socketOptions = ConnectionSocketOptions(logger: responder.logger)
         // One task executor per event loop, for the routes of the loop's connections.
         var executors: [ObjectIdentifier: EventLoopTaskExecutor] = [:]
         for loop in group.makeIterator() { executors[ObjectIdentifier(loop)] = EventLoopTaskExecutor(loop) }
@@ -58,7 +59,6 @@ final class HttpServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     switch connections.admit(channel) {
@@ -71,6 +71,7 @@ final class HttpServer: Sendable {
                     // A client that closes its sending side after a request still gets the
                     // answer (HttpHandler closes the connection after it).
                     try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
+                    socketOptions.apply(to: channel)
                     let pipeline = channel.pipeline.syncOperations
                     let executor = taskExecutors[ObjectIdentifier(channel.eventLoop)] ?? {
                         assertionFailure("a connection on an event loop outside the server's group")

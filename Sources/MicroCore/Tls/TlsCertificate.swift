@@ -56,6 +56,7 @@ struct TlsCertificate: Sendable {
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         configuration.maximumTLSVersion = .tlsv13
+        configuration.cipherSuites = Self.cipherSuites
         // How long a connection the server closes waits for the client's close_notify. Browsers
         // seldom send one, and until it comes or this passes, the connection stays open.
         configuration.shutdownTimeout = .seconds(1)
@@ -64,6 +65,15 @@ struct TlsCertificate: Sendable {
                 "TLS key \(keyFile): cannot be used with the certificate \(certificateFile); is it that certificate's key, and does the certificate file start with the server's own certificate, its intermediates after it? (\(error))")
         }
     }
+
+    /// TLS 1.2's suites: forward secrecy and authenticated encryption only (Mozilla's
+    /// "intermediate" list), without the CBC and SHA-1 suites swift-nio-ssl offers by default.
+    /// TLS 1.3 has only such suites and ignores this list.
+    static let cipherSuites = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+        "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+        "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ].joined(separator: ":")
 
     /// For the reload's log line: `TLS certificate cert.pem (valid until 2027-02-26)`.
     var summary: String {

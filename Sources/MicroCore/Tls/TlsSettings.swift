@@ -20,12 +20,25 @@ public struct TlsSettings: Sendable, Equatable {
     /// HTTPS (`MICRO_HTTP_REDIRECT_PORT`); nil listens on no second port, 0 on a free one
     /// (``RunningServer/httpRedirectPort`` says which).
     public var redirectPort: Int?
+    /// The `max-age` of the `Strict-Transport-Security` header every answer carries in
+    /// production (`MICRO_HSTS_MAX_AGE`), so that a browser that has been here once never
+    /// tries plain HTTP again, where a network in between could keep it from the redirect.
+    /// 0 sends none; development and test send none whatever it says (a browser would remember
+    /// HTTPS for `localhost`).
+    public var strictTransportSecurityMaxAge: Int
+
+    /// A year: what browsers' preload lists ask for.
+    public static let defaultStrictTransportSecurityMaxAge = 31_536_000
 
     /// HTTPS from `certificateFile` and `keyFile`, with plain HTTP redirected from
     /// `redirectPort` when one is given.
-    public init(certificateFile: String, keyFile: String, redirectPort: Int? = nil) {
+    public init(
+        certificateFile: String, keyFile: String, redirectPort: Int? = nil,
+        strictTransportSecurityMaxAge: Int = TlsSettings.defaultStrictTransportSecurityMaxAge
+    ) {
         self.certificateFile = certificateFile
         self.keyFile = keyFile
         self.redirectPort = redirectPort
+        self.strictTransportSecurityMaxAge = strictTransportSecurityMaxAge
     }
 }

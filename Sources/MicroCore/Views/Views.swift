@@ -41,7 +41,7 @@ package final class Views: Sendable {
         let library = try currentLibrary()
         guard library.getTemplate(named: name) != nil, let page = library.render(context, withTemplate: name) else {
             if folder.isEmpty { throw ViewError("The template \(name) cannot be rendered: this app has no views folder (settings.views is nil).") }
-            throw ViewError("The template \(folder)/\(name).mustache does not exist.")
+            throw ViewError(ViewLinks.refusal(of: name, in: folder) ?? "The template \(folder)/\(name).mustache does not exist.")
         }
         guard let layout else { return page }
         guard library.getTemplate(named: layout) != nil else {
@@ -80,8 +80,11 @@ package final class Views: Sendable {
                 throw ConfigurationError("the built-in template \(name): \(error)")
             }
         }
+        let realFolder = ViewLinks.realPath(folder) ?? folder
         for path in templatePaths(in: folder) {
             let file = folder + "/" + path
+            // A link out of the folder is refused (ViewLinks); rendering it says so.
+            guard ViewLinks.allows(file, realFolder: realFolder) else { continue }
             let name = String(path.dropLast(".mustache".count))
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw ConfigurationError("\(file): cannot be read as UTF-8 text.")

@@ -76,9 +76,10 @@ package final class RawHttpClient: Sendable {
     ///
     /// `tlsTrusting` speaks TLS (1.2 or 1.3) and trusts only the certificate in that PEM file,
     /// for the name `localhost`; a server that shows another one is closed on, so reads fail.
+    /// `tlsCipherSuites` offers only those suites, at TLS 1.2 (a client the server should refuse).
     package static func connect(
         host: String = "127.0.0.1", port: Int, timeout: Double = 2, pacedReads: Bool = false, receiveBuffer: Int = 64 << 10,
-        tlsTrusting certificate: String? = nil
+        tlsTrusting certificate: String? = nil, tlsCipherSuites: [NIOTLSCipher]? = nil
     ) async throws -> RawHttpClient {
         let inbox = Inbox()
         let tls = try certificate.map { file in
@@ -87,6 +88,10 @@ package final class RawHttpClient: Sendable {
             configuration.minimumTLSVersion = .tlsv12
             // Closing waits this long at most for the server's close_notify.
             configuration.shutdownTimeout = .milliseconds(500)
+            if let tlsCipherSuites {
+                configuration.maximumTLSVersion = .tlsv12
+                configuration.cipherSuiteValues = tlsCipherSuites
+            }
             return try NIOSSLContext(configuration: configuration)
         }
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -96,7 +101,7 @@ package final class RawHttpClient: Sendable {
         }
         let channel = try await bootstrap
             .connectTimeout(.milliseconds(Int64(timeout * 1000)))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: "localhost")) }

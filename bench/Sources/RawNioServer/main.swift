@@ -103,7 +103,7 @@ let host = getenv("HOST").map { String(cString: $0) } ?? "127.0.0.1"
 let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
     .serverChannelOption(.backlog, value: 256)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+    .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
