@@ -17,6 +17,11 @@ extension Request {
         return try await step.prove(self, username: stored.user.username, answer: code) ? stored : nil
     }
 
+    /// Whether the app has a further sign-in step for anyone (a second factor): a page that
+    /// asks someone not yet proven for a proof offers the code's field whenever this is true,
+    /// so that it does not tell them whether this user has turned a second factor on.
+    public var offersSecondStep: Bool { signInHooks.step != nil }
+
     /// Whether ``proveAccount(username:password:code:)`` asks a code of `username` besides
     /// their password: a further step of the sign-in (a second factor) is due for them.
     public func needsCode(toProve username: String) async throws -> Bool {

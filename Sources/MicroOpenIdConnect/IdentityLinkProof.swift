@@ -37,15 +37,17 @@ struct IdentityLinkProof: Sendable {
         return try await form(request, pending, problem: nil)
     }
 
+    /// The form. Whoever the user is, it is the same page: the person is not proven yet, so it
+    /// offers the code's field wherever the app has a second factor, rather than saying whether
+    /// this user turned one on.
     private func form(_ request: Request, _ pending: PendingLink, problem: String?) async throws -> Response {
-        let code: Bool
-        do { code = try await request.needsCode(toProve: pending.username) } catch { throw unavailable(request, error) }
+        let code = request.offersSecondStep
         let provider = Html.escape(settings.name)
         let user = Html.escape(pending.username)
         let title = "Link your account at \(provider)"
         let codeField = code ? """
-              <p><label for="code">Code from your authenticator app (or a recovery code)</label><br>
-              <input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" required></p>
+              <p><label for="code">Code from your authenticator app (or a recovery code), if \(user) has a second factor</label><br>
+              <input id="code" name="code" autocomplete="one-time-code" inputmode="numeric"></p>
 
             """ : ""
         let problemLine = problem.map { "<p class=\"field-error\" role=\"alert\">\(Html.escape($0))</p>\n" } ?? ""
@@ -56,7 +58,7 @@ struct IdentityLinkProof: Sendable {
             <title>\(title)</title></head>
             <body><main><h1>\(title)</h1>
             <p>Your account at \(provider) names the user <strong>\(user)</strong> here. It is linked to that user only once you
-            show that you are \(user): enter \(user)'s password\(code ? " and code" : ""). Later sign-ins with \(provider) ask for neither.</p>
+            show that you are \(user): enter \(user)'s password\(code ? " (and code, if \(user) has a second factor)" : ""). Later sign-ins with \(provider) ask for neither.</p>
             \(problemLine)<form method="post" action="\(Html.escape(request.url(path)))">
               <input type="hidden" name="_csrf" value="\(Html.escape(request.csrfToken))">
               <p><label for="password">Password of \(user)</label><br>
@@ -100,8 +102,7 @@ struct IdentityLinkProof: Sendable {
                 try restart(request, "Too many wrong answers: the single sign-on was given up. Please sign in again.")
             }
             try request.session.set(PendingLink.sessionKey, pending)
-            let code = (try? await request.needsCode(toProve: pending.username)) ?? false
-            return try await form(request, pending, problem: "That is not the password\(code ? " or the code" : "") of \(pending.username).")
+            return try await form(request, pending, problem: "That is not the password\(request.offersSecondStep ? " or the code" : "") of \(pending.username).")
         }
         // Taken once: a right answer ends the wait, whatever follows.
         request.session.remove(PendingLink.sessionKey)

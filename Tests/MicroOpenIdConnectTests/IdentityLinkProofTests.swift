@@ -28,7 +28,9 @@ import Testing
         #expect(page.status == .ok)
         #expect(page.text.contains("Password of ann"))
         #expect(page.text.contains("name=\"_csrf\""))
-        #expect(!page.text.contains("name=\"code\""))
+        // The app has a second factor to offer: its field is there whoever the user is (ann has
+        // none), and not required.
+        #expect(page.text.contains(#"<input id="code" name="code" autocomplete="one-time-code" inputmode="numeric">"#))
         // Nobody is signed in, and nothing is linked, while the identity waits.
         #expect(try await client.get("/protected").status == .found)
         let identity = ExternalIdentity(issuer: provider.issuer, subject: "sub-ann")
@@ -36,7 +38,7 @@ import Testing
         // A wrong password: the form again, still nobody signed in, the user's failed sign-in.
         let wrong = try await client.post("/auth/oidc/link", form: ["password": "not it"])
         #expect(wrong.status == .unprocessableEntity)
-        #expect(wrong.text.contains("That is not the password of ann."))
+        #expect(wrong.text.contains("That is not the password or the code of ann."))
         #expect(try await links.username(linkedTo: identity) == nil)
         #expect(try await activity.events(of: "ann", offset: 0, limit: 10).map(\.event).contains("sign_in_failed"))
         // Without the form's CSRF token, nothing happens.

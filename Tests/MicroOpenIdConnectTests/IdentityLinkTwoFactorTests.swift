@@ -19,6 +19,7 @@ import Testing
         let users = try SqliteUserStore(path: folder.appendingPathComponent("users.db").path, create: true)
         let password = "correct horse battery"
         try users.save(username: "ann", passwordHash: try Password.hash(password, cost: 4), name: nil)
+        try users.save(username: "bob", passwordHash: try Password.hash(password, cost: 4), name: nil)
         let clock = MovableClock()
         let links = MemoryIdentityLinkStore()
         let app = ssoApp(provider, users: users, clock: clock.now, accounts: Accounts(database: database), configure: { $0.links = links })
@@ -37,6 +38,16 @@ import Testing
         let client = TestClient(app)
         let page = try await waitForProof(client, provider)
         #expect(page.text.contains("name=\"code\""))
+        // Bob, without a second factor, is shown the same page: it does not tell a person not
+        // yet proven whether the user has one.
+        provider.state.withLock { $0.claims["preferred_username"] = .string("bob"); $0.claims["sub"] = .string("sub-bob") }
+        let bobPage = try await waitForProof(TestClient(app), provider)
+        provider.state.withLock { $0.claims["preferred_username"] = .string("ann"); $0.claims["sub"] = .string("sub-ann") }
+        let withoutToken = { (text: String, name: String) in
+            text.replacingOccurrences(of: #"name="_csrf" value="[^"]*""#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: name, with: "NAME")
+        }
+        #expect(withoutToken(page.text, "ann") == withoutToken(bobPage.text, "bob"))
         // The password alone, or with a wrong code, links nothing.
         #expect(try await client.post("/auth/oidc/link", form: ["password": password]).status == .unprocessableEntity)
         let wrong = try await client.post("/auth/oidc/link", form: ["password": password, "code": "000000"])
