@@ -24,8 +24,9 @@ extension TestClient {
     }
 
     /// Makes an API token as the signed-in user makes one on the account pages (`POST
-    /// /account/tokens`, or `path`), their `password` confirming it; returns the token, for
-    /// `Authorization: Bearer` in the requests of a script the test plays.
+    /// /account/tokens`, or `path`), their `password` confirming it (and `code`, for a user
+    /// whose second factor is on); returns the token, for `Authorization: Bearer` in the
+    /// requests of a script the test plays.
     ///
     /// ```swift
     /// try await client.signIn("ann", "correct horse")
@@ -33,9 +34,11 @@ extension TestClient {
     /// let robot = TestClient(app)
     /// #expect(try await robot.get("/api/samples", headers: ["Authorization": "Bearer \(token)"]).status == .ok)
     /// ```
-    public func makeApiToken(name: String = "test", expiresInDays: Int = 90, password: String, path: String = "/account/tokens") async throws -> String {
+    public func makeApiToken(
+        name: String = "test", expiresInDays: Int = 90, password: String, code: String? = nil, path: String = "/account/tokens"
+    ) async throws -> String {
         let answer = try await post(
-            path, form: ["name": name, "expires_in_days": String(expiresInDays), "current_password": password],
+            path, form: ["name": name, "expires_in_days": String(expiresInDays), "current_password": password, "code": code ?? ""],
             headers: ["Accept": "application/json"])
         guard answer.status == .created, let made = try? answer.decode(MadeToken.self) else {
             throw TestClientError("No token was made: \(answer.status.code) \(answer.text.prefix(200))")

@@ -5,7 +5,8 @@ of a phone or a laptop (CTAP2, internal transport, resident keys, user verificat
 Adds a passkey at /account/passkeys, signs out and signs in with it without typing a name,
 turns two-factor sign-in on and signs in with the passkey again without being asked for a code,
 then answers the second step of a password sign-in with the passkey instead of a code, and
-confirms a change on the passkeys page with it instead of the password. No console message may
+confirms a removal on the passkeys page with it instead of the password (adding one still asks
+for the password). The page says where the passkey was added from. No console message may
 report a Content-Security-Policy violation.
 
     BASE_URL=http://localhost:4599 PASSKEY_USER=keys PASSKEY_PASSWORD=... python3 Tests/Browser/passkeys.py
@@ -73,10 +74,12 @@ def passkeys(driver):
     walk.expect_flash(driver, "Passkey added.")
     names = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "[data-passkey] strong")]
     assert names == ["Virtual key"], f"the page lists {names}"
+    origin = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "[data-passkey] [data-added-from]")]
+    assert len(origin) == 1 and origin[0].startswith("from Chrome") and " at " in origin[0], f"where it was added from: {origin}"
     credentials = driver.get_credentials()
     assert len(credentials) == 1 and credentials[0].is_resident_credential, f"the authenticator holds {credentials}"
     walk.screenshot(driver, "desktop-11-passkeys")
-    ok("added: listed by its name, a discoverable credential in the authenticator")
+    ok(f"added: listed by its name and {origin[0]!r}, a discoverable credential in the authenticator")
 
     step("P3. signed out, then in with the passkey from the username field's autofill, nothing typed")
     sign_out(driver)
@@ -133,19 +136,20 @@ def passkeys(driver):
     assert any("password+passkey" in text for text in details), f"the sign-ins listed: {details}"
     ok("password, then the passkey: signed in, recorded as password+passkey")
 
-    step("P6. a change on the passkeys page confirmed with the passkey instead of the password and code")
+    step("P6. a removal on the passkeys page confirmed with the passkey instead of the password and code")
     driver.get(url("/account/passkeys"))
     wait_for_path(driver, "/account/passkeys", "opening the passkeys page")
     assert driver.find_elements(By.CSS_SELECTOR, 'form [name="current_password"]'), "the page asks for no password before"
     press(driver, "Confirm with a passkey")
     wait_for_path(driver, "/account/passkeys", "after confirming with the passkey")
-    walk.expect_flash(driver, "Confirmed with your passkey: you can change your passkeys for a few minutes.")
-    assert not driver.find_elements(By.CSS_SELECTOR, 'form [name="current_password"]'), "the page still asks for the password"
+    walk.expect_flash(driver, "Confirmed with your passkey: you can rename and remove passkeys for a few minutes (adding one asks again).")
+    assert not driver.find_elements(By.CSS_SELECTOR, 'li[data-passkey] form [name="current_password"]'), "a removal still asks for the password"
+    assert driver.find_elements(By.CSS_SELECTOR, 'form#passkey-add [name="current_password"]'), "adding asks for no password after the proof"
     press(driver, "Remove")
     wait_for_path(driver, "/account/passkeys", "after removing the passkey")
     walk.expect_flash(driver, "Passkey removed.")
     assert driver.find_elements(By.CSS_SELECTOR, '[data-passkeys="none"]'), "the passkey is still listed"
-    ok("confirmed by the passkey's dialog, then removed with nothing typed")
+    ok("confirmed by the passkey's dialog, then removed with nothing typed; adding one still asks for the password")
 
 
 def walk_passkeys(driver):

@@ -36,7 +36,10 @@ import Testing
         try await client.signIn("ann", "ann-password", code: totp.code(at: tests.now(clock)))
         #expect(try await client.get("/me").text == "ann")
 
-        let token = try await client.makeApiToken(name: "robot", password: "ann-password")
+        // As turning two-factor off does, a token asks for a code beside the password.
+        await #expect(throws: TestClientError.self) { try await client.makeApiToken(name: "robot", password: "ann-password") }
+        clock.advance(seconds: 30)
+        let token = try await client.makeApiToken(name: "robot", password: "ann-password", code: totp.code(at: tests.now(clock)))
         #expect(token.hasPrefix("micro_"))
         let robot = TestClient(app)
         // Tokens are for scripts: requests that ask for JSON.

@@ -14,7 +14,8 @@ extension MicroPostgresTests {
             Passkey(
                 credentialId: Array("credential-\(user)-\(index)".utf8), username: user, userHandle: Array(repeating: handle, count: 32),
                 name: "key \(index) <b>'\"", publicKey: PasskeyPublicKey(algorithm: .es256, bytes: Array(repeating: UInt8(index), count: 64)),
-                signCount: UInt32(index), backupEligible: index.isMultiple(of: 2), createdAt: now + Int64(index))
+                signCount: UInt32(index), backupEligible: index.isMultiple(of: 2), createdAt: now + Int64(index),
+                addedFromAddress: "2001:db8::\(index)", addedFromUserAgent: "Firefox/128.0 \u{202E}\(index) <b>")
         }
 
         @Test(arguments: TestDatabaseKind.available)

@@ -13,6 +13,7 @@ extension Accounts {
                 app.addPreparation { try await database.migrate(DatabaseApiTokenStore.migrations) }
             }
             app.addCredentialCheck { request in try await tokens.accept(request) }
+            app.onAccessEnded("API tokens") { request, username in try await tokens.revokeAll(of: username, now: request.session.now) }
             app.addCredentialScheme(CredentialScheme(
                 name: "Bearer", challenge: "Bearer realm=\"\(apiTokens.realm)\"", phrase: "an API token (Authorization: Bearer)"))
             service = tokens

@@ -37,15 +37,25 @@ struct AdminProof {
         if request.signInSource != nil {
             throw HttpError(.forbidden, settings.usersTexts.signInAgain)
         }
-        guard try await request.checkCredentials(username: admin.username, password: request.params["current_password"] ?? "") != nil else {
+        if let wrong = try await checkAnew(admin, request) { return wrong }
+        Self.note(request, lifetime: settings.adminProofLifetime.components.seconds)
+        return nil
+    }
+
+    /// What turning the second factor off asks, on this request whatever the session proved
+    /// before: the form's `current_password`, and its `code` where `user`'s second factor is
+    /// on, checked as a sign-in is. For what adds a way in (a passkey, an API token), which a
+    /// cookie copied during a proof's minutes must not do. The field a wrong answer names, or
+    /// nil; notes no proof.
+    func checkAnew(_ user: User, _ request: Request) async throws -> (field: String, message: String)? {
+        guard try await request.checkCredentials(username: user.username, password: request.params["current_password"] ?? "") != nil else {
             return ("current_password", settings.wrongPasswordMessage)
         }
         if let step = request.storage[SignInStepDue.self] {
-            guard try await step.prove(request, username: admin.username, answer: request.params["code"] ?? "") else {
+            guard try await step.prove(request, username: user.username, answer: request.params["code"] ?? "") else {
                 return ("code", settings.twoFactor.wrongCodeMessage)
             }
         }
-        Self.note(request, lifetime: settings.adminProofLifetime.components.seconds)
         return nil
     }
 

@@ -45,11 +45,17 @@ struct ApiTokenRoutes {
                 "revokeAction": request.url(prefix + "/tokens/" + token.id + "/revoke"),
             ]
         }
-        let values: [String: Any] = [
+        var values: [String: Any] = [
             "title": "API tokens", "canCreate": true, "tokens": entries, "action": request.url(prefix + "/tokens"),
             "defaultDays": ApiTokenLimits.defaultDays, "minDays": ApiTokenLimits.days.lowerBound, "maxDays": ApiTokenLimits.days.upperBound,
-            "maxName": ApiTokenLimits.nameLength, "needsPassword": request.signInSource == nil,
+            "maxName": ApiTokenLimits.nameLength,
         ]
+        if request.signInSource == nil {
+            values["needsPassword"] = true
+            if try await request.needsCode(toProve: user.username) { values["needsCode"] = true }
+        } else if try await AdminProof(settings: accounts.settings).demand(of: user, request) != nil {
+            values["signInAgain"] = settings.signInAgainMessage
+        }
         guard let problem else { return try request.render("account/tokens", values).makeResponse(for: request) }
         var errors = FieldErrors()
         errors.add(problem.field, problem.message)
@@ -80,13 +86,16 @@ struct ApiTokenRoutes {
             else { return try await list(request, problem: ("expires_in_days", settings.expiryMessage)) }
             days = number
         }
-        // A session signed in by password confirms it, checked as a sign-in is (the same
-        // throttle): a cookie alone, stolen, must not mint a credential that outlives it (GitHub
-        // asks the same). A session by single sign-on has no password here: its provider vouched.
-        if request.signInSource == nil {
-            guard try await request.checkCredentials(username: user.username, password: request.params["current_password"] ?? "") != nil else {
-                return try await list(request, problem: ("current_password", settings.wrongPasswordMessage))
-            }
+        // A cookie alone, stolen, must not mint a credential that outlives it (GitHub asks the
+        // same): a session signed in by password gives what turning the second factor off asks,
+        // checked as a sign-in is (the same throttle), whatever it proved minutes ago. A session
+        // by single sign-on has no password here: its provider vouched for the person at its
+        // sign-in, which must be as recent as a proof.
+        let proof = AdminProof(settings: accounts.settings)
+        if request.signInSource != nil {
+            guard try await proof.demand(of: user, request) == nil else { throw HttpError(.forbidden, settings.signInAgainMessage) }
+        } else if let wrong = try await proof.checkAnew(user, request) {
+            return try await list(request, problem: wrong)
         }
         let now = now(request)
         let secret = ApiTokenSecret.make()

@@ -112,6 +112,15 @@ final class ApiTokenService: Sendable {
         return Entry(token: stored, user: user.user, stamp: CredentialStamp(user), checked: now)
     }
 
+    /// Deletes every token of `username`, and forgets this instance's look-ups of them; other
+    /// instances drop theirs once the user's sessions are revoked, or within the cache's
+    /// lifetime.
+    func revokeAll(of username: String, now: Int64) async throws {
+        let live = try await store.tokens(of: username, now: now)
+        try await store.removeAll(of: username)
+        for token in live { forget(digest: token.digest) }
+    }
+
     /// Forgets the look-up of a revoked token: on this instance it stops at once.
     func forget(digest: String) {
         recent.forget(digest)

@@ -5,12 +5,13 @@ import MicroCore
 /// kept, and every text the pages show.
 ///
 /// A token acts as its user with the roles the user store gives the user now: a removed user's
-/// tokens stop working at once, changed roles apply to the next request. A changed password
-/// does not end a user's tokens (they are credentials of their own, listed and revoked one by
-/// one on the tokens page, where a user who fears a leak looks): this keeps the scripts of a
-/// user who changes a password on schedule working. Tokens are made and revoked only by a
-/// signed-in user; a request signed in by a token may list them and revoke one, not make one
-/// (or a leaked token could outlive its own expiry).
+/// tokens stop working at once, changed roles apply to the next request. The user's own
+/// password change does not end their tokens (they are credentials of their own, listed and
+/// revoked one by one on the tokens page, where a user who fears a leak looks): this keeps the
+/// scripts of a user who changes a password on schedule working. An admin's "End sessions",
+/// "Set password" and "Disable", and `add-user` over the user, end them with the sessions.
+/// Tokens are made and revoked only by a signed-in user; a request signed in by a token may
+/// list them and revoke one, not make one (or a leaked token could outlive its own expiry).
 public struct ApiTokenSettings: Sendable {
     /// Where tokens are kept; nil turns tokens off (the page says so, Bearer is not read).
     public var store: (any ApiTokenStore)?
@@ -40,6 +41,9 @@ public struct ApiTokenSettings: Sendable {
     public var invalidTokenMessage = "This API token is unknown, expired or revoked."
     /// The refusal of a wrong current password when making a token.
     public var wrongPasswordMessage = "That is not your current password."
+    /// The refusal of a token asked by a single sign-on session whose sign-in is older than
+    /// ``Accounts/adminProofLifetime``: its provider vouched for the person only then.
+    public var signInAgainMessage = "Sign out and sign in again to make a token: your sign-in is too old to confirm it."
 
     /// Tokens off (no store).
     public init() {}

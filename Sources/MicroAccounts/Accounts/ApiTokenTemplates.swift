@@ -8,7 +8,9 @@ public enum ApiTokenTemplates {
     /// `canCreate` with `action`, `defaultDays`, `minDays`, `maxDays`, `maxName`; `tokens`
     /// (each `id`, `name`, `createdAt`/`createdText`, `used` with `lastUsedAt`/`lastUsedText`, `expiresAt`/`expiresText`, `revokeAction`); on a refusal `form`
     /// (`form.errors.name`, `form.errors.expires_in_days`, `form.errors.current_password`,
-    /// `form.values.*`); `needsPassword` when the form must ask for the current password.
+    /// `form.errors.code`, `form.values.*`); `needsPassword` when the form must ask for the
+    /// current password, `needsCode` for a code beside it (the user's second factor is on),
+    /// `signInAgain` (the message) for a single sign-on session too old to make one.
     public static let tokens = """
         <h1>{{title}}</h1>
         {{#message}}<p class="read-only">{{message}}</p>{{/message}}
@@ -39,7 +41,12 @@ public enum ApiTokenTemplates {
           <input id="current_password" name="current_password" type="password" autocomplete="current-password" required
             {{#form.errors.current_password}}aria-invalid="true" aria-describedby="password-error"{{/form.errors.current_password}}>
           {{#form.errors.current_password}}<span class="field-error" id="password-error">{{.}}</span>{{/form.errors.current_password}}</p>{{/needsPassword}}
-          <p><button type="submit">Make a token</button></p>
+          {{#needsCode}}<p><label for="code">A code from your app, or a recovery code</label><br>
+          <input id="code" name="code" autocomplete="one-time-code" maxlength="64" required
+            {{#form.errors.code}}aria-invalid="true" aria-describedby="code-error"{{/form.errors.code}}>
+          {{#form.errors.code}}<span class="field-error" id="code-error">{{.}}</span>{{/form.errors.code}}</p>{{/needsCode}}
+          {{#signInAgain}}<p class="notice">{{signInAgain}}</p>{{/signInAgain}}
+          {{^signInAgain}}<p><button type="submit">Make a token</button></p>{{/signInAgain}}
         </form>
         {{/canCreate}}
         <p><a href="{{accountPath}}">Your account</a></p>

@@ -38,7 +38,7 @@ extension UserAdminRoutes {
         // The user's stamp holds their roles, which ends their sessions only while the roles
         // differ: revoked too, so that a cookie from before a demotion stays dead once the
         // roles are given back. The next sign-in brings the new roles.
-        await endSessions(of: username, request, revokingTokens: false)
+        await endSessions(of: username, request, wholeAccess: false)
         return try await done(
             request, admin: admin, user: username, event: ActivityEvent.Kind.rolesChanged, flash: texts.rolesChanged,
             detail: roles.isEmpty ? "none" : roles.joined(separator: " "))

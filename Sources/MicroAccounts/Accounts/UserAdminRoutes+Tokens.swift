@@ -24,8 +24,8 @@ extension UserAdminRoutes {
         let (admin, _) = try begin(request)
         if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
-        guard request.service(ApiTokenService.self) != nil else { throw HttpError(.notFound, texts.noTokens) }
-        do { try await revokeTokens(of: username, request) } catch { throw unavailable(request, error) }
+        guard let service = request.service(ApiTokenService.self) else { throw HttpError(.notFound, texts.noTokens) }
+        do { try await service.revokeAll(of: username, now: request.session.now) } catch { throw unavailable(request, error) }
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.tokenRevoked, flash: texts.tokensRevoked, detail: "all")
     }
 }

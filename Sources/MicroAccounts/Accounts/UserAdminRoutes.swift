@@ -214,27 +214,12 @@ struct UserAdminRoutes {
         request.service(ExternalSignIns.self)?.list.isEmpty == false
     }
 
-    /// Ends every session of `username` (``Request/endSessions(of:)``); with `revokingTokens`,
-    /// their API tokens too: an admin answering an incident ends every way into the account at
-    /// once.
-    func endSessions(of username: String, _ request: Request, revokingTokens: Bool = true) async {
-        await request.endSessions(of: username)
-        guard revokingTokens else { return }
-        do {
-            try await revokeTokens(of: username, request)
-        } catch {
-            request.logger.error("Cannot revoke the API tokens of \(username): \(error)")
-        }
-    }
-
-    /// Deletes the API tokens of `username`, and forgets this instance's look-ups of them;
-    /// other instances drop theirs once the user's sessions are revoked, or within the cache's
-    /// lifetime.
-    func revokeTokens(of username: String, _ request: Request) async throws {
-        guard let service = request.service(ApiTokenService.self) else { return }
-        let live = try await service.store.tokens(of: username, now: request.session.now)
-        try await service.store.removeAll(of: username)
-        for token in live { service.forget(digest: token.digest) }
+    /// Ends every session of `username` (``Request/endSessions(of:)``); with `wholeAccess`,
+    /// their API tokens and passkeys too (`Request.endAccess(of:)`): an admin answering an
+    /// incident ends every way into the account at once, and the user adds their passkeys
+    /// again.
+    func endSessions(of username: String, _ request: Request, wholeAccess: Bool = true) async {
+        if wholeAccess { await request.endAccess(of: username) } else { await request.endSessions(of: username) }
     }
 
     /// The answer to a change the store refused; nil when it was made.

@@ -9,11 +9,11 @@ public struct UsersPageTexts: Sendable {
     /// The flash after adding a user (`NAME` is their name).
     public var added = "NAME has been added."
     /// The flash after setting a user's password.
-    public var passwordSet = "NAME has a new password; their sessions and API tokens have ended."
+    public var passwordSet = "NAME has a new password; their sessions, API tokens and passkeys have ended."
     /// The flash after changing a user's roles.
     public var rolesChanged = "The roles of NAME have been changed; their sessions have ended."
     /// The flash after disabling a user.
-    public var disabled = "NAME has been disabled; their sessions and API tokens have ended."
+    public var disabled = "NAME has been disabled; their sessions, API tokens and passkeys have ended."
     /// The flash after enabling a user.
     public var enabled = "NAME has been enabled."
     /// The flash after removing a user.
@@ -23,7 +23,7 @@ public struct UsersPageTexts: Sendable {
     /// The refusal of turning two-factor sign-in off for a user who does not have it on.
     public var twoFactorNotOn = "NAME does not have two-factor sign-in on."
     /// The flash after ending a user's sessions.
-    public var sessionsEnded = "Every session and API token of NAME has ended."
+    public var sessionsEnded = "Every session, API token and passkey of NAME has ended: they add their passkeys again."
     /// The refusal of a name that is taken.
     public var nameTaken = "There is already a user of that name."
     /// The refusal of roles that are not role names.

@@ -21,11 +21,18 @@ public struct Passkey: Sendable, Equatable {
     public var createdAt: Int64
     /// When it last signed in; 0 when never.
     public var lastUsedAt: Int64
+    /// The address of the browser that added it (``MicroCore/Request/clientAddress``), cut to a
+    /// bounded length; empty when not known.
+    public var addedFromAddress: String
+    /// The `User-Agent` of the browser that added it, cut to a bounded length, as the browser
+    /// sent it: a page shows its summary (``UserAgentSummary``), never the text itself unescaped.
+    public var addedFromUserAgent: String
 
-    /// A passkey record.
+    /// A passkey record; the address and `User-Agent` are cut to their limits, at a character's
+    /// boundary.
     public init(
         credentialId: [UInt8], username: String, userHandle: [UInt8], name: String, publicKey: PasskeyPublicKey, signCount: UInt32,
-        backupEligible: Bool, createdAt: Int64, lastUsedAt: Int64 = 0
+        backupEligible: Bool, createdAt: Int64, lastUsedAt: Int64 = 0, addedFromAddress: String = "", addedFromUserAgent: String = ""
     ) {
         self.credentialId = credentialId
         self.username = username
@@ -36,5 +43,20 @@ public struct Passkey: Sendable, Equatable {
         self.backupEligible = backupEligible
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
+        self.addedFromAddress = Self.prefix(of: addedFromAddress, bytes: PasskeyLimits.addedFromAddress)
+        self.addedFromUserAgent = Self.prefix(of: addedFromUserAgent, bytes: PasskeyLimits.addedFromUserAgent)
+    }
+
+    /// The longest run of `text`'s first Unicode scalars that fits in `bytes` bytes of UTF-8.
+    static func prefix(of text: String, bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var kept = String.UnicodeScalarView()
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += UTF8.width(scalar)
+            guard count <= bytes else { break }
+            kept.append(scalar)
+        }
+        return String(kept)
     }
 }

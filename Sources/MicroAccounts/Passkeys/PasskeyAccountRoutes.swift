@@ -1,8 +1,9 @@
 import MicroAuth
 import MicroCore
 
-/// The account page of passkeys: the user's list, adding one (the current password, or a
-/// passkey, then the browser's dialog), renaming and removing one.
+/// The account page of passkeys: the user's list (with where each was added from), adding one
+/// (the current password and code, or a passkey, then the browser's dialog), renaming and
+/// removing one.
 struct PasskeyAccountRoutes {
     let service: PasskeyService
     let accounts: AccountsService
@@ -54,6 +55,16 @@ struct PasskeyAccountRoutes {
                     "renameAction": request.url(service.pagePath + "/" + id + "/rename"),
                     "removeAction": request.url(service.pagePath + "/" + id + "/remove"),
                 ]
+                // The browser in words, which holds nothing a client chose but digits; the
+                // address and the whole `User-Agent` with their invisible characters made
+                // visible, so that no text-direction override turns the line around.
+                if !passkey.addedFromUserAgent.isEmpty || !passkey.addedFromAddress.isEmpty {
+                    entry["addedFrom"] = [
+                        "browser": UserAgentSummary.describe(passkey.addedFromUserAgent),
+                        "userAgent": ControlEscapingLogHandler.escape(passkey.addedFromUserAgent),
+                        "address": ControlEscapingLogHandler.escape(passkey.addedFromAddress),
+                    ]
+                }
                 if passkey.lastUsedAt > 0 {
                     entry["lastUsedAt"] = AccountTime.iso(passkey.lastUsedAt)
                     entry["lastUsedText"] = AccountTime.shown(passkey.lastUsedAt)
@@ -64,10 +75,25 @@ struct PasskeyAccountRoutes {
             if !atRelyingParty {
                 values["noRelyingParty"] = settings.noRelyingPartyMessage
             } else if listed.count < settings.limit {
-                values["canAdd"] = true
-                values["addAction"] = request.url(service.pagePath)
-                values["optionsAction"] = request.url(service.pagePath + "/options")
-                values["script"] = request.url(service.scriptPath)
+                // Adding asks every time, whatever the session proved (below): the password and
+                // code, or one of the user's passkeys.
+                let password = await hasPassword(user, request)
+                if password {
+                    values["addPassword"] = true
+                    if try await request.needsCode(toProve: user.username) { values["addCode"] = true }
+                } else {
+                    values["noPasswordToAdd"] = settings.noPasswordToAddMessage
+                }
+                if !listed.isEmpty {
+                    values["addWithPasskey"] = settings.addWithPasskeyLabel
+                    values["addProofOptions"] = request.url(service.confirmPath + "/options")
+                }
+                if password || !listed.isEmpty {
+                    values["canAdd"] = true
+                    values["addAction"] = request.url(service.pagePath)
+                    values["optionsAction"] = request.url(service.pagePath + "/options")
+                    values["script"] = request.url(service.scriptPath)
+                }
             } else {
                 values["full"] = settings.fullMessage
             }
@@ -100,11 +126,10 @@ struct PasskeyAccountRoutes {
         return try request.render("account/passkeys", values, form: error).makeResponse(for: request)
     }
 
-    /// The refusal of a change `user` has not confirmed: what turning the second factor off
+    /// The refusal of a removal `user` has not confirmed: what turning the second factor off
     /// asks (the password, and the code where a second factor is on; checked as a sign-in is,
     /// so these forms are no way around the throttle), or a recent sign-in by single sign-on.
-    /// A passkey is a way in: a stolen cookie, or the password alone, must not add one. A
-    /// proof holds for a few minutes (``Accounts/adminProofLifetime``), as the users page's.
+    /// A proof holds for a few minutes (``Accounts/adminProofLifetime``), as the users page's.
     /// Nil once confirmed.
     private func unconfirmed(_ request: Request, _ user: User) async throws -> Response? {
         let proof = AdminProof(settings: accounts.settings)
@@ -113,17 +138,47 @@ struct PasskeyAccountRoutes {
         return try await page(request, problem: wrong)
     }
 
+    /// Whether `user` has a password in the user store (one made for single sign-on only has
+    /// none, and adds a passkey only with another). A store that cannot be read now counts as
+    /// yes: the password's own check then answers that sign-in is unavailable.
+    private func hasPassword(_ user: User, _ request: Request) async -> Bool {
+        guard let authentication = request.authenticationSettings,
+            let stored = try? await authentication.users.find(username: user.username, using: authentication.hasher)
+        else { return true }
+        return stored.hasPassword
+    }
+
+    /// The refusal of an addition `user` has not confirmed on this very request, whatever the
+    /// session proved before: a passkey is a way in, and a cookie copied during a proof's
+    /// minutes must not add the copier's. One of the user's passkeys that verifies the person
+    /// (the answer to the confirmation's dialog, in place of the password), or what turning
+    /// the second factor off asks. Nil once given; it then holds for the page's removals, as
+    /// a right password does there.
+    private func unconfirmedAddition(_ request: Request, _ user: User, store: PasskeyStore, relyingParty: PasskeyRelyingParty)
+        async throws -> Response?
+    {
+        if request.params["credential_id"] != nil {
+            let confirmation = PasskeyConfirmationRoutes(service: service, accounts: accounts)
+            try await confirmation.confirm(request, user, store: store, relyingParty: relyingParty)
+            return nil
+        }
+        guard await hasPassword(user, request) else { throw HttpError(.forbidden, settings.noPasswordToAddMessage) }
+        if let wrong = try await AdminProof(settings: accounts.settings).checkAnew(user, request) { return try await page(request, problem: wrong) }
+        AdminProof.note(request, lifetime: accounts.settings.adminProofLifetime.components.seconds)
+        return nil
+    }
+
     // MARK: Adding one
 
-    /// The options for the browser's dialog, after the password: a registration challenge in
-    /// the session, which the answer must carry.
+    /// The options for the browser's dialog, after the password and code or a passkey: a
+    /// registration challenge in the session, which the answer must carry.
     private func creationOptions(_ request: Request) async throws -> Response {
         let user = try request.authenticate()
         let (store, relyingParty) = try place(request)
         let name = Username.key(user.username)
         let existing = try await store.passkeys(of: name)
         guard existing.count < settings.limit else { return try await page(request, problem: ("name", settings.fullMessage)) }
-        if let refused = try await unconfirmed(request, user) { return refused }
+        if let refused = try await unconfirmedAddition(request, user, store: store, relyingParty: relyingParty) { return refused }
         // The handle of the user's passkeys, else the one a registration under way was given
         // (two tabs, a dialog tried again), else a new one.
         let earlier = request.session.get(PendingPasskeyRegistration.key, as: PendingPasskeyRegistration.self)
@@ -167,7 +222,8 @@ struct PasskeyAccountRoutes {
         }
         let passkey = Passkey(
             credentialId: made.credentialId, username: name, userHandle: handle, name: typedName, publicKey: made.publicKey,
-            signCount: made.signCount, backupEligible: made.backupEligible, createdAt: request.session.now)
+            signCount: made.signCount, backupEligible: made.backupEligible, createdAt: request.session.now,
+            addedFromAddress: request.clientAddress ?? "", addedFromUserAgent: request.userAgent ?? "")
         switch try await store.add(passkey, limit: settings.limit) {
         case .added: break
         case .full: throw HttpError(.unprocessableEntity, settings.fullMessage)

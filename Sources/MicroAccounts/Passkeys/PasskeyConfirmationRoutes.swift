@@ -41,6 +41,16 @@ struct PasskeyConfirmationRoutes {
 
     private func answer(_ request: Request) async throws -> Response {
         let (user, store, relyingParty) = try place(request)
+        try await confirm(request, user, store: store, relyingParty: relyingParty)
+        request.flash["notice"] = settings.confirmedMessage
+        return try request.passkeyLocation(request.url(service.pagePath))
+    }
+
+    /// Checks the answer `request` carries to these options' dialog: one of `user`'s own
+    /// passkeys, which verified the person, checked as a sign-in is. Then notes the proof and
+    /// records the passkey's use; the passkeys page's add form sends the same answer in place
+    /// of the password.
+    func confirm(_ request: Request, _ user: User, store: PasskeyStore, relyingParty: PasskeyRelyingParty) async throws {
         let passkey = try await request.withPasskeyChallenges { pending in
             try await request.signInAttempt(username: user.username) { outcome in
                 var check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .confirmation)
@@ -50,7 +60,5 @@ struct PasskeyConfirmationRoutes {
         }
         AdminProof.note(request, lifetime: accounts.settings.adminProofLifetime.components.seconds)
         await accounts.record(request, username: user.username, event: ActivityEvent.Kind.passkeyUsed, detail: passkey.name)
-        request.flash["notice"] = settings.confirmedMessage
-        return try request.passkeyLocation(request.url(service.pagePath))
     }
 }

@@ -3,8 +3,8 @@ import MicroCore
 
 /// Installs passkeys with the account pages (``Accounts``): their tables, the account page and
 /// its script, the sign-in by passkey and the second step by passkey, and their part of the
-/// users page. Without the account pages' database there is
-/// nowhere to keep passkeys: the page says so.
+/// users page, whose changes that end a user's whole access remove their passkeys. Without the
+/// account pages' database there is nowhere to keep passkeys: the page says so.
 enum PasskeyFeature {
     static func install(_ settings: PasskeySettings, database: Database?, accounts: AccountsService, prefix: String, in app: App) {
         if settings.limit < 1 { app.addProblem("Accounts.passkeys.limit is \(settings.limit); it must be at least 1.") }
@@ -21,6 +21,9 @@ enum PasskeyFeature {
         app.addSignInPageAddition(SignInPageAddition(scriptPath: service.scriptPath, usernameAutocomplete: "webauthn") { request in
             PasskeySignInButton.signIn(request, service)
         })
-        if let store = service.store { PasskeyUserAdmin(store: store).install(in: app, usersPath: accounts.settings.usersPath) }
+        if let store = service.store {
+            PasskeyUserAdmin(store: store).install(in: app, usersPath: accounts.settings.usersPath)
+            app.onAccessEnded("passkeys") { request, username in try await PasskeyUserAdmin.removeAll(of: username, store: store, request) }
+        }
     }
 }

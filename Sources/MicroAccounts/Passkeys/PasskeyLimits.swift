@@ -16,6 +16,10 @@ enum PasskeyLimits {
     static let credentialId = 1023
     /// A user handle.
     static let userHandle = 64
+    /// The address a passkey was added from, as kept: an IPv6 address with its zone fits.
+    static let addedFromAddress = 128
+    /// The `User-Agent` a passkey was added from, as kept: as much as the sessions page keeps.
+    static let addedFromUserAgent = 512
 
     /// The longest unpadded base64url text of `bytes` bytes.
     static func encodedLength(of bytes: Int) -> Int { (bytes * 4 + 2) / 3 }

@@ -2,9 +2,9 @@ import MicroCore
 
 /// The passkeys' script, one same-origin file (the app's Content-Security-Policy allows
 /// scripts from `'self'` only, and no inline script): it runs the browser's dialog for the
-/// account page's add form and for the sign-in page's button (and the username field's
-/// autofill, where the browser offers passkeys there), and posts each answer back, base64url
-/// field by field.
+/// account page's add form (after a passkey's own dialog, for its button that confirms with
+/// one) and for the sign-in page's button (and the username field's autofill, where the
+/// browser offers passkeys there), and posts each answer back, base64url field by field.
 ///
 /// The options are turned into the browser's types here rather than with
 /// `PublicKeyCredential.parseCreationOptionsFromJSON`, which not every current browser has.
@@ -39,25 +39,66 @@ enum PasskeyScript {
             out.hidden = !message;
           };
 
+          // A dialog's options for navigator.credentials.get, and its answer as the pages take it.
+          const requestOptions = (options) => {
+            options.challenge = bytes(options.challenge);
+            for (const allowed of options.allowCredentials) allowed.id = bytes(allowed.id);
+            return options;
+          };
+          const assertion = (credential) => {
+            const response = credential.response;
+            return {
+              credential_id: text(credential.rawId), client_data: text(response.clientDataJSON),
+              authenticator_data: text(response.authenticatorData), signature: text(response.signature),
+              user_handle: response.userHandle ? text(response.userHandle) : "",
+            };
+          };
+
           const add = document.querySelector("form[data-passkey=create]");
           if (add) {
+            const buttons = add.querySelectorAll("button[type=submit]");
             if (!window.PublicKeyCredential) {
               show(add, "This browser cannot make passkeys.");
-              add.querySelector("button[type=submit]").disabled = true;
+              for (const button of buttons) button.disabled = true;
             }
+            // Options granted by a passkey's confirmation whose second dialog the browser
+            // refused (one that allows one dialog a click): the next press opens it alone.
+            let granted = null;
             add.addEventListener("submit", async (event) => {
               event.preventDefault();
               show(add, "");
-              const button = add.querySelector("button[type=submit]");
-              button.disabled = true;
+              // The button that confirms with a passkey you have: that passkey's dialog first,
+              // its answer in place of the password and code.
+              const byPasskey = Boolean(event.submitter && "passkeyProof" in event.submitter.dataset);
+              if (byPasskey && !add.elements.name.reportValidity()) return;
+              for (const button of buttons) button.disabled = true;
               try {
-                const options = await post(add.dataset.options, new FormData(add));
-                options.challenge = bytes(options.challenge);
-                options.user.id = bytes(options.user.id);
-                for (const excluded of options.excludeCredentials) excluded.id = bytes(excluded.id);
-                const credential = await navigator.credentials.create({ publicKey: options });
+                const csrf = add.elements._csrf.value;
+                let options = byPasskey ? granted : null;
+                granted = null;
+                if (!options) {
+                  let fields = new FormData(add);
+                  if (byPasskey) {
+                    const proof = requestOptions(await post(add.dataset.proofOptions, { _csrf: csrf }));
+                    fields = { _csrf: csrf, ...assertion(await navigator.credentials.get({ publicKey: proof })) };
+                  }
+                  options = await post(add.dataset.options, fields);
+                  options.challenge = bytes(options.challenge);
+                  options.user.id = bytes(options.user.id);
+                  for (const excluded of options.excludeCredentials) excluded.id = bytes(excluded.id);
+                }
+                let credential;
+                try {
+                  credential = await navigator.credentials.create({ publicKey: options });
+                } catch (error) {
+                  if (byPasskey && error.name === "NotAllowedError") {
+                    granted = options;
+                    throw new Error("Your passkey confirmed it: press the button again to make the new passkey.");
+                  }
+                  throw error;
+                }
                 const answer = await post(add.action, {
-                  _csrf: add.elements._csrf.value, name: add.elements.name.value, credential_id: text(credential.rawId),
+                  _csrf: csrf, name: add.elements.name.value, credential_id: text(credential.rawId),
                   client_data: text(credential.response.clientDataJSON),
                   authenticator_data: text(credential.response.getAuthenticatorData()),
                   algorithm: String(credential.response.getPublicKeyAlgorithm()),
@@ -66,7 +107,7 @@ enum PasskeyScript {
               } catch (error) {
                 show(add, refusal(error));
               } finally {
-                button.disabled = false;
+                for (const button of buttons) button.disabled = false;
               }
             });
           }
@@ -82,21 +123,14 @@ enum PasskeyScript {
             // The autofill's request, waiting while the page is open; the button's replaces it.
             let waiting = null;
             const ceremony = async (mediation, signal) => {
-              const options = await post(form.dataset.options, { _csrf: csrf }, signal);
-              options.challenge = bytes(options.challenge);
-              for (const allowed of options.allowCredentials) allowed.id = bytes(allowed.id);
+              const options = requestOptions(await post(form.dataset.options, { _csrf: csrf }, signal));
               const request = { publicKey: options };
               if (mediation) {
                 request.mediation = mediation;
                 request.signal = signal;
               }
               const credential = await navigator.credentials.get(request);
-              const response = credential.response;
-              const answer = await post(form.action, {
-                _csrf: csrf, credential_id: text(credential.rawId), client_data: text(response.clientDataJSON),
-                authenticator_data: text(response.authenticatorData), signature: text(response.signature),
-                user_handle: response.userHandle ? text(response.userHandle) : "",
-              });
+              const answer = await post(form.action, { _csrf: csrf, ...assertion(credential) });
               location.assign(answer.location);
             };
             const field = document.querySelector("input[autocomplete~=webauthn]");

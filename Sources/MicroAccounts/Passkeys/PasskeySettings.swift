@@ -30,6 +30,12 @@ public struct PasskeySettings: Sendable {
     public var codeAfterPasskeyMessage = "Your passkey began this sign-in: give the code from your authenticator app, or a recovery code."
     /// The refusal of a change by a single sign-on session whose sign-in is too old to confirm it.
     public var signInAgainMessage = "Sign out and sign in again to change your passkeys: your sign-in is too old to confirm it."
+    /// The add form's second button: one of the user's passkeys confirms the addition instead
+    /// of the password (and code).
+    public var addWithPasskeyLabel = "Add, confirmed with a passkey you have"
+    /// What the page says to a user signed in by single sign-on with no password here: a
+    /// passkey is added only with the password or another passkey.
+    public var noPasswordToAddMessage = "Your account has no password here: a passkey is added with your password, or with a passkey you have."
     /// The refusal of a passkey over the limit.
     public var fullMessage = "You have as many passkeys as you may: remove one first."
     /// The refusal of a passkey that is registered already.
@@ -60,7 +66,7 @@ public struct PasskeySettings: Sendable {
         // build, in a miscompiled destroy of `Accounts`.
         nameMessage = "Give the passkey a name of 1 to \(Self.nameLength) characters, without control or text-direction characters."
         confirmLabel = "Confirm with a passkey"
-        confirmedMessage = "Confirmed with your passkey: you can change your passkeys for a few minutes."
+        confirmedMessage = "Confirmed with your passkey: you can rename and remove passkeys for a few minutes (adding one asks again)."
         noPasskeyToConfirmMessage = "You have no passkey to confirm with: give your current password."
     }
 }

@@ -36,6 +36,12 @@ public final class PasskeyStore: Sendable {
                 .column("expires_at", type: .bigint, .notNull)
                 .run()
         },
+        // Where each was added from, so that its owner can spot one they did not add; passkeys
+        // stored before have none.
+        Migration("micro 10 passkeys added from") { sql in
+            try await sql.alter(table: "micro_passkeys").column("added_address", type: .text, .notNull, .default("")).run()
+            try await sql.alter(table: "micro_passkeys").column("added_user_agent", type: .text, .notNull, .default("")).run()
+        },
     ]
 
     /// Adds `passkey` unless its user already has `limit`, or its credential id is stored
@@ -44,14 +50,12 @@ public final class PasskeyStore: Sendable {
     public func add(_ passkey: Passkey, limit: Int) async throws -> AddResult {
         try await database.run("add a passkey") { sql in
             let inserted = try await sql.insert(into: "micro_passkeys")
-                .columns(
-                    "credential_id", "username", "user_handle", "name", "algorithm", "public_key", "sign_count", "backup_eligible", "created_at",
-                    "last_used_at")
+                .columns(Self.columns)
                 .values(
                     SQLBind(Base64Url.encode(passkey.credentialId)), SQLBind(passkey.username), SQLBind(Base64Url.encode(passkey.userHandle)),
                     SQLBind(passkey.name), SQLBind(Int(passkey.publicKey.algorithm.rawValue)), SQLBind(Base64Url.encode(passkey.publicKey.bytes)),
                     SQLBind(Int64(passkey.signCount)), SQLBind(passkey.backupEligible ? 1 : 0), SQLBind(passkey.createdAt),
-                    SQLBind(passkey.lastUsedAt)
+                    SQLBind(passkey.lastUsedAt), SQLBind(passkey.addedFromAddress), SQLBind(passkey.addedFromUserAgent)
                 )
                 .ignoringConflicts(with: ["credential_id"]).returning("credential_id").all()
             guard !inserted.isEmpty else { return .credentialTaken }
@@ -77,7 +81,7 @@ public final class PasskeyStore: Sendable {
     /// The passkey of `credentialId`, whoever's it is.
     public func passkey(credentialId: [UInt8]) async throws -> Passkey? {
         try await database.run("look up a passkey") { sql in
-            try await Self.passkeys(sql.select().column("*").from("micro_passkeys")
+            try await Self.passkeys(sql.select().columns(Self.columns).from("micro_passkeys")
                 .where("credential_id", .equal, Base64Url.encode(credentialId)).limit(1).all()).first
         }
     }
@@ -85,7 +89,7 @@ public final class PasskeyStore: Sendable {
     /// The passkeys of `username`, oldest first.
     public func passkeys(of username: String) async throws -> [Passkey] {
         try await database.run("list a user's passkeys") { sql in
-            try await Self.passkeys(sql.select().column("*").from("micro_passkeys").where("username", .equal, username)
+            try await Self.passkeys(sql.select().columns(Self.columns).from("micro_passkeys").where("username", .equal, username)
                 .orderBy("created_at").orderBy("credential_id").all())
         }
     }
@@ -122,7 +126,7 @@ public final class PasskeyStore: Sendable {
     public func remove(credentialId: [UInt8], of username: String) async throws -> Passkey? {
         try await database.run("remove a passkey") { sql in
             try await Self.passkeys(sql.delete(from: "micro_passkeys").where("credential_id", .equal, Base64Url.encode(credentialId))
-                .where("username", .equal, username).returning("*").all()).first
+                .where("username", .equal, username).returning(Self.columns.map { SQLIdentifier($0) }).all()).first
         }
     }
 
@@ -162,6 +166,13 @@ public final class PasskeyStore: Sendable {
         }
     }
 
+    /// The columns a passkey is read from, named rather than `*`: a SQLite connection that read
+    /// the schema before a migration added one would list the old columns for `*` once.
+    private static let columns = [
+        "credential_id", "username", "user_handle", "name", "algorithm", "public_key", "sign_count", "backup_eligible", "created_at",
+        "last_used_at", "added_address", "added_user_agent",
+    ]
+
     private static func count(_ sql: any SQLDatabase, of username: String) async throws -> Int {
         try await sql.select().column(SQLFunction("count", args: SQLLiteral.all), as: "n").from("micro_passkeys")
             .where("username", .equal, username).first()?.decode(column: "n", as: Int.self) ?? 0
@@ -181,7 +192,9 @@ public final class PasskeyStore: Sendable {
                 credentialId: credentialId, username: try row.decode(column: "username", as: String.self), userHandle: userHandle,
                 name: try row.decode(column: "name", as: String.self), publicKey: PasskeyPublicKey(algorithm: algorithm, bytes: key),
                 signCount: signCount, backupEligible: try row.decode(column: "backup_eligible", as: Int.self) != 0, createdAt: try row.decode(column: "created_at", as: Int64.self),
-                lastUsedAt: try row.decode(column: "last_used_at", as: Int64.self))
+                lastUsedAt: try row.decode(column: "last_used_at", as: Int64.self),
+                addedFromAddress: try row.decode(column: "added_address", as: String.self),
+                addedFromUserAgent: try row.decode(column: "added_user_agent", as: String.self))
         }
     }
 }

@@ -25,14 +25,25 @@ struct PasskeyUserAdmin {
     }
 
     private func remove(_ request: Request) async throws -> Never {
-        let admin = try await request.authorizeUsersPageChange()
+        try await request.authorizeUsersPageChange()
         guard let username = try? Username.enforce(String((request.params["username"] ?? "").prefix(Authentication.maximumUsernameLength))) else {
             throw HttpError(.notFound, "There is no such user.")
         }
-        let removed = try await store.removeAll(of: Username.key(username))
-        guard removed > 0 else { throw HttpError(.notFound, "\(username) has no passkeys.") }
-        await request.recordAccountEvent(ActivityEvent.Kind.passkeyRemoved, of: username, detail: "all \(removed), by \(admin.username)")
+        guard try await Self.removeAll(of: username, store: store, request) > 0 else {
+            throw HttpError(.notFound, "\(username) has no passkeys.")
+        }
         request.flash[request.authenticationSettings?.flashKey ?? "notice"] = "\(username)'s passkeys are removed: they sign in with none of them again. Sessions they signed in go on: end them with “End sessions” if they should not."
         try request.redirect(to: request.usersPagePath ?? "/")
+    }
+
+    /// Removes every passkey of `username`, recorded as their event naming the admin signed in
+    /// to `request` (the button's, or a change that ended the user's whole access); how many.
+    @discardableResult
+    static func removeAll(of username: String, store: PasskeyStore, _ request: Request) async throws -> Int {
+        let removed = try await store.removeAll(of: Username.key(username))
+        guard removed > 0 else { return 0 }
+        let by = request.currentUser?.username ?? "an admin"
+        await request.recordAccountEvent(ActivityEvent.Kind.passkeyRemoved, of: username, detail: "all \(removed), by \(by)")
+        return removed
     }
 }

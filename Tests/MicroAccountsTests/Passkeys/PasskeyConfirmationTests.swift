@@ -54,7 +54,8 @@ import Testing
         #expect(confirmed.status == .ok && confirmed.text == #"{"location":"/account/passkeys"}"#, "\(confirmed.text)")
         let after = try await client.get("/account/passkeys")
         #expect(after.text.contains("Confirmed with your passkey") && !after.text.contains("passkey-confirm"))
-        #expect(!after.text.contains(#"name="current_password""#))
+        #expect(!after.text.contains(#"id="password-"#), "a removal asks for no password")
+        #expect(after.text.contains(#"id="passkey-password""#), "adding one still does")
         #expect(try await client.get("/account/activity", headers: Driver.json).text.contains(#""event":"passkey_used""#))
         // The change then needs no password, as after a right one.
         #expect(try await client.post("/account/passkeys/\(id)/remove", form: [:]).status == .seeOther)
@@ -94,7 +95,7 @@ import Testing
         let foreign = try authenticator.assert(
             try Driver.challenge(annsOptions, for: .confirmation), relyingParty: Driver.relyingParty, userHandle: handle)
         #expect(try await ann.post("/account/passkeys/confirm", form: Driver.fields(foreign), headers: Driver.json).status == .unauthorized)
-        #expect(try await ann.get("/account/passkeys").text.contains(#"name="current_password""#), "ann's proof does not hold")
+        #expect(try await ann.get("/account/passkeys").text.contains(#"id="password-"#), "ann's proof does not hold")
         #expect(try await PasskeyStore(database).passkeys(of: "user").count == 1)
     }
 

@@ -7,17 +7,21 @@ import Testing
 
 /// The passkeys' page script, played in tests: it posts what the script posts, with a software
 /// authenticator in the browser's place, over an app of a users table (`user`/`secret123`,
-/// `ann`/`ann-password`) whose account pages keep their state in a folder's app.db.
+/// `ann`/`ann-password`) whose account pages keep their state in a folder's app.db, and where
+/// `POST /sso/NAME` signs NAME in as single sign-on does.
 struct PasskeyScriptDriver {
     static let relyingParty = PasskeyRelyingParty(origin: "http://localhost")!
     static let json: HttpHeaders = ["Accept": "application/json"]
 
-    /// The app, with `configure` applied to its ``Accounts``.
+    /// The app, with `configure` applied to its ``Accounts``, on `clock` when one is given.
     static func makeApp(
-        _ folder: TemporaryFolder, log: LogRecorder? = nil, configure: (inout Accounts) -> Void = { _ in }
+        _ folder: TemporaryFolder, log: LogRecorder? = nil, clock: TestClock? = nil, configure: (inout Accounts) -> Void = { _ in }
     ) async throws -> (App, Database) {
         try folder.write("views/layout.mustache", "<main>{{#flashMessages}}<p class=\"flash\">{{message}}</p>{{/flashMessages}}{{{yield}}}</main>")
-        let app = isolatedApp(logger: log?.logger ?? .quietForTests) { $0.views = folder.file("views") }
+        let app = isolatedApp(logger: log?.logger ?? .quietForTests) { settings in
+            settings.views = folder.file("views")
+            if let clock { settings.clock = { clock.now } }
+        }
         let users = try #require(try UserStoreKind.sqlite.make(in: folder) as? SqliteUserStore)
         try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: [])
         var authentication = Authentication(users: users)
@@ -29,6 +33,12 @@ struct PasskeyScriptDriver {
         configure(&accounts)
         app.use(accounts)
         app.get("/me") { request in try request.authenticate().username }
+        // A sign-in by single sign-on, as a provider's would end.
+        app.post("/sso/:name") { request in
+            guard let stored = try users.find(username: request.params["name"] ?? "") else { throw HttpError(.notFound) }
+            try await request.signIn(stored.user, credentialStamp: CredentialStamp(stored), via: "test")
+            return "signed in"
+        }
         return (app, database)
     }
 
