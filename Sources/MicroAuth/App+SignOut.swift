@@ -15,14 +15,15 @@ extension App {
     /// ```
     public func signOutEverywhere(username: String) {
         let settings = settings
-        let now = Int64(settings.clock().timeIntervalSince1970)
+        let instant = Int64(settings.clock().timeIntervalSince1970 * 1000)
+        let now = instant / 1000
         settings.sessions.revocations.revokeSessions(
-            of: Username.key(username), at: now, until: now + settings.sessions.lifetimeSeconds, now: now)
+            of: Username.key(username), at: instant, until: now + 1 + settings.sessions.lifetimeSeconds, now: now)
     }
 
     /// Ends every session begun until now, everyone's: all are signed out.
     public func signOutEveryone() {
         let settings = settings
-        settings.sessions.revocations.revokeAll(at: Int64(settings.clock().timeIntervalSince1970))
+        settings.sessions.revocations.revokeAll(at: Int64(settings.clock().timeIntervalSince1970 * 1000))
     }
 }

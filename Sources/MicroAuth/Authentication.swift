@@ -127,7 +127,7 @@ public struct Authentication: AppPlugin, Sendable {
             guard let user = Session.signedInUser(in: data) else { return true }
             guard let stamp = data.values[Session.credentialKey].flatMap(Session.plainString) else { return false }
             let credential = CredentialStamp(text: stamp)
-            guard !revocations.isRevoked(username: user.username, created: data.created) else { return false }
+            guard !revocations.isRevoked(username: user.username, created: data.createdMilliseconds) else { return false }
             if service.isCurrent(credential, username: user.username) { return true }
             if let prior = data.values[Session.priorCredentialKey].flatMap(Session.plainString),
                 service.isCurrent(CredentialStamp(text: prior), username: user.username)

@@ -187,7 +187,9 @@ package final class AuthenticationService: Sendable {
         let step = request.signInHooks.step
         if let user = basicCache.user(for: credentials, now: now, stillValid: { entry in
             isCurrent(entry.stamp, username: entry.user.username)
-                && !revocations.isRevoked(username: entry.user.username, created: entry.checked)
+                // Checked in a whole second, taken as its start: a revocation later in that
+                // second may have come after the check, and the user is looked up again.
+                && !revocations.isRevoked(username: entry.user.username, created: entry.checked * 1000)
                 && !(step?.isNew(for: entry.user.username, since: entry.checked) ?? false)
         }) {
             request.credentialsUser = user

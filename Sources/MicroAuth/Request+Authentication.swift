@@ -285,7 +285,7 @@ extension Request {
     /// Signs the current user out of every session they have, on every device, this one too.
     public func signOutEverywhere() {
         if let user = currentUser {
-            services.sessions.revokeSessions(of: user.username, now: session.now)
+            services.sessions.revokeSessions(of: user.username, at: session.nowMilliseconds)
         }
         signOut()
     }

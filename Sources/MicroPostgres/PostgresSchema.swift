@@ -43,20 +43,35 @@ enum PostgresSchema {
         CREATE OR REPLACE TRIGGER micro_users_truncated AFTER TRUNCATE ON users
             FOR EACH STATEMENT EXECUTE FUNCTION micro_users_changed()
         """,
+        // When a revocation took effect, in milliseconds since 1970; when it may go, in seconds.
         """
         CREATE TABLE IF NOT EXISTS micro_session_revocations (
             kind text NOT NULL,
             subject text NOT NULL,
-            revoked_at bigint NOT NULL,
+            revoked_at_ms bigint NOT NULL,
             expires_at bigint NOT NULL,
             PRIMARY KEY (kind, subject)
         )
+        """,
+        // A table from before revocations were timed to the millisecond held seconds in
+        // `revoked_at`: converted and renamed in one statement, each row taken as revoked at the
+        // end of its second (it ends the sessions begun in that second, as it did). Converted
+        // first: the trigger of that time, which fires on the update, names the old column.
+        """
+        DO $$
+        BEGIN
+            IF EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'micro_session_revocations'::regclass
+                    AND attname = 'revoked_at' AND NOT attisdropped) THEN
+                UPDATE micro_session_revocations SET revoked_at = revoked_at * 1000 + 999;
+                ALTER TABLE micro_session_revocations RENAME COLUMN revoked_at TO revoked_at_ms;
+            END IF;
+        END $$
         """,
         """
         CREATE OR REPLACE FUNCTION micro_revocations_changed() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
             PERFORM pg_notify('micro_changes',
-                'r' || NEW.kind || ' ' || NEW.revoked_at || ' ' || NEW.expires_at || ' ' || NEW.subject);
+                'r' || NEW.kind || ' ' || NEW.revoked_at_ms || ' ' || NEW.expires_at || ' ' || NEW.subject);
             RETURN NULL;
         END $$
         """,

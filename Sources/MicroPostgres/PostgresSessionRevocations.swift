@@ -16,7 +16,9 @@ import PostgresKit
 /// missed announcements while cut off catches up.
 ///
 /// The table keeps a revoked session's id (it no longer opens anything), a user's name, and
-/// times; a row goes once the sessions it ends would have expired anyway.
+/// times; a row goes once the sessions it ends would have expired anyway. A revocation is
+/// timed to the millisecond, as sessions are, and every instance keeps the instant the one
+/// that made it chose: a sign-in just after it, on any instance that has heard of it, stands.
 public final class PostgresSessionRevocations: SessionRevocations {
     /// The database.
     public let database: SharedPostgresDatabase
@@ -28,7 +30,9 @@ public final class PostgresSessionRevocations: SessionRevocations {
     struct Row: Sendable {
         let kind: String
         let subject: String
+        /// When it took effect, in milliseconds since 1970.
         let time: Int64
+        /// When it may go, in seconds since 1970.
         let expiry: Int64
     }
 
@@ -72,17 +76,27 @@ public final class PostgresSessionRevocations: SessionRevocations {
     public func revoke(id: String, until expiry: Int64, now: Int64) {
         memory.revoke(id: id, until: expiry, now: now)
         guard expiry > now else { return }
-        enqueue(Row(kind: "session", subject: id, time: now, expiry: expiry))
+        enqueue(Row(kind: "session", subject: id, time: now * 1000, expiry: expiry))
     }
 
-    public func revokeSessions(of username: String, at time: Int64, until expiry: Int64, now: Int64) {
-        memory.revokeSessions(of: username, at: time, until: expiry, now: now)
-        enqueue(Row(kind: "user", subject: username, time: time, expiry: expiry))
+    @discardableResult
+    public func revokeSessions(of username: String, at time: Int64, until expiry: Int64, now: Int64) -> Int64 {
+        let instant = memory.revokeSessions(of: username, at: time, until: expiry, now: now)
+        // Kept as much longer as it took effect later (as the memory keeps it).
+        let (moved, overflow) = expiry.addingReportingOverflow((instant - time + 999) / 1000)
+        enqueue(Row(kind: "user", subject: username, time: instant, expiry: overflow ? .max : moved))
+        return instant
     }
 
-    public func revokeAll(at time: Int64) {
-        memory.revokeAll(at: time)
-        enqueue(Row(kind: "all", subject: "", time: time, expiry: .max))
+    @discardableResult
+    public func revokeAll(at time: Int64) -> Int64 {
+        let instant = memory.revokeAll(at: time)
+        enqueue(Row(kind: "all", subject: "", time: instant, expiry: .max))
+        return instant
+    }
+
+    public func beginning(at now: Int64) -> Int64 {
+        memory.beginning(at: now)
     }
 
     public func isRevoked(id: String, created: Int64) -> Bool {
@@ -106,10 +120,10 @@ public final class PostgresSessionRevocations: SessionRevocations {
             do {
                 try await database.database.run("record a revocation") { sql in
                     try await sql.raw("""
-                        INSERT INTO micro_session_revocations (kind, subject, revoked_at, expires_at)
+                        INSERT INTO micro_session_revocations (kind, subject, revoked_at_ms, expires_at)
                         VALUES (\(bind: row.kind), \(bind: row.subject), \(bind: row.time), \(bind: row.expiry))
                         ON CONFLICT (kind, subject) DO UPDATE SET
-                            revoked_at = greatest(micro_session_revocations.revoked_at, excluded.revoked_at),
+                            revoked_at_ms = greatest(micro_session_revocations.revoked_at_ms, excluded.revoked_at_ms),
                             expires_at = greatest(micro_session_revocations.expires_at, excluded.expires_at)
                         """).run()
                 }
@@ -130,10 +144,10 @@ public final class PostgresSessionRevocations: SessionRevocations {
         let sql = connection.sql(queryLogLevel: nil)
         let now = Int64(Date().timeIntervalSince1970)
         try await sql.delete(from: "micro_session_revocations").where("expires_at", .lessThanOrEqual, now).run()
-        let rows = try await sql.select().columns("kind", "subject", "revoked_at", "expires_at").from("micro_session_revocations")
+        let rows = try await sql.select().columns("kind", "subject", "revoked_at_ms", "expires_at").from("micro_session_revocations")
             .all(decoding: Stored.self, keyDecodingStrategy: .convertFromSnakeCase)
         for row in rows {
-            apply(Row(kind: row.kind, subject: row.subject, time: row.revokedAt, expiry: row.expiresAt), to: memory)
+            apply(Row(kind: row.kind, subject: row.subject, time: row.revokedAtMs, expiry: row.expiresAt), to: memory)
         }
     }
 
@@ -141,11 +155,11 @@ public final class PostgresSessionRevocations: SessionRevocations {
     private struct Stored: Decodable {
         let kind: String
         let subject: String
-        let revokedAt: Int64
+        let revokedAtMs: Int64
         let expiresAt: Int64
     }
 
-    /// `session 1700000000 1700028800 ID`, as the trigger announces a row.
+    /// `session 1700000000000 1700028800 ID`, as the trigger announces a row.
     static func parse(_ payload: Substring) -> Row? {
         let parts = payload.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, let time = Int64(parts[1]), let expiry = Int64(parts[2]) else { return nil }
@@ -156,8 +170,9 @@ public final class PostgresSessionRevocations: SessionRevocations {
         let now = Int64(Date().timeIntervalSince1970)
         switch row.kind {
         case "session": memory.revoke(id: row.subject, until: row.expiry, now: now)
-        case "user": memory.revokeSessions(of: row.subject, at: row.time, until: row.expiry, now: now)
-        case "all": memory.revokeAll(at: row.time)
+        // At the instant the instance that made it chose, never moved again here.
+        case "user": memory.revokeSessions(of: row.subject, madeElsewhereAt: row.time, until: row.expiry, now: now)
+        case "all": memory.revokeAll(madeElsewhereAt: row.time)
         default: break
         }
     }

@@ -155,6 +155,96 @@ import Testing
         _ = try await signedIn(app)
     }
 
+    /// The clock stands still: the sign-in comes after the revocation only in the order of
+    /// events, which is what decides.
+    @Test(arguments: SessionStoreKind.allCases)
+    func aSignInInTheSameMillisecondAsSignOutEverywhereStands(_ sessions: SessionStoreKind) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let app = makeApp(try UserStoreKind.yaml.make(in: folder), sessions: sessions, clock: clock)
+        let before = try await signedIn(app)
+        app.signOutEverywhere(username: "user")
+        #expect(try await before.get("/me").text == "nobody")
+        let after = try await signedIn(app)
+        #expect(try await after.get("/me").text == "user")
+        // Revoked again, still in that millisecond: the session begun before this one ends.
+        app.signOutEverywhere(username: "user")
+        #expect(try await after.get("/me").text == "nobody")
+        // With the clock moving within the second, the same.
+        clock.advance(seconds: 0.3)
+        let later = try await signedIn(app)
+        clock.advance(seconds: 0.3)
+        #expect(try await later.get("/me").text == "user")
+        app.signOutEverywhere(username: "user")
+        #expect(try await later.get("/me").text == "nobody")
+        clock.advance(seconds: 0.001)
+        let last = try await signedIn(app)
+        #expect(try await last.get("/me").text == "user")
+    }
+
+    @Test func aSignInInTheSameMillisecondAsSignOutEveryoneStands() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = makeApp(try UserStoreKind.yaml.make(in: folder))
+        let user = try await signedIn(app)
+        let ann = try await signedIn(app, "Ann", "ann-password")
+        app.signOutEveryone()
+        #expect(try await user.get("/me").text == "nobody")
+        #expect(try await ann.get("/me").text == "nobody")
+        let again = try await signedIn(app)
+        #expect(try await again.get("/me").text == "user")
+        app.signOutEveryone()
+        #expect(try await again.get("/me").text == "nobody")
+    }
+
+    @Test func aSignInInTheSameMillisecondAsSigningThemselvesOutEverywhereStands() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = makeApp(try UserStoreKind.yaml.make(in: folder))
+        app.post("/signout-everywhere") { request in
+            request.signOutEverywhere()
+            return "done"
+        }
+        let phone = try await signedIn(app)
+        let laptop = try await signedIn(app)
+        #expect(try await laptop.post("/signout-everywhere", form: [:]).text == "done")
+        #expect(try await phone.get("/me").text == "nobody")
+        let again = try await signedIn(app)
+        #expect(try await again.get("/me").text == "user")
+        #expect(try await laptop.get("/me").text == "nobody")
+    }
+
+    /// The instants revocations hand out: a session begins after every revocation known, and a
+    /// revocation ends every session begun before it, whatever the clock says.
+    @Test func revocationsAndSessionsAreToldApartWhenTheClockStandsStill() {
+        let revocations = MemorySessionRevocations()
+        #expect(revocations.beginning(at: 5_000) == 5_000)
+        #expect(revocations.revokeSessions(of: "ann", at: 5_000, until: 100, now: 5) == 5_000)
+        let begun = revocations.beginning(at: 5_000)
+        #expect(begun == 5_001)
+        #expect(revocations.isRevoked(username: "ann", created: 5_000))
+        #expect(!revocations.isRevoked(username: "ann", created: begun))
+        // Another revocation in that millisecond takes effect after the session begun in it.
+        #expect(revocations.revokeSessions(of: "ann", at: 5_000, until: 100, now: 5) == 5_001)
+        #expect(revocations.isRevoked(username: "ann", created: begun))
+        #expect(revocations.revokeAll(at: 5_000) == 5_002)
+        #expect(revocations.isRevoked(id: "any", created: 5_002))
+        #expect(!revocations.isRevoked(id: "any", created: revocations.beginning(at: 5_000)))
+        // Once the clock has passed them, instants are the clock's.
+        #expect(revocations.beginning(at: 6_000) == 6_000)
+        #expect(revocations.revokeSessions(of: "bob", at: 6_000, until: 100, now: 6) == 6_000)
+        // One made elsewhere is kept at its own instant, and sessions begun here after hearing of
+        // it begin after it, even on a clock behind that instance's.
+        revocations.revokeSessions(of: "cy", madeElsewhereAt: 9_000, until: 100, now: 6)
+        #expect(revocations.isRevoked(username: "cy", created: 9_000))
+        #expect(!revocations.isRevoked(username: "cy", created: 9_001))
+        #expect(revocations.beginning(at: 6_500) == 9_001)
+        revocations.revokeAll(madeElsewhereAt: 8_000)
+        #expect(revocations.isRevoked(id: "any", created: 8_000))
+        #expect(!revocations.isRevoked(id: "any", created: 8_001))
+    }
+
     @Test func aUserCanSignThemselvesOutEverywhere() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

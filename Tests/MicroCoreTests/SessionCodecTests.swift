@@ -39,10 +39,70 @@ import Testing
         #expect(SessionCodec.decode([]) == nil)
         #expect(SessionCodec.decode(Array(bytes.dropLast())) == nil)
         #expect(SessionCodec.decode(bytes + [0]) == nil)
-        var wrongVersion = bytes
-        wrongVersion[0] = 2
-        #expect(SessionCodec.decode(wrongVersion) == nil)
+        for version: UInt8 in [0, 3] {
+            var wrongVersion = bytes
+            wrongVersion[0] = version
+            #expect(SessionCodec.decode(wrongVersion) == nil)
+        }
         #expect(SessionCodec.decode([1, 0xFF, 0xFF, 0xFF, 0xFF]) == nil)
+    }
+
+    /// The bytes a cookie sealed before sessions were timed to the millisecond holds: version 1,
+    /// with the time it began in seconds.
+    private func versionOne(id: String, created: Int64, lastSeen: Int64, values: [(String, String)]) -> [UInt8] {
+        func append(_ value: some FixedWidthInteger, to bytes: inout [UInt8]) {
+            withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+        func append(_ text: String, to bytes: inout [UInt8]) {
+            append(UInt32(text.utf8.count), to: &bytes)
+            bytes.append(contentsOf: text.utf8)
+        }
+        var bytes: [UInt8] = [1]
+        append(id, to: &bytes)
+        append(created, to: &bytes)
+        append(lastSeen, to: &bytes)
+        append(UInt32(values.count), to: &bytes)
+        for (key, value) in values {
+            append(key, to: &bytes)
+            append(value, to: &bytes)
+        }
+        return bytes
+    }
+
+    @Test func aVersionOneSessionReadsAsBegunAtTheStartOfItsSecond() throws {
+        let bytes = versionOne(id: "abc", created: 1_700_000_000, lastSeen: 1_700_000_042, values: [("theme", "\"dark\"")])
+        let data = try #require(SessionCodec.decode(bytes))
+        #expect(data.id == "abc")
+        #expect(data.createdMilliseconds == 1_700_000_000_000)
+        #expect(data.lastSeen == 1_700_000_042)
+        #expect(data.values == ["theme": "\"dark\""])
+        // Written again, it is the current version, and reads back the same.
+        #expect(SessionCodec.encode(data).first == 2)
+        #expect(SessionCodec.decode(SessionCodec.encode(data)) == data)
+        // A time no millisecond count can hold is garbage, not a crash.
+        #expect(SessionCodec.decode(versionOne(id: "abc", created: .max / 100, lastSeen: 0, values: [])) == nil)
+        #expect(SessionCodec.decode(Array(bytes.dropLast())) == nil)
+    }
+
+    @Test func aCookieSealedBeforeMillisecondsStillOpensAndARevocationLaterInItsSecondEndsIt() async throws {
+        let secret = String(repeating: "k", count: 32)
+        let clock = TestClock(Date(timeIntervalSince1970: 1_700_000_000.6))
+        let app = isolatedApp {
+            $0.clock = { clock.now }
+            $0.sessions.secret = secret
+        }
+        app.get("/theme") { request in request.session["theme"] ?? "none" }
+        let bytes = versionOne(id: "abc", created: 1_700_000_000, lastSeen: 1_700_000_000, values: [("theme", "\"dark\"")])
+        let cookie = try CookieSessionStore(secret: secret).seal(bytes)
+        let client = TestClient(app)
+        client.setCookie("micro.session", cookie)
+        #expect(try await client.get("/theme").text == "dark")
+        // Everyone's revocation half a second into that second may have come after the session
+        // began: it ends it.
+        app.settings.sessions.revocations.revokeAll(at: 1_700_000_000_500)
+        let replay = TestClient(app)
+        replay.setCookie("micro.session", cookie)
+        #expect(try await replay.get("/theme").text == "none")
     }
 
     @Test func secureRandomBytesDiffer() {

@@ -120,7 +120,7 @@ extension MicroPostgresTests {
                 let phoneCookie = try #require(phone.cookies["micro.session"]?.value)
                 let laptopCookie = try #require(laptop.cookies["micro.session"]?.value)
                 #expect(try await laptop.post("/signout", form: [:]).location == "/")
-                one.revocations.revokeSessions(of: "user", at: Int64(Date().timeIntervalSince1970), until: .max / 2, now: Int64(Date().timeIntervalSince1970))
+                one.revocations.revokeSessions(of: "user", at: Int64(Date().timeIntervalSince1970 * 1000), until: .max / 2, now: Int64(Date().timeIntervalSince1970))
                 #expect(await eventually { one.revocations.unwrittenCount == 0 })
                 // An instance that starts now reads both from the table.
                 let two = try await SharedStores.connect(test.url)

@@ -135,9 +135,9 @@ struct AccountRoutes {
         // in-memory registry is not): revoked by time, then this one re-keyed to go on.
         let removed = try await settings.sessions.removeAll(of: user.username, keeping: nil)
         for session in removed { service.end(session, request) }
-        request.services.sessions.revokeSessions(of: user.username, now: request.session.now)
+        request.services.sessions.revokeSessions(of: user.username, at: request.session.nowMilliseconds)
         request.session.regenerate()
-        request.session.restart(after: request.session.now)
+        request.session.restart()
         await service.relist(request, user: user)
         await service.record(request, username: user.username, event: ActivityEvent.Kind.sessionEnded, detail: "all others")
         request.flash["notice"] = settings.othersEndedMessage

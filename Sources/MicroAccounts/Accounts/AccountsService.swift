@@ -54,17 +54,20 @@ final class AccountsService: Sendable {
     }
 
     /// The registry's entry for `request`'s session of `user`, begun when the session last
-    /// restarted: a session re-keyed by "sign out everywhere else" counts from just after the
-    /// revocation it survives, and is listed as the live session it is.
+    /// restarted, to the millisecond: a session re-keyed by "sign out everywhere else" counts
+    /// from just after the revocation it survives, and is listed as the live session it is.
     private func registered(_ request: Request, user: User) -> RegisteredSession {
         let now = request.session.now
-        let begun = max(now, request.session.data.created)
+        let begun = request.session.data.createdMilliseconds
+        let signedInAt = max(now, begun / 1000)
         return RegisteredSession(
             entry: SessionEntry(
                 id: Self.entryId(of: request.session.id), username: user.username, browser: UserAgentSummary.describe(request.userAgent),
                 userAgent: String(decoding: (request.userAgent ?? "").utf8.prefix(512), as: UTF8.self), address: request.clientAddress ?? "",
-                signedInAt: begun, lastSeenAt: now),
-            sessionId: request.session.id, expiresAt: now + request.services.sessions.settings.lifetimeSeconds)
+                signedInAt: signedInAt, lastSeenAt: now),
+            // Begun within a second, the session opens into the second its lifetime ends in.
+            sessionId: request.session.id, expiresAt: signedInAt + 1 + request.services.sessions.settings.lifetimeSeconds,
+            signedInMilliseconds: begun)
     }
 
     /// A wrong password (or code) for `username`; nil when the name typed is no user's: the
@@ -128,8 +131,8 @@ final class AccountsService: Sendable {
             of: username, now: request.session.now, idle: sessions.idleSeconds, lifetime: sessions.lifetimeSeconds)
         let revocations = sessions.revocations
         return listed.filter {
-            !revocations.isRevoked(id: $0.sessionId, created: $0.entry.signedInAt)
-                && !revocations.isRevoked(username: username, created: $0.entry.signedInAt)
+            !revocations.isRevoked(id: $0.sessionId, created: $0.signedInMilliseconds)
+                && !revocations.isRevoked(username: username, created: $0.signedInMilliseconds)
         }
     }
 

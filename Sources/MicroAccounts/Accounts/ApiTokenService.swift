@@ -66,10 +66,11 @@ final class ApiTokenService: Sendable {
         let digest = ApiTokenSecret.digest(of: token)
         if let entry = recent.value(for: digest) {
             // An admin's "End sessions" revokes the user's sessions by time, on every instance
-            // sharing the revocations: a look-up from before it is looked up again.
+            // sharing the revocations: a look-up from before it is looked up again (one in the
+            // revocation's second too, since it is timed by the second).
             if now >= entry.checked, now - entry.checked < settings.cacheLifetime.components.seconds, entry.token.isLive(at: now),
                 authentication.isCurrent(entry.stamp, username: entry.user.username),
-                !request.services.sessions.settings.revocations.isRevoked(username: entry.user.username, created: entry.checked)
+                !request.services.sessions.settings.revocations.isRevoked(username: entry.user.username, created: entry.checked * 1000)
             {
                 request.credentialsUser = entry.user
                 await touch(entry.token, now: now)

@@ -15,6 +15,8 @@ public final class DatabaseSessionRegistry: SessionRegistry {
     }
 
     /// Its table, made when the app starts (``Accounts`` adds it to the app's preparations).
+    /// Rows listed before sessions were timed to the millisecond have no `signed_in_at_ms`:
+    /// they count from the start of their second.
     public static let migrations = [
         Migration("micro 2 session registry") { sql in
             try await sql.create(table: "micro_sessions").ifNotExists()
@@ -30,16 +32,22 @@ public final class DatabaseSessionRegistry: SessionRegistry {
                 .run()
             try await sql.create(index: "micro_sessions_by_user").on("micro_sessions").column("username").column("signed_in_at").run()
         },
+        Migration("micro 10 session registry: when a session began, to the millisecond") { sql in
+            try await sql.alter(table: "micro_sessions").column("signed_in_at_ms", type: .bigint).run()
+        },
     ]
 
     public func add(_ session: RegisteredSession) async throws -> [RegisteredSession] {
         let entry = session.entry
         return try await database.run("list a new session") { sql in
             try await sql.insert(into: "micro_sessions")
-                .columns("id", "username", "session_id", "browser", "user_agent", "address", "signed_in_at", "last_seen_at", "expires_at")
+                .columns(
+                    "id", "username", "session_id", "browser", "user_agent", "address", "signed_in_at", "last_seen_at", "expires_at", "signed_in_at_ms"
+                )
                 .values(
                     SQLBind(entry.id), SQLBind(entry.username), SQLBind(session.sessionId), SQLBind(entry.browser), SQLBind(entry.userAgent),
-                    SQLBind(entry.address), SQLBind(entry.signedInAt), SQLBind(entry.lastSeenAt), SQLBind(session.expiresAt)
+                    SQLBind(entry.address), SQLBind(entry.signedInAt), SQLBind(entry.lastSeenAt), SQLBind(session.expiresAt),
+                    SQLBind(session.signedInMilliseconds)
                 )
                 .run()
             // Past their absolute end, entries are of no use to anyone.
@@ -101,7 +109,8 @@ public final class DatabaseSessionRegistry: SessionRegistry {
                     signedInAt: try row.decode(column: "signed_in_at", as: Int64.self),
                     lastSeenAt: try row.decode(column: "last_seen_at", as: Int64.self)),
                 sessionId: try row.decode(column: "session_id", as: String.self),
-                expiresAt: try row.decode(column: "expires_at", as: Int64.self))
+                expiresAt: try row.decode(column: "expires_at", as: Int64.self),
+                signedInMilliseconds: try row.decode(column: "signed_in_at_ms", as: Int64?.self))
         }
     }
 }

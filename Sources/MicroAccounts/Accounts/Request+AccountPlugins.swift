@@ -44,7 +44,7 @@ extension Request {
     /// page's changes do, and a plugin's admin action on someone the user store does not hold
     /// (a single sign-on user from outside it).
     public func endSessions(of username: String) async {
-        services.sessions.revokeSessions(of: Username.key(username), now: session.now)
+        services.sessions.revokeSessions(of: Username.key(username), at: session.nowMilliseconds)
         _ = try? await accounts?.settings.sessions.removeAll(of: Username.key(username), keeping: nil)
     }
 

@@ -15,15 +15,21 @@ public final class MemorySessionRevocations: SessionRevocations {
         var expiring: [Int64: [UInt64]] = [:]
         /// The last minute whose entries were dropped.
         var sweptMinute: Int64 = 0
-        /// Revocations by username: sessions begun at or before `time`, until `expiry`.
+        /// Revocations by username: sessions begun at or before `time` (milliseconds), until
+        /// `expiry` (seconds).
         var users: [String: (time: Int64, expiry: Int64)] = [:]
-        /// Every session begun at or before this time is revoked.
+        /// Every session begun at or before this instant (milliseconds) is revoked.
         var everyone: Int64 = .min
     }
 
     private let state = Locked(State())
     /// Set by the first revocation: until then requests skip the lock.
     private let used = Atomic<Bool>(false)
+    /// The latest instant any revocation known here took effect at, this instance's or
+    /// another's. A session begins after it and a revocation made here takes effect after it,
+    /// so that two in the same millisecond (or under a clock that stood still, or behind
+    /// another instance's) are still told apart in the order they happened.
+    private let latest = Atomic<Int64>(.min)
 
     /// An empty list.
     public init() {}
@@ -40,7 +46,18 @@ public final class MemorySessionRevocations: SessionRevocations {
         }
     }
 
-    public func revokeSessions(of username: String, at time: Int64, until expiry: Int64, now: Int64) {
+    @discardableResult
+    public func revokeSessions(of username: String, at time: Int64, until expiry: Int64, now: Int64) -> Int64 {
+        let instant = advance(to: time)
+        revokeSessions(of: username, madeElsewhereAt: instant, until: Self.expiry(expiry, movedFrom: time, to: instant), now: now)
+        return instant
+    }
+
+    /// Adds a revocation of `username`'s sessions another instance made, at the instant its
+    /// ``revokeSessions(of:at:until:now:)`` returned, unchanged: what an implementation that
+    /// shares revocations calls when it hears of one.
+    public func revokeSessions(of username: String, madeElsewhereAt time: Int64, until expiry: Int64, now: Int64) {
+        learn(time)
         used.store(true, ordering: .releasing)
         state.withLock { state in
             state.users = state.users.filter { $0.value.expiry > now }
@@ -49,9 +66,27 @@ public final class MemorySessionRevocations: SessionRevocations {
         }
     }
 
-    public func revokeAll(at time: Int64) {
+    @discardableResult
+    public func revokeAll(at time: Int64) -> Int64 {
+        let instant = advance(to: time)
+        revokeAll(madeElsewhereAt: instant)
+        return instant
+    }
+
+    /// Adds everyone's revocation another instance made, at the instant its
+    /// ``revokeAll(at:)`` returned, unchanged.
+    public func revokeAll(madeElsewhereAt time: Int64) {
+        learn(time)
         used.store(true, ordering: .releasing)
         state.withLock { $0.everyone = max($0.everyone, time) }
+    }
+
+    public func beginning(at now: Int64) -> Int64 {
+        // Nothing is written: sessions begun in one millisecond may share an instant, and a
+        // revocation made after them takes effect just after the latest known, so at or after
+        // every instant handed out before it.
+        let known = latest.load(ordering: .acquiring)
+        return known < now ? now : known + 1
     }
 
     public func isRevoked(id: String, created: Int64) -> Bool {
@@ -72,6 +107,36 @@ public final class MemorySessionRevocations: SessionRevocations {
 
     /// How many sessions are revoked one by one now.
     public var count: Int { state.withLock { $0.ids.count } }
+
+    /// The instant a revocation asked for at `time` takes effect at: `time`, or just after the
+    /// latest one known when the clock has not passed it (sessions begun since began after
+    /// that one, and this revocation must reach them); the latest from now on.
+    private func advance(to time: Int64) -> Int64 {
+        var known = latest.load(ordering: .acquiring)
+        while true {
+            let instant = known < time ? time : known + 1
+            let (exchanged, original) = latest.compareExchange(expected: known, desired: instant, ordering: .acquiringAndReleasing)
+            if exchanged { return instant }
+            known = original
+        }
+    }
+
+    /// When a revocation asked for at `time` and kept until `expiry` may go once it took effect
+    /// at `instant`: as much later (the sessions it ends may have begun as much later).
+    private static func expiry(_ expiry: Int64, movedFrom time: Int64, to instant: Int64) -> Int64 {
+        let (moved, overflow) = expiry.addingReportingOverflow((instant - time + 999) / 1000)
+        return overflow ? .max : moved
+    }
+
+    /// Notes a revocation made at `time`: sessions begun here from now on begin after it.
+    private func learn(_ time: Int64) {
+        var known = latest.load(ordering: .acquiring)
+        while known < time {
+            let (exchanged, original) = latest.compareExchange(expected: known, desired: time, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            known = original
+        }
+    }
 
     /// Drops the entries of the minutes that have passed: work in proportion to what expired.
     private static func sweep(_ state: inout State, now: Int64) {

@@ -31,11 +31,17 @@ public final class Session {
 
     /// The request's time (seconds since 1970).
     package let now: Int64
+    /// The request's time in milliseconds since 1970: what revocations made in it are timed by.
+    package let nowMilliseconds: Int64
+    /// Where a session begun in this request is given its instant (``restart()``).
+    private let revocations: any SessionRevocations
 
-    init(data: SessionData, existed: Bool, now: Int64) {
+    init(data: SessionData, existed: Bool, nowMilliseconds: Int64, revocations: any SessionRevocations) {
         self.data = data
         self.existed = existed
-        self.now = now
+        self.nowMilliseconds = nowMilliseconds
+        now = nowMilliseconds / 1000
+        self.revocations = revocations
     }
 
     /// The session's identity. A new session draws it when first needed (when it is saved),
@@ -170,18 +176,12 @@ public final class Session {
     }
 
     /// Begins the session anew at the request's time, as at a sign-in: its absolute lifetime
-    /// counts from now, and a "sign out everywhere" made in an earlier second does not end it.
+    /// counts from now, and no revocation made before it ends it, in the same millisecond
+    /// included ("sign out everywhere else" revokes, then restarts the session it keeps).
     package func restart() {
-        data.created = now
+        data.createdMilliseconds = revocations.beginning(at: nowMilliseconds)
         data.lastSeen = now
         changed = true
-    }
-
-    /// ``restart()``, counted as begun a second after `time`: a "sign out everywhere else" made
-    /// at `time` (which ends the sessions begun at or before it) does not end this one.
-    package func restart(after time: Int64) {
-        restart()
-        data.created = max(now, time + 1)
     }
 
     /// Restarts the inactivity window at `now`.

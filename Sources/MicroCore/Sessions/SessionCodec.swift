@@ -1,10 +1,13 @@
 /// The bytes of a ``SessionData`` inside the encrypted cookie: a compact binary form, read and
 /// written in a microsecond (JSON took twenty on every request with a session).
 ///
-/// Layout: version 1, the id, created and lastSeen (Int64, big-endian), the number of values,
-/// then each key and value. Strings are a UInt32 length and UTF-8 bytes.
+/// Layout: version 2, the id, created (milliseconds) and lastSeen (seconds) as Int64,
+/// big-endian, the number of values, then each key and value. Strings are a UInt32 length and
+/// UTF-8 bytes. Version 1, the same with created in seconds, is still read.
 enum SessionCodec {
-    private static let version: UInt8 = 1
+    private static let version: UInt8 = 2
+    /// Cookies sealed before sessions were timed to the millisecond.
+    private static let secondsVersion: UInt8 = 1
     /// More than any cookie can carry: a decoded length beyond it is garbage.
     private static let limit = 1 << 16
 
@@ -12,7 +15,7 @@ enum SessionCodec {
         var bytes: [UInt8] = [version]
         bytes.reserveCapacity(64 + data.values.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 8 })
         append(data.id, to: &bytes)
-        append(data.created, to: &bytes)
+        append(data.createdMilliseconds, to: &bytes)
         append(data.lastSeen, to: &bytes)
         append(UInt32(data.values.count), to: &bytes)
         for (key, value) in data.values.sorted(by: { $0.key < $1.key }) {
@@ -22,13 +25,18 @@ enum SessionCodec {
         return bytes
     }
 
-    /// Nil for anything ``encode(_:)`` did not make.
+    /// Nil for anything ``encode(_:)`` (or the version before it) did not make.
     static func decode(_ bytes: [UInt8]) -> SessionData? {
         var reader = Reader(bytes: bytes)
-        guard reader.byte() == version, let id = reader.string(), let created = reader.int64(),
+        let format = reader.byte()
+        guard format == version || format == secondsVersion, let id = reader.string(), let created = reader.int64(),
             let lastSeen = reader.int64(), let count = reader.uint32(), Int(count) <= limit
         else { return nil }
-        var data = SessionData(id: id, created: created, lastSeen: lastSeen)
+        // A version 1 cookie tells only the second its session began in: taken as the second's
+        // start, so that a revocation later in that second, which may have come after it, ends it.
+        let (createdMilliseconds, overflow) = format == version ? (created, false) : created.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return nil }
+        var data = SessionData(id: id, createdMilliseconds: createdMilliseconds, lastSeen: lastSeen)
         for _ in 0..<count {
             guard let key = reader.string(), let value = reader.string() else { return nil }
             data.values[key] = value

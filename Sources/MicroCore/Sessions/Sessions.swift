@@ -29,22 +29,25 @@ package struct Sessions: Sendable {
         }
     }
 
-    private var clock: Int64 { Int64(now().timeIntervalSince1970) }
+    /// The app's clock in milliseconds since 1970 (whole seconds are these divided by 1000).
+    private var clock: Int64 { Int64(now().timeIntervalSince1970 * 1000) }
 
     /// The request's session: the client's if its cookie is valid and not expired, else a new one.
     func load(for request: Request) -> Session {
-        let now = clock
+        let instant = clock
+        let now = instant / 1000
         if let value = request.cookie(settings.cookieName), let data = store.load(cookieValue: value),
-            now - data.lastSeen < settings.idleSeconds, now - data.created < settings.lifetimeSeconds,
+            now - data.lastSeen < settings.idleSeconds, instant - data.createdMilliseconds < settings.lifetimeSeconds * 1000,
             data.lastSeen <= now + 60, isCurrent(data)
         {
-            let session = Session(data: data, existed: true, now: now)
+            let session = Session(data: data, existed: true, nowMilliseconds: instant, revocations: settings.revocations)
             // Renew the inactivity window, at most once a minute, so that reading a session
             // does not rewrite its cookie on every request.
             if now - data.lastSeen >= min(60, settings.idleSeconds / 10) { session.renew(at: now) }
             return session
         }
-        let session = Session(data: SessionData(id: "", created: now, lastSeen: now), existed: false, now: now)
+        let data = SessionData(id: "", createdMilliseconds: settings.revocations.beginning(at: instant), lastSeen: now)
+        let session = Session(data: data, existed: false, nowMilliseconds: instant, revocations: settings.revocations)
         // A cookie that named no valid session (expired, forged, from an old secret) is
         // deleted, so the browser stops sending it.
         session.staleCookie = request.cookie(settings.cookieName) != nil
@@ -53,7 +56,7 @@ package struct Sessions: Sendable {
 
     /// Whether no revocation and no plugin's check ended the session: read from memory.
     private func isCurrent(_ data: SessionData) -> Bool {
-        guard !settings.revocations.isRevoked(id: data.id, created: data.created) else { return false }
+        guard !settings.revocations.isRevoked(id: data.id, created: data.createdMilliseconds) else { return false }
         for check in checks where !check(data, settings.revocations) { return false }
         return true
     }
@@ -61,15 +64,18 @@ package struct Sessions: Sendable {
     /// Ends the session at once, wherever its cookie is: a sign-out. The entry is kept while a
     /// copy of the cookie could still open: until the session's absolute end, or until its idle
     /// timeout has passed since now (no copy is renewed after this), whichever comes first.
+    /// (A session begun within a second opens into the second its lifetime ends in: one more.)
     package func revoke(_ session: Session) {
         guard !session.data.id.isEmpty else { return }
-        let end = min(session.data.created + settings.lifetimeSeconds, session.now + settings.idleSeconds + 60)
+        let end = min(session.data.createdMilliseconds / 1000 + 1 + settings.lifetimeSeconds, session.now + settings.idleSeconds + 60)
         settings.revocations.revoke(id: session.data.id, until: end, now: session.now)
     }
 
-    /// Ends every session of `username` begun until now, wherever its cookie is.
-    package func revokeSessions(of username: String, now: Int64) {
-        settings.revocations.revokeSessions(of: username, at: now, until: now + settings.lifetimeSeconds, now: now)
+    /// Ends every session of `username` begun until `instant` (the request's time in
+    /// milliseconds, ``Session/nowMilliseconds``), wherever its cookie is.
+    package func revokeSessions(of username: String, at instant: Int64) {
+        let now = instant / 1000
+        settings.revocations.revokeSessions(of: username, at: instant, until: now + 1 + settings.lifetimeSeconds, now: now)
     }
 
     /// Writes the session's cookie into `response` when the session changed; deletes it when
