@@ -32,7 +32,7 @@ public final class DatabaseSessionRegistry: SessionRegistry {
                 .run()
             try await sql.create(index: "micro_sessions_by_user").on("micro_sessions").column("username").column("signed_in_at").run()
         },
-        Migration("micro 10 session registry: when a session began, to the millisecond") { sql in
+        Migration("micro 11 session registry: when a session began, to the millisecond") { sql in
             try await sql.alter(table: "micro_sessions").column("signed_in_at_ms", type: .bigint).run()
         },
     ]
