@@ -93,6 +93,20 @@ import Testing
         }
     }
 
+    @Test func aSignInOnAProvenBrowserDropsTheProof() async throws {
+        try await withApp { app, _ in
+            let browser = TestClient(app)
+            try await browser.signIn("ann", "ann-password")
+            try await browser.confirmAdmin("ann-password")
+            #expect(!(try await browser.get("/admin/users").text.contains(#"name="current_password""#)))
+            // Someone signs in on this browser without signing out first (by the form here; by
+            // any means, and whoever it is): the proof was the earlier sign-in's person's.
+            try await browser.signIn("ann", "ann-password")
+            #expect(try await browser.get("/admin/users").text.contains(#"name="current_password""#))
+            #expect(try await browser.post("/admin/users/disable", form: ["username": "user"]).status == .unprocessableEntity)
+        }
+    }
+
     @Test func anAdminWithASecondFactorGivesTheCodeToo() async throws {
         try await withApp { app, clock in
             let ann = TestClient(app)

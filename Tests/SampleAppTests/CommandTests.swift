@@ -43,9 +43,9 @@ import Testing
         #expect(carol.user.name == "Carol C")
         #expect(carol.user.roles == ["admin", "ops"])
         #expect(try run(["add-user", "Dan", "--db", database, "--role", "Admin!", "--cost", "4"], input: "pw\n").status != 0)
-        #expect(try run(["add-user", "Dan", "--db", database, "--role", "ops,Admin!", "--cost", "4"], input: "pw-dan\n").status != 0)
+        #expect(try run(["add-user", "Dan", "--db", database, "--role", "ops,Admin!", "--cost", "4"], input: "pw-dan-1\n").status != 0)
         // A comma list is several roles, as repeating the option is.
-        #expect(try run(["add-user", "Erin", "--db", database, "--role", "admin,ops", "--role", "ops, audit", "--cost", "4"], input: "pw-erin\n").status == 0)
+        #expect(try run(["add-user", "Erin", "--db", database, "--role", "admin,ops", "--role", "ops, audit", "--cost", "4"], input: "pw-erin-1\n").status == 0)
         #expect(try #require(try store.find(username: "erin")).user.roles == ["admin", "ops", "audit"])
         #expect(Password.verify("pw-carol", against: carol.passwordHash))
 

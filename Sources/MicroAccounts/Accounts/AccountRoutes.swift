@@ -194,7 +194,9 @@ struct AccountRoutes {
     private func eventValues(_ event: ActivityEvent) -> [String: Any] {
         var values: [String: Any] = [
             "user": event.username, "event": event.event, "at": AccountTime.iso(event.at), "atText": AccountTime.shown(event.at),
-            "address": event.address, "browser": event.browser, "detail": event.detail,
+            // Controls and invisible characters as visible escapes, as on the app events page.
+            "address": event.address, "browser": ControlEscapingLogHandler.escape(event.browser),
+            "detail": ControlEscapingLogHandler.escape(event.detail),
         ]
         if let ended = event.accountEndedAt {
             values["accountEnded"] = AccountTime.iso(ended)

@@ -40,9 +40,12 @@ final class AccountsService: Sendable {
         let now = request.session.now
         let session = registered(request, user: user)
         request.session[Self.seenKey] = String(now)
-        // The session keeps its values across a sign-in: what a passkey proved of an earlier one
-        // does not carry over (a passkey's sign-in notes it again after this).
+        // The session keeps its values across a sign-in: what a passkey or the users page's
+        // proof showed of an earlier person does not carry over (a passkey's sign-in notes its
+        // marker again after this), or an admin signing in on a browser another admin proved
+        // would inherit that proof.
         request.session.remove(TwoFactorRequirement.passkeyKey)
+        request.session.remove(AdminProof.sessionKey)
         // A provider's sign-in is the only proof a session by single sign-on can give here.
         if request.session[Session.sourceKey] != nil { AdminProof.note(request, lifetime: settings.adminProofLifetime.components.seconds) }
         do {

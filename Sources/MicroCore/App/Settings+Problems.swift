@@ -17,9 +17,7 @@ extension Settings {
             problems.append(
                 "settings.maxConnections is \(maxConnections), but this process may open only \(files) files (ulimit -n) and each connection takes one: raise the limit (ulimit -n, or LimitNOFILE= in a systemd unit) or lower maxConnections (MICRO_MAX_CONNECTIONS) to \(max(1, (files - Self.reservedFiles) / 2)) or less.")
         }
-        if let views, let target = ViewLinks.linkTarget(views) {
-            problems.append("settings.views: the views folder '\(views)' is a link (to \(target)); Micro reads templates from the folder itself and follows no link out of it: give settings.views the folder's own path.")
-        } else if let views, !Self.isDirectory(views) {
+        if let views, !Self.isDirectory(views) {
             problems.append("settings.views: the views folder '\(views)' does not exist (relative paths start at \(FileManager.default.currentDirectoryPath)); create it, or set settings.views = nil for an app without templates.")
         }
         if let redirect = tls?.redirectPort, !(0...65535).contains(redirect) || (redirect != 0 && redirect == port) {

@@ -2,9 +2,10 @@ import Foundation
 
 /// Symbolic links in the views folder, under the rule static files follow: a template that is
 /// a link is read only when its target lies inside the folder; a link out of it is refused, so
-/// that no link can make a page of a file elsewhere. A folder that is a link is not entered,
-/// and the views folder itself must not be one. Each refusal is said in words naming the link,
-/// since without them a template behind a link reads as one that does not exist.
+/// that no link can make a page of a file elsewhere. A folder in it that is a link is not
+/// entered. The views folder itself may be a link (a deployment's shared folder): it is the
+/// app's own setting, and its target is the folder. Each refusal is said in words naming the
+/// link, since without them a template behind a link reads as one that does not exist.
 enum ViewLinks {
     /// Whether the template file `file` may be read: not a link, or a link whose target lies
     /// inside `realFolder` (the views folder, its links resolved).
@@ -21,12 +22,9 @@ enum ViewLinks {
         return String(cString: resolved)
     }
 
-    /// Why the template `name` of `folder` was not found, when a link is in its way: the views
-    /// folder, a folder on the way, or the file itself; nil when there is none.
+    /// Why the template `name` of `folder` was not found, when a link is in its way: a folder
+    /// on the way, or the file itself; nil when there is none.
     static func refusal(of name: String, in folder: String) -> String? {
-        if let target = linkTarget(folder) {
-            return "The views folder \(folder) is a link (to \(target)); Micro reads templates from the folder itself: give settings.views the folder's own path."
-        }
         var path = folder
         let parts = name.split(separator: "/").map(String.init)
         for (index, part) in parts.enumerated() {

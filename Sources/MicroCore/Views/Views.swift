@@ -81,7 +81,7 @@ package final class Views: Sendable {
             }
         }
         let realFolder = ViewLinks.realPath(folder) ?? folder
-        for path in templatePaths(in: folder) {
+        for path in templatePaths(in: realFolder) {
             let file = folder + "/" + path
             // A link out of the folder is refused (ViewLinks); rendering it says so.
             guard ViewLinks.allows(file, realFolder: realFolder) else { continue }
@@ -111,7 +111,8 @@ package final class Views: Sendable {
         try library.register(HtmlContentType.pragma + text, named: name)
     }
 
-    /// Template paths relative to the folder (`signin.mustache`, `tools/dates.mustache`).
+    /// Template paths relative to the folder (`signin.mustache`, `tools/dates.mustache`). The
+    /// folder's own path is given resolved: the enumeration enters no link, its root included.
     private static func templatePaths(in folder: String) -> [String] {
         guard !folder.isEmpty, let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
         return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".mustache") }.sorted()
@@ -120,7 +121,7 @@ package final class Views: Sendable {
     /// Each template's modification date: a change, addition or removal changes the stamp.
     private static func stamp(of folder: String) -> [String: Date] {
         var stamp: [String: Date] = [:]
-        for path in templatePaths(in: folder) {
+        for path in templatePaths(in: ViewLinks.realPath(folder) ?? folder) {
             let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + path)
             stamp[path] = attributes?[.modificationDate] as? Date ?? .distantPast
         }
