@@ -91,7 +91,7 @@ say "ldd in the root: $(awk '{print $1}' <<<"$linked" | tr '\n' ' ')"
 
 # The service's own user, as the README makes it: it owns the state folder, and the server and
 # the commands run as it.
-in_root useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sampleapp
+in_root /usr/sbin/useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sampleapp
 in_root chown sampleapp:sampleapp /var/lib/sampleapp
 in_root chmod 700 /var/lib/sampleapp
 
@@ -111,7 +111,7 @@ fi
 say "the unit verifies in the root"
 
 password="a long unusual phrase"
-if ! added=$(in_root runuser -u sampleapp -- /opt/sampleapp/SampleApp add-user ann --name "Ann Example" --role admin --cost 4 --db /var/lib/sampleapp/users.db <<<"$password" 2>&1); then
+if ! added=$(in_root /usr/sbin/runuser -u sampleapp -- /opt/sampleapp/SampleApp add-user ann --name "Ann Example" --role admin --cost 4 --db /var/lib/sampleapp/users.db <<<"$password" 2>&1); then
     say "add-user failed in the root: $added"
     exit 1
 fi
