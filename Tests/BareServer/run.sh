@@ -73,7 +73,9 @@ if ! debootstrap --variant=minbase --include="${packages// /,},systemd" bookworm
 fi
 say "the root took $((SECONDS - started)) s"
 
-# A server's /proc: Swift's runtime reads the arguments from /proc/self/cmdline.
+# A server's / is open to its users (mktemp made the folder its owner's only), and its /proc:
+# Swift's runtime reads the arguments from /proc/self/cmdline.
+chmod 755 "$root"
 mount -t proc proc "$root/proc"
 mkdir -p "$root/opt/sampleapp" "$root/var/lib/sampleapp"
 cp "$binary" "$root/opt/sampleapp/SampleApp"
