@@ -22,6 +22,8 @@ public final class TestClient {
     public private(set) var cookies: [String: StoredCookie] = [:]
     /// The address the app sees as the client's (`request.remoteAddress`).
     public var remoteAddress = "127.0.0.1"
+    /// The app's port the request came to (`request.localPort`); nil, as without a socket.
+    public var localPort: Int?
     /// Whether POST, PUT, PATCH and DELETE requests carry a valid CSRF token (in the
     /// `X-CSRF-Token` header), as a form in one of the app's pages would. Turn it off to test
     /// that a forged request is refused.
@@ -127,7 +129,7 @@ public final class TestClient {
         }
         if !body.isEmpty { headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
         let response = try await app.respond(
-            method: method, uri: uri, headers: headers, body: ByteBuffer(bytes: body), remoteAddress: remoteAddress)
+            method: method, uri: uri, headers: headers, body: ByteBuffer(bytes: body), remoteAddress: remoteAddress, localPort: localPort)
         store(response.headers["Set-Cookie"])
         return TestResponse(status: response.status, headers: response.headers, body: try Self.bytes(of: response.body))
     }

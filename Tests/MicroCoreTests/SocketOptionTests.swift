@@ -25,6 +25,15 @@ import Testing
         }
     }
 
+    @Test func aRequestKnowsTheServersPortItCameToWhateverItsHostSays() async throws {
+        try await withServer(routes: { app in app.get("/port") { request in request.localPort.map(String.init) ?? "none" } }) { server in
+            let client = try await RawHttpClient.connect(port: server.port)
+            try await client.send("GET /port HTTP/1.1\r\nHost: localhost:18539\r\n\r\n")
+            #expect(try await client.readResponse().text == String(server.port))
+            await client.close()
+        }
+    }
+
     @Test func anOptionTheSystemRefusesIsLoggedOnceAndTheConnectionServed() async throws {
         try await withServer { server in
             let client = try await RawHttpClient.connect(port: server.port)

@@ -69,6 +69,22 @@ extension MicroPostgresTests {
         }
 
         @Test(arguments: TestDatabaseKind.available)
+        func ofManyAdditionsAtOnceForTheLastPlaceExactlyOneHasIt(_ kind: TestDatabaseKind) async throws {
+            try await kind.with(instances: 2) { (databases: [Database]) async throws in
+                for database in databases { try await database.migrate(PasskeyStore.migrations) }
+                let stores = databases.map(PasskeyStore.init)
+                for index in 0..<2 { #expect(try await stores[0].add(passkey(index), limit: 3) == .added) }
+                let results = try await withThrowingTaskGroup(of: PasskeyStore.AddResult.self) { group in
+                    for index in 2..<10 { group.addTask { try await stores[index % 2].add(passkey(index), limit: 3) } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(results.filter { $0 == .added }.count == 1, "\(results)")
+                #expect(results.filter { $0 == .full }.count == 7, "\(results)")
+                #expect(try await stores[1].passkeys(of: "ann").count == 3)
+            }
+        }
+
+        @Test(arguments: TestDatabaseKind.available)
         func spentChallengesAreDeletedOnceExpired(_ kind: TestDatabaseKind) async throws {
             try await kind.with(instances: 1) { (databases: [Database]) async throws in
                 try await databases[0].migrate(PasskeyStore.migrations)

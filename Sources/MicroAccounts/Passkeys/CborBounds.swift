@@ -14,11 +14,19 @@ enum CborBounds {
     /// Whether `bytes` is a sequence of well-formed CBOR items of definite length, nested at
     /// most ``depthLimit`` deep, each within what follows it.
     static func admits(_ bytes: ArraySlice<UInt8>) -> Bool {
+        topLevelTypes(bytes) != nil
+    }
+
+    /// The major type (0 to 7; 5 is a map) of each item of the sequence `bytes`, in order; nil
+    /// when ``admits(_:)`` would be false.
+    static func topLevelTypes(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
         var rest = bytes
-        while !rest.isEmpty {
-            guard skipItem(&rest, depth: 0) else { return false }
+        var types: [UInt8] = []
+        while let initial = rest.first {
+            guard skipItem(&rest, depth: 0) else { return nil }
+            types.append(initial >> 5)
         }
-        return true
+        return types
     }
 
     /// Moves `rest` past one item; false when the item is not one this admits.

@@ -19,7 +19,13 @@ enum Fido2 {
     /// the data holds none, or a key of another algorithm, or is malformed.
     static func attestedCredential(in authenticatorData: [UInt8], algorithm: PasskeyAlgorithm) -> AttestedCredential? {
         _ = initialized
-        guard let keyStart = coseKeyStart(in: authenticatorData), CborBounds.admits(authenticatorData[keyStart...]) else { return nil }
+        // After the credential: its COSE key (a map), then the extensions' map when the flag ED
+        // says there are extensions, and nothing else (WebAuthn §6.1). libfido2 reads the key
+        // and skips what follows it, so Micro refuses what no authenticator writes.
+        let extensions = authenticatorData.count > 32 && authenticatorData[32] & 0x80 != 0
+        guard let keyStart = coseKeyStart(in: authenticatorData),
+            CborBounds.topLevelTypes(authenticatorData[keyStart...]) == (extensions ? [5, 5] : [5])
+        else { return nil }
         var credential = fido_cred_new()
         defer { fido_cred_free(&credential) }
         guard credential != nil, fido_cred_set_type(credential, algorithm.rawValue) == FIDO_OK,

@@ -14,6 +14,8 @@ public struct PasskeyRelyingParty: Sendable, Equatable {
     public let id: String
     /// The origin the client data must name exactly (`https://tools.example.com`).
     public let origin: String
+    /// The origin's port: the one it names, else its scheme's default.
+    public let port: Int
 
     /// The relying party of the app at `origin` (`https://tools.example.com:8443`); nil for an
     /// IP address, plain HTTP other than `localhost`, or text that is no origin.
@@ -24,6 +26,7 @@ public struct PasskeyRelyingParty: Sendable, Equatable {
         guard url.isHttps || host == "localhost" || host.hasSuffix(".localhost") else { return nil }
         id = host
         origin = url.origin
+        port = url.port
         idHash = Array(SHA256.hash(data: Array(host.utf8)))
     }
 

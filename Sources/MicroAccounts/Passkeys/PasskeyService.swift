@@ -42,12 +42,24 @@ final class PasskeyService: Sendable {
 
     /// Who `request`'s passkeys are for: the app's public URL, else the request's own origin;
     /// nil where a browser would refuse a passkey (``PasskeyRelyingParty/init(origin:)``).
+    ///
+    /// Without a public URL, also nil when the origin's port is not the one the request came
+    /// to. A passkey is bound to a host, not a port: any page on another port of the same
+    /// host (a second local app, a dev server) may ask the browser for it, and relay the
+    /// answer with that port in `Host`, which the client writes. The port the connection
+    /// reached is the server's, so an answer made for another one is never expected. Behind
+    /// a proxy, which listens on another port, passkeys need the public URL.
     func relyingParty(for request: Request) -> PasskeyRelyingParty? {
         let origin = ExactString(String(request.absoluteUrl("/").dropLast()))
-        if let known = relyingParties.value(for: origin) { return known.party }
-        let party = PasskeyRelyingParty(origin: origin.text)
-        relyingParties.remember(KnownRelyingParty(party: party), for: origin)
-        return party
+        let party: PasskeyRelyingParty?
+        if let known = relyingParties.value(for: origin) {
+            party = known.party
+        } else {
+            party = PasskeyRelyingParty(origin: origin.text)
+            relyingParties.remember(KnownRelyingParty(party: party), for: origin)
+        }
+        guard let party, request.settings.publicUrl == nil, let localPort = request.localPort else { return party }
+        return party.port == localPort ? party : nil
     }
 
     /// The store, where `request`'s app offers passkeys: with a database, and where passwords

@@ -45,11 +45,21 @@ public final class PasskeyStore: Sendable {
     ]
 
     /// Adds `passkey` unless its user already has `limit`, or its credential id is stored
-    /// already (for anyone). Counted after the insert, so that two additions at once on two
-    /// instances cannot both slip under the limit.
+    /// already (for anyone).
+    ///
+    /// The count and the insert are one transaction, and additions take turns: of two at once
+    /// (on two instances) for the last free place, one has it and the other finds the user
+    /// full, where counting after the insert would let both find too many and both give up.
+    /// SQLite's write transactions take turns already; on PostgreSQL the table is locked
+    /// against other writers (readers go on) for the count and the insert.
     public func add(_ passkey: Passkey, limit: Int) async throws -> AddResult {
-        try await database.run("add a passkey") { sql in
-            let inserted = try await sql.insert(into: "micro_passkeys")
+        try await database.transaction { sql in
+            if sql.dialect.name == "postgresql" {
+                try await sql.raw("LOCK TABLE micro_passkeys IN SHARE ROW EXCLUSIVE MODE").run()
+            }
+            if try await Self.exists(sql, credentialId: passkey.credentialId) { return .credentialTaken }
+            guard try await Self.count(sql, of: passkey.username) < limit else { return .full }
+            try await sql.insert(into: "micro_passkeys")
                 .columns(Self.columns)
                 .values(
                     SQLBind(Base64Url.encode(passkey.credentialId)), SQLBind(passkey.username), SQLBind(Base64Url.encode(passkey.userHandle)),
@@ -57,13 +67,7 @@ public final class PasskeyStore: Sendable {
                     SQLBind(Int64(passkey.signCount)), SQLBind(passkey.backupEligible ? 1 : 0), SQLBind(passkey.createdAt),
                     SQLBind(passkey.lastUsedAt), SQLBind(passkey.addedFromAddress), SQLBind(passkey.addedFromUserAgent)
                 )
-                .ignoringConflicts(with: ["credential_id"]).returning("credential_id").all()
-            guard !inserted.isEmpty else { return .credentialTaken }
-            let count = try await Self.count(sql, of: passkey.username)
-            guard count <= limit else {
-                try await sql.delete(from: "micro_passkeys").where("credential_id", .equal, Base64Url.encode(passkey.credentialId)).run()
-                return .full
-            }
+                .run()
             return .added
         }
     }
@@ -172,6 +176,11 @@ public final class PasskeyStore: Sendable {
         "credential_id", "username", "user_handle", "name", "algorithm", "public_key", "sign_count", "backup_eligible", "created_at",
         "last_used_at", "added_address", "added_user_agent",
     ]
+
+    private static func exists(_ sql: any SQLDatabase, credentialId: [UInt8]) async throws -> Bool {
+        try await sql.select().column("credential_id").from("micro_passkeys")
+            .where("credential_id", .equal, Base64Url.encode(credentialId)).limit(1).first() != nil
+    }
 
     private static func count(_ sql: any SQLDatabase, of username: String) async throws -> Int {
         try await sql.select().column(SQLFunction("count", args: SQLLiteral.all), as: "n").from("micro_passkeys")

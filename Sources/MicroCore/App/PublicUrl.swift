@@ -11,6 +11,8 @@ public struct PublicUrl: Sendable, Equatable {
     public let host: String
     /// The origin: scheme, host and a port when it is not the scheme's default.
     public let origin: String
+    /// The port: the origin's, else the scheme's default (443 for `https`, 80 for `http`).
+    public let port: Int
     /// The path the app is mounted under (`/tools`); empty for none.
     public let path: String
 
@@ -39,6 +41,9 @@ public struct PublicUrl: Sendable, Equatable {
         } else {
             host = String(hostAndPort.prefix { $0 != ":" })
         }
+        // The origin keeps a port only when it is not the default, and only digits.
+        let afterHost = hostAndPort.dropFirst(host.count)
+        port = afterHost.isEmpty ? (scheme == "https" ? 443 : 80) : Int(afterHost.dropFirst()) ?? 0
         self.path = String(path)
     }
 

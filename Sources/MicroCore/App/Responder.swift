@@ -67,7 +67,7 @@ final class Responder: HttpResponding {
 
     /// Answers a request given by its parts; never throws: every failure becomes a page.
     func respond(
-        method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?
+        method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?, localPort: Int?
     ) async -> Response {
         let metrics = services.metrics
         let timed = settings.accessLog || metrics.isEnabled
@@ -81,7 +81,7 @@ final class Responder: HttpResponding {
             guard services.allowedHosts.allows(host) else { throw AllowedHosts.refusal(of: host ?? "") }
             let request = try Request(
                 method: method, uri: uri, headers: headers, body: body,
-                services: services, logger: logger, remoteAddress: remoteAddress, id: id)
+                services: services, logger: logger, remoteAddress: remoteAddress, localPort: localPort, id: id)
             response = await respond(to: request, route: &route)
         } catch {
             response = ErrorPages.page(

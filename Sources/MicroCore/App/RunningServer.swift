@@ -43,7 +43,7 @@ extension App {
     /// `TestClient` uses. Throws only when the app's definition is invalid.
     public func respond(
         method: HttpMethod, uri: String, headers: HttpHeaders = [:], body: ByteBuffer = ByteBuffer(),
-        remoteAddress: String? = nil
+        remoteAddress: String? = nil, localPort: Int? = nil
     ) async throws -> Response {
         try await prepare()
         let responder = try makeResponder()
@@ -51,7 +51,7 @@ extension App {
             // The server refuses it from the head alone; the test client answers the same.
             return Response.refusal(.payloadTooLarge, Response.bodyTooLarge(limit: responder.settings.bodyLimit))
         }
-        return await responder.respond(method: method, uri: uri, headers: headers, body: body, remoteAddress: remoteAddress)
+        return await responder.respond(method: method, uri: uri, headers: headers, body: body, remoteAddress: remoteAddress, localPort: localPort)
     }
 }
 

@@ -44,6 +44,9 @@ public final class Request {
     /// The address of the connection's other end, when the request came over a socket: the
     /// client's, or its proxy's (see ``clientAddress``).
     public let remoteAddress: String?
+    /// The port of this server that the connection came to, when the request came over a
+    /// socket: what a client cannot choose, unlike the port in ``host``.
+    public let localPort: Int?
     /// The client's address: ``remoteAddress``, or, when that is one of
     /// ``Settings/trustedProxies``, the client's address as the proxies forwarded it in
     /// `X-Forwarded-For`. Written as `inet_ntop` writes it (`2001:db8::1`; an IPv4-mapped
@@ -79,7 +82,7 @@ public final class Request {
     /// query string or form body.
     init(
         method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer,
-        services: Services, logger: Logger, remoteAddress: String?, id: String = RequestId.next()
+        services: Services, logger: Logger, remoteAddress: String?, localPort: Int? = nil, id: String = RequestId.next()
     ) throws(HttpError) {
         self.id = id
         self.services = services
@@ -89,6 +92,7 @@ public final class Request {
         self.body = body
         appLogger = logger
         self.remoteAddress = remoteAddress
+        self.localPort = localPort
         // Room for the fields a page usually carries (content type, length, date, four
         // security headers, Cache-Control, Vary, a cookie, the request's id), so adding them
         // grows nothing.

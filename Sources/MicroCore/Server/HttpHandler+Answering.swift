@@ -43,6 +43,7 @@ extension HttpHandler {
     func startConnectionTask(with first: (HTTPRequestHead, ByteBuffer), context: ChannelHandlerContext) {
         let responder = responder
         let remoteAddress = remoteAddress
+        let localPort = localPort
         let eventLoop = context.eventLoop
         // The handler and its context belong to this event loop; NIOLoopBound checks that
         // they are only used on it.
@@ -57,7 +58,7 @@ extension HttpHandler {
             var request: (HTTPRequestHead, ByteBuffer)? = first
             while let (head, body) = request {
                 let response = await responder.respond(
-                    method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress)
+                    method: head.method, uri: head.uri, headers: head.headers, body: body, remoteAddress: remoteAddress, localPort: localPort)
                 // The task runs on the event loop, where the handler's calls are made at once.
                 // Swift calls an executor preference a preference, though; should it ever run
                 // elsewhere, the call hops to the loop rather than break NIOLoopBound's check.

@@ -65,6 +65,7 @@ final class HttpHandler: ChannelDuplexHandler {
     /// must next have read some, and the bytes still unsent at the last check.
     var send: (deadline: NIODeadline, unsent: Int?)?
     var remoteAddress: String?
+    var localPort: Int?
     var isActive = false
     /// The connection's task while it answers: it runs the routes of its requests, one after
     /// the other, on this event loop (see `respond(to:body:context:)`). Set once a route
@@ -103,6 +104,7 @@ final class HttpHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         remoteAddress = context.channel.remoteAddress?.ipAddress
+        localPort = context.channel.localAddress?.port
         if context.channel.isActive { channelActive(context: context) }
     }
 

@@ -8,6 +8,9 @@ protocol HttpResponding: Sendable {
     var serverSettings: ServerSettings { get }
     /// Where the server logs (connection limits, timeouts).
     var logger: Logger { get }
-    /// The answer to one request; never throws: every failure is a page.
-    func respond(method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?) async -> Response
+    /// The answer to one request, which came from `remoteAddress` to the server's `localPort`;
+    /// never throws: every failure is a page.
+    func respond(
+        method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?, localPort: Int?
+    ) async -> Response
 }

@@ -22,7 +22,9 @@ struct HttpsRedirect: HttpResponding {
         allowedHosts = AllowedHosts(settings.allowedHosts, publicHost: publicUrl?.host)
     }
 
-    func respond(method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?) async -> Response {
+    func respond(
+        method: HttpMethod, uri: String, headers: HttpHeaders, body: ByteBuffer, remoteAddress: String?, localPort: Int?
+    ) async -> Response {
         // An absolute-form target (`GET http://host/path`) keeps only its path.
         var path = Substring(uri)
         if !path.hasPrefix("/") {

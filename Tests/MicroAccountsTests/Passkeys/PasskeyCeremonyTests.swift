@@ -404,6 +404,30 @@ import Testing
         }
     }
 
+    /// After the key comes only what the flag ED announces: an extensions map when it is set,
+    /// nothing when it is clear.
+    @Test func aRegistrationWithBytesTheFlagsDoNotAnnounceIsRefused() throws {
+        let authenticator = try SoftwareAuthenticator(.es256)
+        let plain = SoftwareAuthenticator.presentAndVerified, withExtensions = plain | 0x80
+        let cases: [(String, UInt8, [UInt8])] = [
+            ("extensions with the flag clear", plain, CborBoundsTests.extensions),
+            ("a stray integer with the flag clear", plain, [0x01]),
+            ("the flag set and no extensions", withExtensions, []),
+            ("extensions that are not a map", withExtensions, [0x01]),
+            ("bytes after the extensions", withExtensions, CborBoundsTests.extensions + [0x01]),
+        ]
+        for (what, flags, after) in cases {
+            #expect(throws: PasskeyError.malformed("authenticator data"), "\(what)") {
+                try register { challenge in
+                    var response = try authenticator.register(challenge, relyingParty: relyingParty)
+                    let data = try authenticator.registrationData(relyingPartyId: relyingParty.id, flags: flags) + after
+                    response.authenticatorData = Base64Url.encode(data)
+                    return response
+                }
+            }
+        }
+    }
+
     /// Bytes of a registration's and a sign-in's authenticator data changed to random values,
     /// many times: each answer is refused with a reason or, where the change missed what is
     /// checked, taken with the credential it was made for; nothing crashes.
