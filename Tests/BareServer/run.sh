@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# SampleApp on a bare Debian server, as the README's "Deploying" puts a tool there: the binary
+# SampleApp on a bare Debian server, as the article "Putting a tool on a server"
+# (Sources/Micro/Micro.docc/PuttingAToolOnAServer.md) puts a tool there: the binary
 # built with Swift's runtime linked in (--static-swift-stdlib) and stripped, copied with views/
 # and public/ into a Debian root that debootstrap makes (bookworm, minbase) with only the
-# runtime packages the README names, and started there with chroot in production, as the
-# README's unit would start it: its own user, no capabilities. Inside the root, `ldd` finds
+# runtime packages the article names, and started there with chroot in production, as the
+# article's unit would start it: its own user, no capabilities. Inside the root, `ldd` finds
 # every library the binary needs and `systemd-analyze verify` every program the unit runs; the
 # binary's own add-user puts a user in a users table; from outside, the user signs in through
 # the form and is served a protected page.
@@ -13,7 +14,7 @@
 # Runs as root (debootstrap and chroot) and needs Debian's mirror (MIRROR, default
 # http://deb.debian.org/debian); installs debootstrap when missing. CONFIGURATION is the build:
 # debug, the default (the build `swift test` left, recompiled for the link's flags), or release
-# as the README builds it. The root is made afresh in a temporary folder and removed at the end,
+# as the article builds it. The root is made afresh in a temporary folder and removed at the end,
 # and the server stopped by its PID whatever happened.
 set -euo pipefail
 
@@ -26,9 +27,10 @@ configuration="${CONFIGURATION:-debug}"
 mirror="${MIRROR:-http://deb.debian.org/debian}"
 [ "$(id -u)" -eq 0 ] || { say "run me as root: debootstrap and chroot need it"; exit 1; }
 
-# The runtime packages, from the README's line, so that the README says what is tested.
-packages=$(sed -nE 's/^apt-get install --no-install-recommends (.*[^ ]) +# Micro.s runtime libraries.*$/\1/p' README.md | head -1)
-[ -n "$packages" ] || { say "README.md: no 'apt-get install --no-install-recommends ...   # Micro's runtime libraries' line"; exit 1; }
+# The runtime packages, from the article's line, so that the article says what is tested.
+article=Sources/Micro/Micro.docc/PuttingAToolOnAServer.md
+packages=$(sed -nE 's/^apt-get install --no-install-recommends (.*[^ ]) +# Micro.s runtime libraries.*$/\1/p' "$article" | head -1)
+[ -n "$packages" ] || { say "$article: no 'apt-get install --no-install-recommends ...   # Micro's runtime libraries' line"; exit 1; }
 
 if ! command -v debootstrap >/dev/null; then
     say "installing debootstrap"
@@ -36,9 +38,9 @@ if ! command -v debootstrap >/dev/null; then
     apt-get install -y -qq debootstrap >/dev/null
 fi
 
-# The build's flags, from the README's command, so that the README says what is tested.
-read -r -a flags <<<"$(sed -nE 's/^swift build -c release --product LabTool (--static-swift-stdlib.*[^ ]) *$/\1/p' README.md | head -1)"
-[ ${#flags[@]} -gt 0 ] || { say "README.md: no 'swift build -c release --product LabTool --static-swift-stdlib ...' line"; exit 1; }
+# The build's flags, from the article's command, so that the article says what is tested.
+read -r -a flags <<<"$(sed -nE 's/^swift build -c release --product LabTool (--static-swift-stdlib.*[^ ]) *$/\1/p' "$article" | head -1)"
+[ ${#flags[@]} -gt 0 ] || { say "$article: no 'swift build -c release --product LabTool --static-swift-stdlib ...' line"; exit 1; }
 root="$(mktemp -d "${TMPDIR:-/tmp}/micro-bare.XXXXXX")"
 log="$(mktemp "${TMPDIR:-/tmp}/micro-bare-log.XXXXXX")"
 server=""
@@ -64,7 +66,7 @@ say "built in $((SECONDS - started)) s"
 binary="$(swift build -c "$configuration" --product SampleApp "${flags[@]}" --show-bin-path)/SampleApp"
 
 # And systemd, which a server has and minbase has not: its unit files let systemd-analyze
-# verify the README's unit against what the runtime packages installed.
+# verify the article's unit against what the runtime packages installed.
 say "debootstrap bookworm (minbase) with: $packages, and systemd"
 started=$SECONDS
 if ! debootstrap --variant=minbase --include="${packages// /,},systemd" bookworm "$root" "$mirror" >"$log" 2>&1; then
@@ -79,7 +81,7 @@ chmod 755 "$root"
 mount -t proc proc "$root/proc"
 mkdir -p "$root/opt/sampleapp" "$root/var/lib/sampleapp"
 cp "$binary" "$root/opt/sampleapp/SampleApp"
-strip "$root/opt/sampleapp/SampleApp"     # as the README sends it
+strip "$root/opt/sampleapp/SampleApp"     # as the article sends it
 cp -r views public "$root/opt/sampleapp/"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin "$@"; }
 
@@ -91,15 +93,15 @@ if grep -q "not found" <<<"$linked" || grep -qiE "libswift|libFoundation|libdisp
 fi
 say "ldd in the root: $(awk '{print $1}' <<<"$linked" | tr '\n' ' ')"
 
-# The service's own user, as the README makes it: it owns the state folder, and the server and
+# The service's own user, as the article makes it: it owns the state folder, and the server and
 # the commands run as it.
 in_root /usr/sbin/useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin sampleapp
 in_root chown sampleapp:sampleapp /var/lib/sampleapp
 in_root chmod 700 /var/lib/sampleapp
 
-# The README's unit, renamed for SampleApp as it says to rename it, where the README puts it:
+# The article's unit, renamed for SampleApp as it says to rename it, where the article puts it:
 # systemd-analyze verify, reading the root, finds every program it runs (ExecStart=, and
-# ExecReload='s kill, which only the README's runtime packages bring).
+# ExecReload='s kill, which only the article's runtime packages bring).
 if ! command -v systemd-analyze >/dev/null; then
     apt-get update -qq
     apt-get install -y -qq systemd >/dev/null

@@ -11,7 +11,8 @@ fields and body to httplint's HttpResponseLinter, with the request beside it.
 
 It fails (exit 1) when httplint rates anything in an answer "bad", or "warning" unless that
 warning is one of ACCEPTED_WARNINGS below, each with the reason it holds for Micro. On top of
-httplint's own notes it checks the rule of Micro's README that httplint computes but does not
+httplint's own notes it checks the rule of Micro's article on sessions and the safe defaults
+(Sources/Micro/Micro.docc/SessionsAndSecureDefaults.md, Caching) that httplint computes but does not
 judge: no answer that sets a cookie, and no dynamic answer (any but a static file's; each may
 depend on the session), may be kept by a shared cache (httplint's `caching.store_shared`).
 

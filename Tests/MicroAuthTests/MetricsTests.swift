@@ -150,7 +150,7 @@ import Testing
         #expect(throttled("refused") == 3)
     }
 
-    /// What the README shows: the metrics exported for Prometheus from a `/metrics` route.
+    /// What the article "Metrics" shows: the metrics exported for Prometheus from a `/metrics` route.
     @Test func prometheusExportsTheRequestCounts() async throws {
         let registry = PrometheusCollectorRegistry()
         let app = testApp { $0.metricsFactory = PrometheusMetricsFactory(registry: registry) }

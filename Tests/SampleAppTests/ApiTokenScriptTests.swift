@@ -4,7 +4,7 @@ import MicroTesting
 import Testing
 @testable import SampleApp
 
-/// The README's script examples with an API token: SampleApp with its users in SQLite, as
+/// The script examples with an API token of "The sample app, step by step": SampleApp with its users in SQLite, as
 /// `MICRO_USERS_DB` serves it (the account pages' tables beside them, tokens on).
 @Suite struct ApiTokenScriptTests {
     @Test func aScriptUsesTheToolsWithAToken() async throws {

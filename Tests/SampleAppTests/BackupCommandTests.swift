@@ -77,7 +77,7 @@ import Testing
 
         let copy = folder.appendingPathComponent("copy.db").path
         #expect(try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int == 0o600)
-        // Restored as the README says, by moving the copy over the file while the app has it
+        // Restored as "Putting a tool on a server" says, by moving the copy over the file while the app has it
         // open: the app's next statement reads the copy.
         #expect(rename(copy, file) == 0)
         let restored = try await ids(database)

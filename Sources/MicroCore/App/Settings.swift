@@ -84,7 +84,7 @@ public struct Settings: Sendable {
     ///   response (the body may still be on its way to the client).
     ///
     /// Plugins add theirs through ``App/addMetrics(_:)`` (authentication: sign-ins by outcome
-    /// and throttled attempts); the README lists them all.
+    /// and throttled attempts); the article "Metrics" lists them all.
     public var metricsFactory: (any MetricsFactory)?
     /// The reverse proxies in front of the app, by address or CIDR range (`"127.0.0.1"`,
     /// `"10.0.0.5"`, `"fd00::/64"`). A request that comes through one is taken to be from the

@@ -22,8 +22,8 @@ extension HttpHandler {
     /// runs here also after it suspends (a password check, say), and its answer is written
     /// with no hop. So do its child tasks (`async let`, task groups) and the methods of the
     /// app's own actors it calls, unless they have an executor of their own (`@MainActor`).
-    /// Work that takes long or blocks goes to a detached task or a thread pool (README, "More
-    /// of the DSL").
+    /// Work that takes long or blocks goes to a detached task or a thread pool (the article
+    /// "Routes, requests and answers").
     ///
     /// Requests on one connection stay in order: the next one waits (`waiting`) until this
     /// answer's end is written, and while the client does not read its answers. Cancelling the
