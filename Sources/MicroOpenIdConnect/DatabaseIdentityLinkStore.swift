@@ -2,7 +2,7 @@
 import Foundation
 import Micro
 
-/// Identity links kept in a ``Database`` (SQLite or PostgreSQL): they survive a restart, and
+/// Identity links kept in a ``/MicroCore/Database`` (SQLite or PostgreSQL): they survive a restart, and
 /// every instance over the same database follows the same links.
 ///
 /// ```swift

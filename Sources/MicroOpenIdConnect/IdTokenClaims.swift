@@ -2,7 +2,7 @@
 import Foundation
 import JWTKit
 
-/// The claims of an ID token that Micro reads. Decoding checks nothing: ``IdTokenVerifier``
+/// The claims of an ID token that Micro reads. Decoding checks nothing: `IdTokenVerifier`
 /// checks the signature, the issuer, the audience, the times and the nonce before anything
 /// else sees them.
 public struct IdTokenClaims: JWTIdentityToken, Sendable {
@@ -35,7 +35,7 @@ public struct IdTokenClaims: JWTIdentityToken, Sendable {
     /// The person at the issuer.
     public var identity: ExternalIdentity { ExternalIdentity(issuer: issuer, subject: subject) }
 
-    /// Nothing here: ``IdTokenVerifier`` checks the claims against its own clock and settings.
+    /// Nothing here: `IdTokenVerifier` checks the claims against its own clock and settings.
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
 
     private struct Key: CodingKey {

@@ -47,7 +47,7 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     public var rolesClaim = "groups"
     /// Whether signing out also signs out at the provider (its `end_session_endpoint`).
     public var logout = false
-    /// The sign-out path of the app's ``Authentication`` (for ``logout``).
+    /// The sign-out path of the app's ``/MicroAuth/Authentication`` (for ``logout``).
     public var signOutPath = "/signout"
     /// Where identities are linked to the store's users.
     public var links: any IdentityLinkStore = MemoryIdentityLinkStore()

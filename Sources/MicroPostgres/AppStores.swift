@@ -39,7 +39,7 @@ public struct AppStores: AppPlugin, Sendable {
     /// Opens the PostgreSQL database `MICRO_DATABASE_URL` names, else the SQLite file `file`
     /// (with `create`, made readable by its owner only when missing), and the users `users`
     /// says, with their tables created when missing. A bad URL, an unreachable server, a
-    /// missing or unreadable file or a bad users' file is a ``ConfigurationError`` naming the
+    /// missing or unreadable file or a bad users' file is a ``/MicroCore/ConfigurationError`` naming the
     /// variable or the file.
     public static func open(
         file: String, users: Users = .table, create: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment

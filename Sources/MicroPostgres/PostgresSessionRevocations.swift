@@ -8,7 +8,7 @@ import PostgresKit
 /// Revocations every instance of an app shares through a ``SharedPostgresDatabase``: a sign-out, a
 /// "sign out everywhere" or everyone's revocation on one instance ends those sessions on all.
 ///
-/// Requests are answered from memory (a ``MemorySessionRevocations``), never from the
+/// Requests are answered from memory (a ``/MicroCore/MemorySessionRevocations``), never from the
 /// database. A revocation takes effect here at once and is written to the table
 /// `micro_session_revocations` in the background (again later while the database is
 /// unreachable); a trigger announces it, and every instance adds it to its memory. The

@@ -16,7 +16,7 @@ public struct PostgresUrl: Sendable, CustomStringConvertible {
     /// libpq's `sslmode`: `disable`, `prefer` or `require`.
     public var sslMode: String
 
-    /// Reads `text`; a ``ConfigurationError`` says what is wrong with it (without the password).
+    /// Reads `text`; a ``/MicroCore/ConfigurationError`` says what is wrong with it (without the password).
     public init(_ text: String) throws(ConfigurationError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             throw ConfigurationError("not a URL; expected postgres://user:password@host:port/database")

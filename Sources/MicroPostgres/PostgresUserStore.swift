@@ -11,7 +11,7 @@ import PostgresKit
 /// CREATE UNIQUE INDEX users_username_key ON users (lower(username));
 /// ```
 ///
-/// Names are kept in their enforced form (``Username``: `émile` for `ÉMILE`): opening the
+/// Names are kept in their enforced form (``/MicroAuth/Username``: `émile` for `ÉMILE`): opening the
 /// store rewrites rows in another form, and stops naming the rows when two are one name or
 /// one is outside the rule.
 ///
@@ -20,7 +20,7 @@ import PostgresKit
 /// statements are Micro's `UserTable`, the same as SQLite's.
 ///
 /// A sign-in reads the user from the table, so a user added or changed takes effect at once.
-/// Signed-in requests are checked against each user's ``CredentialStamp`` kept in memory,
+/// Signed-in requests are checked against each user's ``/MicroAuth/CredentialStamp`` kept in memory,
 /// which a trigger's notification updates on every instance when a row changes, whoever
 /// changed it (another instance, `add-user`, `remove-user`, plain SQL), and which is read
 /// afresh whenever the listening connection (re)connects.
@@ -30,7 +30,7 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserTableStore
     let summary = NIOLockedValueBox(UserSummary())
 
     /// The store over `database`'s `users` table. Every stored hash is checked: a malformed one
-    /// is an error naming the row (``ConfigurationError``), as is a database that cannot be read.
+    /// is an error naming the row (``/MicroCore/ConfigurationError``), as is a database that cannot be read.
     public init(_ database: SharedPostgresDatabase) async throws(ConfigurationError) {
         self.database = database
         let summary = summary

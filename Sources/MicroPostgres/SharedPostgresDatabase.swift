@@ -7,7 +7,7 @@ import NIOCore
 import PostgresNIO
 
 /// A PostgreSQL database several instances of an app share: a pool of connections
-/// (``PostgresClient``, run by a task this object owns) for the statements, and one more
+/// (`PostgresClient`, run by a task this object owns) for the statements, and one more
 /// connection that listens for the changes other instances (and `add-user`, and plain SQL)
 /// make, so that what each instance keeps in memory follows within moments.
 ///
@@ -56,7 +56,7 @@ public final class SharedPostgresDatabase: Sendable {
 
     /// Connects to `url`, checks the database answers, and creates Micro's tables, indexes and
     /// triggers when missing. A bad URL, an unreachable server, a wrong password or a missing
-    /// database is a ``ConfigurationError`` saying which.
+    /// database is a ``/MicroCore/ConfigurationError`` saying which.
     public static func connect(url text: String, queryTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "micro.postgres"))
         async throws(ConfigurationError) -> SharedPostgresDatabase
     {
@@ -95,7 +95,7 @@ public final class SharedPostgresDatabase: Sendable {
         tasks.withLockedValue { $0.append(Task { await client.run() }) }
     }
 
-    /// This database as a ``Database``: sql-kit's builder over the pool, with this object's
+    /// This database as a ``/MicroCore/Database``: sql-kit's builder over the pool, with this object's
     /// outage handling. The same one each time while someone holds it.
     public var database: Database {
         sqlDatabase.withLockedValue { cache in
@@ -124,10 +124,10 @@ public final class SharedPostgresDatabase: Sendable {
 
     /// Runs `work` on a connection of the pool, bounded by ``queryTimeout`` from the moment it has
     /// one. While the database is known to be unreachable, fails at once. A failure to reach it
-    /// (not an error the server answered with) starts an outage and is a 503 ``HttpError``. A
+    /// (not an error the server answered with) starts an outage and is a 503 ``/MicroCore/HttpError``. A
     /// wait for the connection longer than ``queryTimeout`` is a 503 too, but no outage: every
     /// connection is busy (transactions hold theirs), or the listening connection is about to
-    /// find the outage. The server's errors are ``UserStoreError``s with its message.
+    /// find the outage. The server's errors are ``/MicroAuth/UserStoreError``s with its message.
     public func run<T: Sendable>(_ what: String, _ work: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard mayTry() else { throw Self.unavailable }
         let client = client

@@ -21,7 +21,7 @@ public struct Passkey: Sendable, Equatable {
     public var createdAt: Int64
     /// When it last signed in; 0 when never.
     public var lastUsedAt: Int64
-    /// The address of the browser that added it (``MicroCore/Request/clientAddress``), cut to a
+    /// The address of the browser that added it (``/MicroCore/Request/clientAddress``), cut to a
     /// bounded length; empty when not known.
     public var addedFromAddress: String
     /// The `User-Agent` of the browser that added it, cut to a bounded length, as the browser

@@ -24,7 +24,7 @@ public struct PasskeyError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// A field that is not what it should be: not base64url, not JSON, not authenticator data.
     public static func malformed(_ field: String) -> PasskeyError { PasskeyError(reason: .malformed(field)) }
-    /// A field longer than ``PasskeyLimits`` allows.
+    /// A field longer than `PasskeyLimits` allows.
     public static func tooLong(_ field: String) -> PasskeyError { PasskeyError(reason: .tooLong(field)) }
     /// Client data of another ceremony: `webauthn.get` where `webauthn.create` was expected.
     public static let wrongCeremony = PasskeyError(reason: .wrongCeremony)

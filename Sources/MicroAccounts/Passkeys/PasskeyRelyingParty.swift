@@ -4,7 +4,7 @@ import MicroCore
 /// Who a passkey is for: the relying party id, a host name the passkey is bound to, and the one
 /// origin whose pages may use it.
 ///
-/// Both follow the app's address: ``Settings/publicUrl`` when it is set, else the request's own
+/// Both follow the app's address: ``/MicroCore/Settings/publicUrl`` when it is set, else the request's own
 /// scheme and host. There is none, and passkeys are not offered, where a browser would refuse
 /// them: on an IP address (WebAuthn's relying party id is a domain name) and over plain HTTP
 /// anywhere but `localhost`. Nor for an app mounted under a path (`https://example.com/tools`):
