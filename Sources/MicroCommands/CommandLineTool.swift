@@ -76,4 +76,19 @@ public struct CommandLineTool: Sendable {
         }
         await ToolRootCommand.main(arguments)
     }
+
+    /// The app over its opened stores, set up by ``routes``, as `serve` and `routes` start
+    /// from; exits with the reason when it cannot start, closing the stores first.
+    func setUpApp() async -> (App, AppStores) {
+        let app = App()
+        let stores = await app.configure { try await AppStores.open(file: database, users: users) }
+        app.use(stores)
+        do {
+            try await routes(app, stores)
+        } catch {
+            await stores.shutdown()
+            App.exitCannotStart(error)
+        }
+        return (app, stores)
+    }
 }

@@ -12,15 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let tool = CommandLineTool.current.withLock({ $0 }) else { throw ExitCode.failure }
-        let app = App()
-        let stores = await app.configure { try await AppStores.open(file: tool.database, users: tool.users) }
-        app.use(stores)
-        do {
-            try await tool.routes(app, stores)
-        } catch {
-            await stores.shutdown()
-            App.exitCannotStart(error)
-        }
+        let (app, stores) = await tool.setUpApp()
         // A start-up failure (a port in use) exits from inside `run()`, with the stores open:
         // the process ends there.
         try await app.run()

@@ -7,6 +7,6 @@ struct ToolRootCommand: AsyncParsableCommand {
         let tool = CommandLineTool.current.withLock { $0 }
         return CommandConfiguration(
             commandName: MicroCommands.executableName, abstract: tool?.abstract ?? "",
-            subcommands: [ServeCommand.self] + (tool?.commands ?? []) + MicroCommands.all, defaultSubcommand: ServeCommand.self)
+            subcommands: [ServeCommand.self, RoutesCommand.self] + (tool?.commands ?? []) + MicroCommands.all, defaultSubcommand: ServeCommand.self)
     }
 }

@@ -86,6 +86,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("lab.db").path))
     }
 
+    @Test func routesListsThePipelineWithTheToolsOwnLinesAndMicros() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let listing = try run(["routes"], in: folder, environment: ["MICRO_ENV": "development"])
+        #expect(listing.status == 0, "\(listing.errors)")
+        let lines = listing.output.split(separator: "\n").map(String.init)
+        // The tool's own route, at its line in Tests/LabTool/main.swift.
+        #expect(lines.contains { $0.contains("route") && $0.contains("GET /") && $0.contains("LabTool/main.swift:9") }, "\(listing.output)")
+        // What the plugins added, each under its module and file.
+        #expect(lines.contains { $0.contains("credential check") && $0.contains("HTTP Basic") && $0.contains("MicroAuth/Authentication+Steps.swift:") })
+        #expect(lines.contains { $0.contains("credential check") && $0.contains("API token (Bearer)") && $0.contains("MicroAccounts/") })
+        #expect(lines.contains { $0.contains("template value") && $0.contains("currentUser") && $0.contains("MicroAuth") })
+        #expect(lines.contains { $0.contains("GET /signin/?") })
+        // In the order a request meets them.
+        let occasions = lines.filter { !$0.hasPrefix(" ") }
+        #expect(occasions == ["At start-up", "Each request", "While a template renders"], "\(occasions)")
+        let session = try #require(lines.firstIndex { $0.contains("session check") })
+        let firstRoute = try #require(lines.firstIndex { $0.hasPrefix("  route") })
+        #expect(session < firstRoute)
+    }
+
     @Test func badArgumentsAreOneLineAndANonZeroStatus() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }

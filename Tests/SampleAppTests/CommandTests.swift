@@ -31,6 +31,13 @@ import Testing
         #expect(try run(["hash-password"], input: "").status != 0)
     }
 
+    @Test func routesListsWhatTheSampleAppDoesWithARequest() throws {
+        let result = try run(["routes"], input: "")
+        #expect(result.status == 0)
+        #expect(result.output.contains("SampleApp/SampleRoutes.swift:"), "\(result.output)")
+        #expect(result.output.contains("MicroAuth/Authentication+Steps.swift:"))
+    }
+
     @Test func addUserAndRemoveUserChangeTheSqliteUsersTable() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -10,9 +10,9 @@ extension Accounts {
             let tokens = ApiTokenService(apiTokens, store: store, logger: app.logger)
             app.register(tokens)
             if let database = (store as? DatabaseApiTokenStore)?.database {
-                app.addPreparation { try await database.migrate(DatabaseApiTokenStore.migrations) }
+                app.addPreparation("migrations: API tokens") { try await database.migrate(DatabaseApiTokenStore.migrations) }
             }
-            app.addCredentialCheck { request in try await tokens.accept(request) }
+            app.addCredentialCheck("API token (Bearer)") { request in try await tokens.accept(request) }
             app.onAccessEnded("API tokens") { request, username in try await tokens.revokeAll(of: username, now: request.session.now) }
             app.addCredentialScheme(CredentialScheme(
                 name: "Bearer", challenge: "Bearer realm=\"\(apiTokens.realm)\"", phrase: "an API token (Authorization: Bearer)"))

@@ -82,39 +82,19 @@ public struct Accounts: AppPlugin, Sendable {
         apiTokens.store = DatabaseApiTokenStore(database)
     }
 
+    /// Adds the account pages, the users page, two-factor sign-in, passkeys and API tokens
+    /// over `Authentication`'s sign-in. Its steps, in order, are below; `app.describe()` lists
+    /// what each added, where.
     public func install(in app: App) {
-        // Counted in whole seconds: a shorter one would close what it should keep open.
-        for (name, lifetime) in [("adminProofLifetime", adminProofLifetime), ("twoFactor.stepLifetime", twoFactor.stepLifetime)]
-        where lifetime < .seconds(1) {
-            app.addProblem("Accounts.\(name) is \(lifetime); it must be at least a second.")
-        }
+        for problem in settingsProblems { app.addProblem(problem) }
         let service = AccountsService(self, logger: app.logger)
-        app.register(service)
-        // An Accounts installed again replaces the first, as its service does: one audit.
-        app.updateService(SignInHooks()) { hooks in
-            hooks.listeners.removeAll { $0 is AccountsService }
-            hooks.listeners.append(service)
-        }
-        app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
-        if let database = (sessions as? DatabaseSessionRegistry)?.database {
-            app.addPreparation { try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations) }
-        }
-        if let database = (appEvents as? DatabaseAppEventLog)?.database {
-            app.addPreparation { try await database.migrate(DatabaseAppEventLog.migrations) }
-        }
-        app.addBuiltInTemplates(AccountTemplates.all)
-        // The admin's users page (``usersPath``).
-        app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
-        UserAdminRoutes(service: service).install(in: app)
-        app.addTemplateValue("accountPath") { request in request.url(prefix) }
-        // "Last seen", at most once a minute per session; only for requests with a cookie.
-        app.before { request in
-            if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
-        }
-        AccountRoutes(service: service).install(in: app)
-        AppEventRoutes(service: service).install(in: app)
-        TwoFactorFeature.install(twoFactor, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
-        PasskeyFeature.install(passkeys, database: (sessions as? DatabaseSessionRegistry)?.database, accounts: service, prefix: prefix, in: app)
+        registerServices(service, in: app)
+        migrateTables(in: app)
+        addUsersPage(service, in: app)
+        addAccountPages(service, in: app)
+        let database = (sessions as? DatabaseSessionRegistry)?.database
+        TwoFactorFeature.install(twoFactor, database: database, accounts: service, prefix: prefix, in: app)
+        PasskeyFeature.install(passkeys, database: database, accounts: service, prefix: prefix, in: app)
         installApiTokens(in: app, accounts: service)
     }
 }

@@ -10,7 +10,7 @@ enum PasskeyFeature {
         if settings.limit < 1 { app.addProblem("Accounts.passkeys.limit is \(settings.limit); it must be at least 1.") }
         let service = PasskeyService(settings: settings, store: database.map(PasskeyStore.init), accountsPrefix: prefix, logger: app.logger)
         app.register(service)
-        if let database { app.addPreparation { try await database.migrate(PasskeyStore.migrations) } }
+        if let database { app.addPreparation("migrations: passkeys") { try await database.migrate(PasskeyStore.migrations) } }
         app.addBuiltInTemplates(PasskeyTemplates.all)
         app.addTemplateValue("passkeysPath") { request in database == nil ? nil : request.url(service.pagePath) }
         app.get(service.scriptPath) { request in try PasskeyScript.send(request) }

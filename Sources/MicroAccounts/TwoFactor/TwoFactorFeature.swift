@@ -15,12 +15,12 @@ enum TwoFactorFeature {
         app.register(service)
         app.updateService(SignInHooks()) { $0.step = service }
         let key = settings.dataKey
-        app.addStartupCheck { settings in
+        app.addStartupCheck("the data key of second factors") { settings in
             guard let material = key.material(in: settings) else { return (nil, DataKey.startupWarning(settings, key)) }
             return (DataKey.problem(with: material, environment: settings.environment), nil)
         }
         // Weakly: the app keeps its preparations.
-        app.addPreparation { [weak app] in
+        app.addPreparation("migrations and the data key: second factors") { [weak app] in
             if let database { try await database.migrate(TwoFactorStore.migrations + DataKeyCheck.migrations) }
             if let app { try await service.prepare(app.settings) }
         }

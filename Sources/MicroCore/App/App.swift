@@ -24,12 +24,12 @@ public final class App: RouteBuilder {
         var groupAnswers: [(scope: PathScope, answers: RouteGroup.Answers)] = []
         var errorHandlers: [ErrorHandler] = []
         var csrfExemptions: [RoutePattern] = []
-        var templateValues: [String: TemplateValue] = [:]
+        var templateValues: [String: Sited<TemplateValue>] = [:]
         var signedInSessionKeys: [String] = []
         /// Templates plugins bring, used where the views folder has none of the name.
         var builtInTemplates: [String: String] = [:]
-        var sessionChecks: [@Sendable (SessionData, any SessionRevocations) -> Bool] = []
-        var credentialChecks: [@Sendable (Request) async throws -> Void] = []
+        var sessionChecks: [Sited<@Sendable (SessionData, any SessionRevocations) -> Bool>] = []
+        var credentialChecks: [Sited<@Sendable (Request) async throws -> Void>] = []
         var registered: [ObjectIdentifier: any Sendable] = [:]
         var metricMakers: [ObjectIdentifier: @Sendable (any MetricsFactory) -> any Sendable] = [:]
         /// What ``App/reload()`` and SIGHUP read again.
@@ -38,11 +38,13 @@ public final class App: RouteBuilder {
         var problems: [String] = []
         /// Checks run with the final settings when the app is built for serving: a problem
         /// stops start-up, a warning is logged.
-        var startupChecks: [@Sendable (Settings) -> (problem: String?, warning: String?)] = []
+        var startupChecks: [Sited<@Sendable (Settings) -> (problem: String?, warning: String?)>] = []
         /// Services a plugin cannot work without (by type), with the problem their absence is.
         var requiredServices: [(type: ObjectIdentifier, problem: String)] = []
         /// What the app does once before its first request (``App/addPreparation(_:)``).
-        var preparations: [@Sendable () async throws -> Void] = []
+        var preparations: [Sited<@Sendable () async throws -> Void>] = []
+        /// How many of ``preparations`` were started: those after are still to do.
+        var preparationsStarted = 0
         /// The preparations under way or done: a failure stays, and is every start's answer.
         var preparing: Task<Void, any Error>?
         /// The app built for serving, until the definition changes.
@@ -180,10 +182,12 @@ public final class App: RouteBuilder {
     }
 
     /// Adds a check of the credentials a request with an `Authorization` header carries (HTTP
-    /// Basic, say), run before the wrappers and filters; what it throws is answered as a
-    /// filter's error would be.
-    package func addCredentialCheck(_ check: @escaping @Sendable (Request) async throws -> Void) {
-        update { $0.credentialChecks.append(check) }
+    /// Basic, say), named `what` in ``pipeline``, run before the wrappers and filters; what it
+    /// throws is answered as a filter's error would be.
+    package func addCredentialCheck(
+        _ what: String, file: String = #fileID, line: UInt = #line, _ check: @escaping @Sendable (Request) async throws -> Void
+    ) {
+        update { $0.credentialChecks.append(Sited(what: what, site: SourceSite(file: file, line: line), value: check)) }
     }
 
     /// Records a mistake in how a plugin was set up: the app does not start, and the message
@@ -202,9 +206,13 @@ public final class App: RouteBuilder {
         update { $0.builtInTemplates.merge(templates) { _, new in new } }
     }
 
-    /// Adds a check run with the final settings when the app is built for serving.
-    package func addStartupCheck(_ check: @escaping @Sendable (Settings) -> (problem: String?, warning: String?)) {
-        update { $0.startupChecks.append(check) }
+    /// Adds a check run with the final settings when the app is built for serving, named
+    /// `what` in ``pipeline``.
+    package func addStartupCheck(
+        _ what: String, file: String = #fileID, line: UInt = #line,
+        _ check: @escaping @Sendable (Settings) -> (problem: String?, warning: String?)
+    ) {
+        update { $0.startupChecks.append(Sited(what: what, site: SourceSite(file: file, line: line), value: check)) }
     }
 
     /// Refuses to start, with `problem`, unless a plugin registered a service of type `T`: for
@@ -222,8 +230,8 @@ public final class App: RouteBuilder {
     /// app.addTemplateValue("version") { _ in "1.4.2" }
     /// app.addTemplateValue("team") { request in request.storage[CurrentTeam.self]?.name }
     /// ```
-    public func addTemplateValue(_ name: String, _ value: @escaping TemplateValue) {
-        update { $0.templateValues[name] = value }
+    public func addTemplateValue(_ name: String, file: String = #fileID, line: UInt = #line, _ value: @escaping TemplateValue) {
+        update { $0.templateValues[name] = Sited(what: name, site: SourceSite(file: file, line: line), value: value) }
     }
 
     /// Names a session value that means someone is signed in to the session (authentication
@@ -234,10 +242,13 @@ public final class App: RouteBuilder {
     }
 
     /// Adds a check of every session a request brings, given the revocations the app serves
-    /// with: a session it refuses is over (no user, no values) and its cookie is deleted. It runs
-    /// on every request with a session, from memory.
-    package func addSessionCheck(_ check: @escaping @Sendable (SessionData, any SessionRevocations) -> Bool) {
-        update { $0.sessionChecks.append(check) }
+    /// with, named `what` in ``pipeline``: a session it refuses is over (no user, no values) and
+    /// its cookie is deleted. It runs on every request with a session, from memory.
+    package func addSessionCheck(
+        _ what: String, file: String = #fileID, line: UInt = #line,
+        _ check: @escaping @Sendable (SessionData, any SessionRevocations) -> Bool
+    ) {
+        update { $0.sessionChecks.append(Sited(what: what, site: SourceSite(file: file, line: line), value: check)) }
     }
 
     /// What ``reload()`` reads again.
@@ -263,7 +274,7 @@ public final class App: RouteBuilder {
             var warnings: [String] = []
             if problems.isEmpty {
                 for check in definition.startupChecks {
-                    let (problem, warning) = check(definition.settings)
+                    let (problem, warning) = check.value(definition.settings)
                     problems += problem.map { [$0] } ?? []
                     warnings += warning.map { [$0] } ?? []
                 }

@@ -6,4 +6,8 @@ struct ErrorHandler: Sendable {
     /// app's own handlers.
     var scope: PathScope?
     let handler: @Sendable (Request, any Error) async throws -> Response
+    /// What it answers, for ``App/pipeline`` (`404`, `DecodingError`).
+    let what: String
+    /// Where it was added.
+    let site: SourceSite
 }

@@ -38,7 +38,7 @@ final class Responder: HttpResponding {
         beforeFilters = definition.beforeFilters
         afterFilters = definition.afterFilters
         wrappers = definition.wrappers
-        credentialChecks = definition.credentialChecks
+        credentialChecks = definition.credentialChecks.map(\.value)
         // A group's handlers come before the app's, an inner group's before an outer one's.
         errorHandlers = definition.errorHandlers.enumerated().sorted { a, b in
             let (aLength, bLength) = (a.element.scope?.prefix.utf8.count ?? 0, b.element.scope?.prefix.utf8.count ?? 0)
@@ -50,7 +50,7 @@ final class Responder: HttpResponding {
         if let warning = SessionSecret.startupWarning(settings) { logger.warning("\(warning)") }
         services = Services(
             settings: settings,
-            sessions: try Sessions(settings: settings, checks: definition.sessionChecks),
+            sessions: try Sessions(settings: settings, checks: definition.sessionChecks.map(\.value)),
             views: try Views(
                 folder: settings.views ?? "", environment: settings.environment,
                 fallbacks: ["error": ErrorPages.template].merging(definition.builtInTemplates) { _, plugin in plugin }),
@@ -58,7 +58,7 @@ final class Responder: HttpResponding {
                 exemptions: definition.csrfExemptions,
                 trustedOrigins: settings.trustedOrigins + (settings.parsedPublicUrl.map { [$0.origin] } ?? [])),
             securityHeaders: settings.securityHeaders,
-            templateValues: definition.templateValues,
+            templateValues: definition.templateValues.mapValues(\.value),
             registered: definition.registered,
             metricMakers: definition.metricMakers,
             signedInSessionKeys: definition.signedInSessionKeys,

@@ -3,6 +3,6 @@ extension Database: AppPlugin {
     /// runs its ``migrations`` when it starts, refusing to start when one fails.
     public func install(in app: App) {
         app.register(self)
-        app.addPreparation { try await self.migrate() }
+        app.addPreparation("migrations: the app's database") { try await self.migrate() }
     }
 }

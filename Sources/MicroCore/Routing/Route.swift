@@ -7,4 +7,7 @@ struct Route: Sendable {
     let handler: Handler
     /// Where the route was defined, for error pages and start-up errors.
     let site: SourceSite
+    /// Its place among all the app's routes, every method's, in definition order (``Router``
+    /// sets it).
+    var number = 0
 }

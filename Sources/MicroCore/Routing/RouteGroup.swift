@@ -92,15 +92,21 @@ public struct RouteGroup: RouteBuilder {
     }
 
     /// Answers the group's errors that end in `status`, before the app's own handlers.
-    public func error<R: ResponseConvertible>(_ status: HttpStatus, _ handler: @escaping @Sendable (Request, any Error) async throws -> R) {
-        app.addErrorHandler(scope: scope, matches: { _, errorStatus in errorStatus == status }) { request, error in
+    public func error<R: ResponseConvertible>(
+        _ status: HttpStatus, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request, any Error) async throws -> R
+    ) {
+        let site = SourceSite(file: file, line: line)
+        app.addErrorHandler(scope: scope, what: "\(status.code)", site: site, matches: { _, errorStatus in errorStatus == status }) { request, error in
             try await handler(request, error).makeResponse(for: request)
         }
     }
 
     /// Answers the group's errors of type `type`, before the app's own handlers.
-    public func error<E: Error, R: ResponseConvertible & SendableMetatype>(_ type: E.Type, _ handler: @escaping @Sendable (Request, E) async throws -> R) {
-        app.addErrorHandler(scope: scope, matches: { error, _ in error is E }) { request, error in
+    public func error<E: Error, R: ResponseConvertible & SendableMetatype>(
+        _ type: E.Type, file: String = #fileID, line: UInt = #line, _ handler: @escaping @Sendable (Request, E) async throws -> R
+    ) {
+        let site = SourceSite(file: file, line: line)
+        app.addErrorHandler(scope: scope, what: "\(E.self)", site: site, matches: { error, _ in error is E }) { request, error in
             try await handler(request, error as! E).makeResponse(for: request)
         }
     }

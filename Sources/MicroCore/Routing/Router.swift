@@ -12,8 +12,19 @@ struct Router: Sendable {
         self.hashMask = hashMask
     }
 
+    /// How many routes were added, of every method.
+    private var count = 0
+
     mutating func add(_ route: Route) {
+        var route = route
+        route.number = count
+        count += 1
         tables[route.method.rawValue, default: RouteIndex(hashMask: hashMask)].add(route)
+    }
+
+    /// Every route, of every method, in the order they were defined.
+    var routesInDefinitionOrder: [Route] {
+        tables.values.flatMap(\.routes).sorted { $0.number < $1.number }
     }
 
     /// The routes for `method`; HEAD is answered by the GET routes.

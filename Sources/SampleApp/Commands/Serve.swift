@@ -9,6 +9,16 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_DATA_KEY, MICRO_OIDC_*, MICRO_PASSWORD_SIGNIN).")
 
     func run() async throws {
+        let (app, stores) = await Self.setUpApp()
+        // A start-up failure (a port in use) exits from inside `run()`, with the stores open:
+        // the process ends there.
+        try await app.run()
+        await stores?.shutdown()
+    }
+
+    /// The app set up from the environment, over its stores when it has a users table; exits
+    /// with the reason when the settings are wrong.
+    static func setUpApp() async -> (App, AppStores?) {
         let variables = ProcessInfo.processInfo.environment
         let app = App()
         // A users table (PostgreSQL, or the SQLite file MICRO_USERS_DB) keeps the sessions,
@@ -32,9 +42,6 @@ struct Serve: AsyncParsableCommand {
             users = app.configure { try UserSource.yaml(variables) }
         }
         SampleRoutes.install(in: app, users: users, throttleStore: stores?.throttleStore, accounts: accounts, singleSignOn: singleSignOn)
-        // A start-up failure (a port in use) exits from inside `run()`, with the stores open:
-        // the process ends there.
-        try await app.run()
-        await stores?.shutdown()
+        return (app, stores)
     }
 }

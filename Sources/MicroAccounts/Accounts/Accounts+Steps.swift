@@ -1,0 +1,57 @@
+import MicroAuth
+import MicroCore
+
+// The steps of `Accounts.install`, in the order it takes them.
+extension Accounts {
+    /// What is wrong with these settings, for the app's start-up problems.
+    var settingsProblems: [String] {
+        // Counted in whole seconds: a shorter one would close what it should keep open.
+        [("adminProofLifetime", adminProofLifetime), ("twoFactor.stepLifetime", twoFactor.stepLifetime)]
+            .filter { $0.1 < .seconds(1) }
+            .map { "Accounts.\($0.0) is \($0.1); it must be at least a second." }
+    }
+
+    /// The service the pages and other plugins find, listening to the sign-in flow (for the
+    /// audit and the sessions' registry); Accounts needs Authentication's.
+    func registerServices(_ service: AccountsService, in app: App) {
+        app.register(service)
+        // An Accounts installed again replaces the first, as its service does: one audit.
+        app.updateService(SignInHooks()) { hooks in
+            hooks.listeners.removeAll { $0 is AccountsService }
+            hooks.listeners.append(service)
+        }
+        app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
+    }
+
+    /// The sessions', activity's and app events' tables, made before the first request.
+    func migrateTables(in app: App) {
+        if let database = (sessions as? DatabaseSessionRegistry)?.database {
+            app.addPreparation("migrations: sessions, activity") {
+                try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations)
+            }
+        }
+        if let database = (appEvents as? DatabaseAppEventLog)?.database {
+            app.addPreparation("migrations: app events") { try await database.migrate(DatabaseAppEventLog.migrations) }
+        }
+    }
+
+    /// The admin's users page (``usersPath``).
+    func addUsersPage(_ service: AccountsService, in app: App) {
+        app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
+        UserAdminRoutes(service: service).install(in: app)
+    }
+
+    /// The user's own pages (password, sessions, activity) and the app events', with the
+    /// filter that notes when each session was last seen.
+    func addAccountPages(_ service: AccountsService, in app: App) {
+        app.addBuiltInTemplates(AccountTemplates.all)
+        let prefix = prefix
+        app.addTemplateValue("accountPath") { request in request.url(prefix) }
+        // "Last seen", at most once a minute per session; only for requests with a cookie.
+        app.before { request in
+            if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
+        }
+        AccountRoutes(service: service).install(in: app)
+        AppEventRoutes(service: service).install(in: app)
+    }
+}
