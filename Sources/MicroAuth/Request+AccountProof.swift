@@ -11,10 +11,17 @@ extension Request {
     /// For a step that must know it is the account's owner before it acts for them, such as
     /// a single sign-on linking a provider's account to a user here.
     public func proveAccount(username: String, password: String, code: String) async throws -> StoredUser? {
-        guard let stored = try await checkCredentials(username: username, password: password) else { return nil }
-        guard let step = storage[SignInStepDue.self] else { return stored }
+        guard case .proven(let stored) = try await checkAccountProof(username: username, password: password, code: code) else { return nil }
+        return stored
+    }
+
+    /// ``proveAccount(username:password:code:)``, saying which answer was wrong: for a form
+    /// that names the field to type again (the users page's "sudo mode", a passkey's addition).
+    public func checkAccountProof(username: String, password: String, code: String) async throws -> AccountProof {
+        guard let stored = try await checkCredentials(username: username, password: password) else { return .wrongPassword }
+        guard let step = storage[SignInStepDue.self] else { return .proven(stored) }
         storage[SignInStepDue.self] = nil
-        return try await step.prove(self, username: stored.user.username, answer: code) ? stored : nil
+        return try await step.prove(self, username: stored.user.username, answer: code) ? .proven(stored) : .wrongCode
     }
 
     /// Whether the app has a further sign-in step for anyone (a second factor): a page that

@@ -93,6 +93,31 @@ import Testing
         }
     }
 
+    @Test func aRouteAddedUnderTheUsersPageAsksForTheProofWithoutALineOfItsOwn() async throws {
+        try await withApp { app, _ in
+            let ran = Locked(0)
+            app.post("/admin/users/export") { _ in
+                ran.withLock { $0 += 1 }
+                return "exported"
+            }
+            app.get("/admin/users/export") { _ in "the form" }
+            let ann = TestClient(app)
+            try await ann.signIn("ann", "ann-password")
+            let bare = try await ann.post("/admin/users/export", form: [:])
+            #expect(bare.status == .unprocessableEntity && bare.text.contains("That is not your current password."), "\(bare.text)")
+            #expect(try await ann.post("/admin/users/export", form: [:], headers: Self.json).status == .forbidden)
+            #expect(ran.withLock { $0 } == 0, "the handler never ran")
+            #expect(try await ann.get("/admin/users/export").text == "the form", "reading asks for nothing")
+            // Not an admin: the role first, as every users-page change.
+            let user = TestClient(app)
+            try await user.signIn("user", "secret123")
+            #expect(try await user.post("/admin/users/export", form: ["current_password": "secret123"]).status == .forbidden)
+            // The admin's password, in the form itself, lets it run.
+            #expect(try await ann.post("/admin/users/export", form: ["current_password": "ann-password"]).text == "exported")
+            #expect(ran.withLock { $0 } == 1)
+        }
+    }
+
     @Test func aSignInOnAProvenBrowserDropsTheProof() async throws {
         try await withApp { app, _ in
             let browser = TestClient(app)

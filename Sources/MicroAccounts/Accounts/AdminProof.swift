@@ -48,15 +48,13 @@ struct AdminProof {
     /// cookie copied during a proof's minutes must not do. The field a wrong answer names, or
     /// nil; notes no proof.
     func checkAnew(_ user: User, _ request: Request) async throws -> (field: String, message: String)? {
-        guard try await request.checkCredentials(username: user.username, password: request.params["current_password"] ?? "") != nil else {
-            return ("current_password", settings.wrongPasswordMessage)
+        let proof = try await request.checkAccountProof(
+            username: user.username, password: request.params["current_password"] ?? "", code: request.params["code"] ?? "")
+        switch proof {
+        case .proven: return nil
+        case .wrongPassword: return ("current_password", settings.wrongPasswordMessage)
+        case .wrongCode: return ("code", settings.twoFactor.wrongCodeMessage)
         }
-        if let step = request.storage[SignInStepDue.self] {
-            guard try await step.prove(request, username: user.username, answer: request.params["code"] ?? "") else {
-                return ("code", settings.twoFactor.wrongCodeMessage)
-            }
-        }
-        return nil
     }
 
     /// Whether this session proved its admin recently: by a right answer, or (single sign-on)

@@ -6,7 +6,6 @@ import MicroCore
 extension UserAdminRoutes {
     func setPassword(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let password = request.params["new_password"] ?? ""
         if let problem = settings.passwordRules.problem(with: password, username: username) {
@@ -22,7 +21,6 @@ extension UserAdminRoutes {
 
     func setRoles(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let typed = String((request.params["roles"] ?? "").prefix(2048))
         guard let roles = Self.roles(typed) else {
@@ -46,7 +44,6 @@ extension UserAdminRoutes {
 
     func setDisabled(_ request: Request, _ disabled: Bool) async throws -> Response {
         let (admin, store) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let change: UserChange
         do {
@@ -65,7 +62,6 @@ extension UserAdminRoutes {
 
     func remove(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let change: UserChange
         do {
@@ -87,7 +83,6 @@ extension UserAdminRoutes {
     /// their password alone signs them in again. Their sessions stay.
     func turnTwoFactorOff(_ request: Request) async throws -> Response {
         let (admin, _) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         guard let store = request.twoFactor?.store else { throw HttpError(.notFound, texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
         let turnedOff: Bool
@@ -114,7 +109,6 @@ extension UserAdminRoutes {
 
     func endSessions(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let exists: Bool
         do { exists = try await store.find(username: username, using: request.authenticationSettings?.hasher ?? .shared) != nil } catch { throw unavailable(request, error) }

@@ -6,7 +6,6 @@ import MicroCore
 extension UserAdminRoutes {
     func revokeToken(_ request: Request) async throws -> Response {
         let (admin, _) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         let id = request.params["id"] ?? ""
         let missing = HttpError(.notFound, texts.noSuchToken.replacingOccurrences(of: "NAME", with: username))
@@ -22,7 +21,6 @@ extension UserAdminRoutes {
 
     func revokeTokens(_ request: Request) async throws -> Response {
         let (admin, _) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let username = try target(request)
         guard let service = request.service(ApiTokenService.self) else { throw HttpError(.notFound, texts.noTokens) }
         do { try await service.revokeAll(of: username, now: request.session.now) } catch { throw unavailable(request, error) }

@@ -19,17 +19,35 @@ struct UserAdminRoutes {
     func install(in app: App) {
         let path = settings.usersPath
         app.get(path + "/?") { request in try await page(request) }
-        app.post(path + "/add") { request in try await add(request) }
-        app.post(path + "/password") { request in try await setPassword(request) }
-        app.post(path + "/roles") { request in try await setRoles(request) }
-        app.post(path + "/disable") { request in try await setDisabled(request, true) }
-        app.post(path + "/enable") { request in try await setDisabled(request, false) }
-        app.post(path + "/remove") { request in try await remove(request) }
-        app.post(path + "/sign-out") { request in try await endSessions(request) }
-        app.post(path + "/two-factor-off") { request in try await turnTwoFactorOff(request) }
+        // Sudo mode as a structure: every change under the page, its own and any a plugin adds
+        // there, passes the acting admin's proof before its handler runs.
+        app.group(path) { changes in
+            changes.before { request in try await requireProof(request) }
+        }
+        for (suffix, change) in storeChanges { app.post(path + suffix) { request in try await change(request) } }
         app.post(path + "/confirm") { request in try await confirm(request) }
-        app.post(path + "/tokens/revoke") { request in try await revokeToken(request) }
-        app.post(path + "/tokens/revoke-all") { request in try await revokeTokens(request) }
+    }
+
+    /// The page's changes, by the path under it each form posts to: each needs a store that
+    /// can write (``ManagedUserStore``).
+    private var storeChanges: [(String, @Sendable (Request) async throws -> Response)] {
+        [
+            ("/add", add), ("/password", setPassword), ("/roles", setRoles), ("/disable", { try await setDisabled($0, true) }),
+            ("/enable", { try await setDisabled($0, false) }), ("/remove", remove), ("/sign-out", endSessions),
+            ("/two-factor-off", turnTwoFactorOff), ("/tokens/revoke", revokeToken), ("/tokens/revoke-all", revokeTokens),
+        ]
+    }
+
+    /// The filter before every state-changing request under the page: the admin role, then
+    /// (where a form changes the store, only a store that can write: a users file is changed
+    /// in the file, and the page asks no proof there) the acting admin's recent proof, else
+    /// the page that asks for it.
+    private func requireProof(_ request: Request) async throws {
+        guard [.POST, .PUT, .PATCH, .DELETE].contains(request.method) else { return }
+        let admin = try request.authorize(role: settings.adminRole)
+        let isStoreChange = storeChanges.contains { settings.usersPath + $0.0 == request.path }
+        if isStoreChange, !(users(request) is any ManagedUserStore) { throw HttpError(.forbidden, texts.readOnly) }
+        if let refused = try await unproven(admin, request) { try request.halt(refused) }
     }
 
     // MARK: The page
@@ -124,8 +142,8 @@ struct UserAdminRoutes {
     /// `POST PATH/confirm`: the acting admin's password (and code) alone, which then confirms
     /// the changes that follow for ``Accounts/adminProofLifetime``.
     func confirm(_ request: Request) async throws -> Response {
-        let admin = try request.authorize(role: settings.adminRole)
-        if let refused = try await unproven(admin, request) { return refused }
+        // The proof was checked before (``requireProof``), and now holds.
+        _ = try request.authorize(role: settings.adminRole)
         if request.wantsJson { return Response(status: .noContent) }
         request.flash["notice"] = texts.confirmed
         try request.redirect(to: settings.usersPath)
@@ -148,7 +166,6 @@ struct UserAdminRoutes {
 
     func add(_ request: Request) async throws -> Response {
         let (admin, store) = try begin(request)
-        if let refused = try await unproven(admin, request) { return refused }
         let typed = (request.params["new_username"] ?? "").trimmingSpaces()
         let name = (request.params["name"] ?? "").trimmingSpaces()
         let rolesText = request.params["roles"] ?? ""
