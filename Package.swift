@@ -54,14 +54,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.25.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        // Only the tests use it: they export Micro's metrics as the README shows.
+        // Only the tests use it: they export Micro's metrics as the article "Metrics" shows.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // ID tokens and key sets (single sign-on); 5.8.0 exactly, the version reviewed for
         // its gaps (no iss or nonce check, a default key for an unknown kid).
         .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
         // Discovery, key sets and the token endpoint (single sign-on).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        // The documentation (Sources/Micro/Micro.docc and the three modules' symbols): see the README.
+        // The documentation, for `swift package generate-documentation`; CI builds it with the
+        // toolchain's docc alone (scripts/build-docs, CONTRIBUTING.md).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
