@@ -6,7 +6,7 @@
 // logging is off, as it is for the raw NIO server (which has none). EXTRA_ROUTES=N defines N
 // more routes before /hello (BenchRoutes.installExtraRoutes); GET /last is defined after all.
 // MICRO_BENCH_METRICS=prometheus records Micro's metrics in a Prometheus registry (GET /metrics
-// shows it), as the README's metrics section does; without it nothing is recorded.
+// shows it), as the article "Metrics" does; without it nothing is recorded.
 // MICRO_BENCH_TOKENS=FOLDER keeps the users in SQLite there, with an API token (BenchTokens).
 // GET /event records an app event with MICRO_BENCH_APP_EVENT=1 (BenchAppEvents).
 // MICRO_BENCH_ACCESS_LOG=1 turns the access log on, so that MICRO_LOG_FORMAT's cost per line

@@ -2,7 +2,7 @@
 // the app's own cost per request (`App.respond`, no socket), so the row read is not lost in the
 // network stack's. Four routes of one app over one SQLite file of 100 users:
 //   /none/NAME     answers the name without reading (the route's floor);
-//   /builder/NAME  reads the row with sql-kit's builder through `request.database` (the README's way);
+//   /builder/NAME  reads the row with sql-kit's builder through `request.database` ("The app's own data" article's way);
 //   /raw/NAME      reads it with a raw statement through `request.database` (values still bound);
 //   /driver/NAME   reads it with SQLiteNIO's own query on a connection of its own (no data layer);
 //   /kit/NAME, /kitraw/NAME  read it as /builder and /raw do, with sql-kit straight over that
