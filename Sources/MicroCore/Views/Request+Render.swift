@@ -7,7 +7,7 @@ extension Request {
     /// Every template also sees, without the route passing them: `flash` (the messages, e.g.
     /// `{{flash.notice}}`), `flashMessages` (a list of `{kind, message}`), `csrfToken`,
     /// `csrfField` (a ready hidden input: `{{{csrfField}}}`), `path`, and what plugins add
-    /// (``App/addTemplateValue(_:_:)``: authentication adds who is signed in). Values are
+    /// (``App/addTemplateValue(_:file:line:_:)``: authentication adds who is signed in). Values are
     /// HTML-escaped unless the template uses triple braces (`{{{value}}}`, or `{{& value}}`):
     /// each `& < > " '` becomes an entity by bytes, whatever characters surround it (see
     /// ``Html/escape(_:)``), in partials, sections and inherited blocks too. A template may
