@@ -5,8 +5,9 @@
 # Usage: bench/compare.sh BINARY_A BINARY_B [PATH]
 #        (env: DURATION=6 seconds per round, ROUNDS=5, CONNECTIONS=64 per server,
 #         SERVER_LOOPS= event loops per server, empty (the default) for NIO's own count,
-#         SIGN_IN=1 to load PATH as bench1 signed in: B signs in through its form before each
-#         round, and both servers get its session cookie, which opens on both: same secret;
+#         SIGN_IN=1 to load PATH as bench1 signed in: each server signs bench1 in through its
+#         own form before each round, and is loaded with its own session cookie (two builds
+#         may write different cookie formats);
 #         SIGN_INS=1 to load POST /signin instead, bench1...bench8 in turn with the right
 #         password (bench/signin.lua; use CONNECTIONS=8), counting only the sign-ins;
 #         A_ENV, B_ENV: more environment for one server, NAME=VALUE words;
@@ -108,32 +109,47 @@ requests() {
     echo "$count"
 }
 
-# wrk's options for the load, made afresh before each round. With SIGN_IN=1: bench1's session
-# cookie, signed in through B's form (GET /signin for the session and its CSRF token, POST
-# /signin, then one page to take the welcome flash out of the session: the steady cookie a
-# browser then holds). A fresh one each round: Micro renews a cookie more than a minute old,
-# and wrk would keep sending the old one. With SIGN_INS=1: bench/signin.lua over sessions of
-# B's sign-in form, with time for a sign-in that waits for a busy CPU.
-LOAD_OPTIONS=()
+# wrk's options for the load, made afresh before each round, for A and for B. With SIGN_IN=1:
+# bench1's session cookie, signed in through that server's own form (GET /signin for the session
+# and its CSRF token, POST /signin, then one page to take the welcome flash out of the session:
+# the steady cookie a browser then holds). A fresh one each round: Micro renews a cookie more than
+# a minute old, and wrk would keep sending the old one. With SIGN_INS=1: bench/signin.lua over
+# sessions of that server's sign-in form, with time for a sign-in that waits for a busy CPU. Each
+# server's own: two builds may write different cookie formats, and neither opens the other's.
+A_OPTIONS=()
+B_OPTIONS=()
+A_PAIRS=""
+B_PAIRS=""
 source "$ROOT/bench/signin-pairs.sh"
+# bench1's steady session cookie at the server at $1 (named $2 in errors).
+session_cookie() {
+    local url="$1" name="$2" jar="$OUT/jar" page token value
+    rm -f "$jar"
+    page="$(curl -ksS -c "$jar" "$url/signin")"
+    token="$(printf '%s' "$page" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
+    [ -n "$token" ] || { echo "error: no CSRF token on $name's /signin" >&2; exit 1; }
+    curl -ksS -o /dev/null -b "$jar" -c "$jar" --data "_csrf=$token&username=bench1&password=bench-password" "$url/signin"
+    curl -ksS -o /dev/null -b "$jar" -c "$jar" "$url$TARGET"
+    value="$(awk '$6 == "micro.session" { print $7 }' "$jar")"
+    [ -n "$value" ] || { echo "error: $name's sign-in gave no session cookie" >&2; exit 1; }
+    printf '%s' "$value"
+}
 sign_in() {
     if [ "${SIGN_INS:-0}" = 1 ]; then
+        signin_pairs "$A_URL" "$OUT"
+        A_PAIRS="$SIGNIN_PAIRS"
         signin_pairs "$B_URL" "$OUT"
-        LOAD_OPTIONS=(-s "$ROOT/bench/signin.lua" --timeout 60s)
+        B_PAIRS="$SIGNIN_PAIRS"
+        A_OPTIONS=(-s "$ROOT/bench/signin.lua" --timeout 60s)
+        B_OPTIONS=("${A_OPTIONS[@]}")
         return 0
     fi
     [ "${SIGN_IN:-0}" = 1 ] || return 0
-    local jar="$OUT/jar" page token
-    rm -f "$jar"
-    page="$(curl -ksS -c "$jar" "$B_URL/signin")"
-    token="$(printf '%s' "$page" | sed -n 's/.*name="_csrf" value="\([^"]*\)".*/\1/p' | head -n1)"
-    [ -n "$token" ] || { echo "error: no CSRF token on B's /signin" >&2; exit 1; }
-    curl -ksS -o /dev/null -b "$jar" -c "$jar" --data "_csrf=$token&username=bench1&password=bench-password" "$B_URL/signin"
-    curl -ksS -o /dev/null -b "$jar" -c "$jar" "$B_URL$TARGET"
-    local value
-    value="$(awk '$6 == "micro.session" { print $7 }' "$jar")"
-    [ -n "$value" ] || { echo "error: B's sign-in gave no session cookie" >&2; exit 1; }
-    LOAD_OPTIONS=(-H "Cookie: micro.session=$value")
+    local a b
+    a="$(session_cookie "$A_URL" A)" || exit 1
+    b="$(session_cookie "$B_URL" B)" || exit 1
+    A_OPTIONS=(-H "Cookie: micro.session=$a")
+    B_OPTIONS=(-H "Cookie: micro.session=$b")
 }
 # Connection: close on every request: the server closes after answering, and wrk opens anew.
 CONNECTION_OPTIONS=()
@@ -141,9 +157,9 @@ CONNECTION_OPTIONS=()
 
 # A warm-up, both at once.
 sign_in
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$A_URL$TARGET" >/dev/null &
+SIGNIN_PAIRS="$A_PAIRS" taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${A_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$A_URL$TARGET" >/dev/null &
 wa=$!
-taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$B_URL$TARGET" >/dev/null &
+SIGNIN_PAIRS="$B_PAIRS" taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${B_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$B_URL$TARGET" >/dev/null &
 wb=$!
 wait "$wa"
 wait "$wb"
@@ -162,9 +178,9 @@ RATE_FORMAT="$([ "${SIGN_INS:-0}" = 1 ] && echo %.2f || echo %.0f)"
 for round in $(seq 1 "$ROUNDS"); do
     sign_in
     a0="$(cpu_ticks "$A_PID")"; b0="$(cpu_ticks "$B_PID")"
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$A_URL$TARGET" >"$OUT/a-$round.txt" &
+    SIGNIN_PAIRS="$A_PAIRS" taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${A_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$A_URL$TARGET" >"$OUT/a-$round.txt" &
     wa=$!
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${LOAD_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$B_URL$TARGET" >"$OUT/b-$round.txt" &
+    SIGNIN_PAIRS="$B_PAIRS" taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "${B_OPTIONS[@]}" "${CONNECTION_OPTIONS[@]}" "$B_URL$TARGET" >"$OUT/b-$round.txt" &
     wb=$!
     wait "$wa"
     wait "$wb"
