@@ -6,7 +6,7 @@ extension App {
     /// what a plugin added is found as easily as the app's own routes.
     ///
     /// ```swift
-    /// for step in app.pipeline where step.module == "MicroAuth" { print(step) }
+    /// for step in app.pipeline where step.stage == .beforeFilter { print(step) }   // before: /admin/* (LabTool, LabTool/main.swift:12)
     /// ```
     public var pipeline: [PipelineStep] {
         definition.withLock { definition in
@@ -44,8 +44,9 @@ extension App {
     ///
     /// ```text
     /// Each request
-    ///   session check     signed-in user still current   MicroAuth   MicroAuth/Authentication.swift:126
-    ///   route             GET /signin/?                  MicroAuth   MicroAuth/Authentication.swift:171
+    ///   CSRF check  POST, PUT, PATCH, DELETE  MicroCore  (built in)
+    ///   before      /admin/*                  LabTool    LabTool/main.swift:12
+    ///   route       GET /notes/:id            LabTool    LabTool/main.swift:20
     /// ```
     public func describe() -> String {
         let steps = pipeline

@@ -3,10 +3,10 @@
 public struct PipelineStep: Sendable, Equatable, CustomStringConvertible {
     /// When it runs.
     public let stage: PipelineStage
-    /// What it is: a route's method and pattern (`GET /signin/?`), a filter's pattern, a
+    /// What it is: a route's method and pattern (`GET /notes/:id`), a filter's pattern, a
     /// check's or template value's name.
     public let what: String
-    /// Where it was added (`MicroAuth/Authentication.swift:126`); nil for Micro's own fixed
+    /// Where it was added (`LabTool/main.swift:20`); nil for Micro's own fixed
     /// steps (static files, the CSRF check).
     public let site: SourceSite?
 
