@@ -77,11 +77,12 @@ public struct CommandLineTool: Sendable {
         await ToolRootCommand.main(arguments)
     }
 
-    /// The app over its opened stores, set up by ``routes``, as `serve` and `routes` start
-    /// from; exits with the reason when it cannot start, closing the stores first.
-    func setUpApp() async -> (App, AppStores) {
+    /// The app over its opened stores (the tool's, unless `file` and `environment` say
+    /// others), set up by ``routes``, as `serve` and `routes` start from; exits with the reason
+    /// when it cannot start, closing the stores first.
+    func setUpApp(file: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) async -> (App, AppStores) {
         let app = App()
-        let stores = await app.configure { try await AppStores.open(file: database, users: users) }
+        let stores = await app.configure { try await AppStores.open(file: file ?? database, users: users, environment: environment) }
         app.use(stores)
         do {
             try await routes(app, stores)

@@ -37,7 +37,7 @@ import Testing
 
         let expected: [(PipelineStage, String, Int)] = [
             (.beforeFilter, "/admin/*", beforeLine), (.route, "POST /notes/:id", routeLine), (.route, "GET /", getLine),
-            (.afterFilter, "every path", afterLine), (.wrapper, "every path", aroundLine), (.errorHandler, "404", errorLine),
+            (.afterFilter, "every path", afterLine), (.around, "every path", aroundLine), (.errorHandler, "404", errorLine),
             (.templateValue, "version", valueLine), (.preparation, "seed the notes", preparationLine),
             (.sessionCheck, "a test's session check", checkLine),
         ]
@@ -46,7 +46,8 @@ import Testing
             #expect(found.site == SourceSite(file: file, line: UInt(line)), "\(stage) \(what)")
             #expect(found.module == "MicroCoreTests")
         }
-        #expect(step(app, .errorHandler, "403 under /admin") != nil)
+        // Error handlers in the order an error tries them: the group's before the app's.
+        #expect(app.pipeline.filter { $0.stage == .errorHandler }.map(\.what) == ["403 under /admin", "404"])
         #expect(step(app, .csrfCheck, "POST, PUT, PATCH, DELETE")?.site == nil, "Micro's own, built in")
 
         // Stages in a request's order; routes in the order they were defined, across methods.

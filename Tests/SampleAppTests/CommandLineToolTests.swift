@@ -89,8 +89,11 @@ import Testing
     @Test func routesListsThePipelineWithTheToolsOwnLinesAndMicros() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let listing = try run(["routes"], in: folder, environment: ["MICRO_ENV": "development"])
+        let listing = try run(
+            ["routes"], in: folder, environment: ["MICRO_ENV": "development", "MICRO_DATABASE_URL": "postgres://micro:secret@127.0.0.1:1/micro"])
         #expect(listing.status == 0, "\(listing.errors)")
+        // A listing opens none of the tool's stores: no file made, no database reached.
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("lab.db").path))
         let lines = listing.output.split(separator: "\n").map(String.init)
         // The tool's own route, at its line in Tests/LabTool/main.swift.
         #expect(lines.contains { $0.contains("route") && $0.contains("GET /") && $0.contains("LabTool/main.swift:9") }, "\(listing.output)")

@@ -30,7 +30,8 @@ extension Request {
     /// ``UsersPageButton``), checked as the page's own changes are: the admin role, and the
     /// admin's recent proof of who they are (the form's `current_password` and `code`, or one
     /// given in the last minutes of this session); a `403` otherwise, and always for an API
-    /// token.
+    /// token. A route under the users page's path gets this before it runs, from the page's
+    /// filter; one elsewhere (a plugin's own page) calls it.
     @discardableResult
     public func authorizeUsersPageChange() async throws -> User {
         guard let accounts else { throw HttpError(.notFound, "This app has no users page.") }

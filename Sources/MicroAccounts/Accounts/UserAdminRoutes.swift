@@ -38,16 +38,21 @@ struct UserAdminRoutes {
         ]
     }
 
-    /// The filter before every state-changing request under the page: the admin role, then
-    /// (where a form changes the store, only a store that can write: a users file is changed
-    /// in the file, and the page asks no proof there) the acting admin's recent proof, else
-    /// the page that asks for it.
+    /// The filter before every request under the page that may change something (any method
+    /// but GET, HEAD and OPTIONS): the admin role, then (where a form changes the store, only a
+    /// store that can write: a users file is changed in the file, and the page asks no proof
+    /// there) the acting admin's recent proof. A wrong or missing one is answered with its
+    /// message alone, never the page: the filter may run before others of the app's that
+    /// would keep this admin from the list (a second factor still to set up, an address
+    /// allow-list), which the page's GET passes through.
     private func requireProof(_ request: Request) async throws {
-        guard [.POST, .PUT, .PATCH, .DELETE].contains(request.method) else { return }
+        guard ![.GET, .HEAD, .OPTIONS].contains(request.method) else { return }
         let admin = try request.authorize(role: settings.adminRole)
         let isStoreChange = storeChanges.contains { settings.usersPath + $0.0 == request.path }
         if isStoreChange, !(users(request) is any ManagedUserStore) { throw HttpError(.forbidden, texts.readOnly) }
-        if let refused = try await unproven(admin, request) { try request.halt(refused) }
+        if let wrong = try await AdminProof(settings: settings).check(admin, request) {
+            throw HttpError(request.wantsJson ? .forbidden : .unprocessableEntity, wrong.message)
+        }
     }
 
     // MARK: The page
@@ -147,14 +152,6 @@ struct UserAdminRoutes {
         if request.wantsJson { return Response(status: .noContent) }
         request.flash["notice"] = texts.confirmed
         try request.redirect(to: settings.usersPath)
-    }
-
-    /// The refusal of a change the acting admin has not confirmed (``AdminProof``): the page
-    /// with the wrong field named; nil once the proof holds.
-    func unproven(_ admin: User, _ request: Request) async throws -> Response? {
-        guard let wrong = try await AdminProof(settings: settings).check(admin, request) else { return nil }
-        if request.wantsJson { throw HttpError(.forbidden, wrong.message) }
-        return try await page(request, problem: wrong.message)
     }
 
     /// The user a row's form names, in its enforced form; a 404 when it is no name.

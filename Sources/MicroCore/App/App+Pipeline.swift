@@ -6,7 +6,7 @@ extension App {
     /// what a plugin added is found as easily as the app's own routes.
     ///
     /// ```swift
-    /// for step in app.pipeline where step.stage == .beforeFilter { print(step) }   // before: /admin/* (LabTool, LabTool/main.swift:12)
+    /// for step in app.pipeline where step.stage == .route { print(step) }   // route: GET / (LabTool, LabTool/main.swift:9)
     /// ```
     public var pipeline: [PipelineStep] {
         definition.withLock { definition in
@@ -25,13 +25,13 @@ extension App {
             steps += sited(.sessionCheck, definition.sessionChecks)
             steps += sited(.credentialCheck, definition.credentialChecks)
             steps.append(PipelineStep(stage: .csrfCheck, what: "POST, PUT, PATCH, DELETE", site: nil))
-            steps += definition.wrappers.map { PipelineStep(stage: .wrapper, what: place($0.condition), site: $0.site) }
+            steps += definition.wrappers.map { PipelineStep(stage: .around, what: place($0.condition), site: $0.site) }
             steps += definition.beforeFilters.map { PipelineStep(stage: .beforeFilter, what: place($0.condition), site: $0.site) }
             steps += definition.router.routesInDefinitionOrder.map {
                 PipelineStep(stage: .route, what: "\($0.method.rawValue) \($0.pattern.description)", site: $0.site)
             }
             steps += definition.afterFilters.map { PipelineStep(stage: .afterFilter, what: place($0.condition), site: $0.site) }
-            steps += definition.errorHandlers.map { handler in
+            steps += ErrorHandler.inTryingOrder(definition.errorHandlers).map { handler in
                 PipelineStep(stage: .errorHandler, what: handler.scope.map { "\(handler.what) under \($0.prefix)" } ?? handler.what, site: handler.site)
             }
             steps += sited(.templateValue, definition.templateValues.values.sorted { $0.what < $1.what })
@@ -45,8 +45,7 @@ extension App {
     /// ```text
     /// Each request
     ///   CSRF check  POST, PUT, PATCH, DELETE  MicroCore  (built in)
-    ///   before      /admin/*                  LabTool    LabTool/main.swift:12
-    ///   route       GET /notes/:id            LabTool    LabTool/main.swift:20
+    ///   route       GET /                     LabTool    LabTool/main.swift:9
     /// ```
     public func describe() -> String {
         let steps = pipeline

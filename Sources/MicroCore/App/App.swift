@@ -41,7 +41,7 @@ public final class App: RouteBuilder {
         var startupChecks: [Sited<@Sendable (Settings) -> (problem: String?, warning: String?)>] = []
         /// Services a plugin cannot work without (by type), with the problem their absence is.
         var requiredServices: [(type: ObjectIdentifier, problem: String)] = []
-        /// What the app does once before its first request (``App/addPreparation(_:)``).
+        /// What the app does once before its first request (``App/addPreparation(_:file:line:_:)``).
         var preparations: [Sited<@Sendable () async throws -> Void>] = []
         /// How many of ``preparations`` were started: those after are still to do.
         var preparationsStarted = 0

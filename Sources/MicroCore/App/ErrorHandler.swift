@@ -10,4 +10,13 @@ struct ErrorHandler: Sendable {
     let what: String
     /// Where it was added.
     let site: SourceSite
+
+    /// `handlers` in the order an error tries them: a group's before the app's, an inner
+    /// group's before an outer one's, else as they were added.
+    static func inTryingOrder(_ handlers: [ErrorHandler]) -> [ErrorHandler] {
+        handlers.enumerated().sorted { a, b in
+            let (aLength, bLength) = (a.element.scope?.prefix.utf8.count ?? 0, b.element.scope?.prefix.utf8.count ?? 0)
+            return aLength != bLength ? aLength > bLength : a.offset < b.offset
+        }.map(\.element)
+    }
 }

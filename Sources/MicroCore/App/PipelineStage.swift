@@ -15,7 +15,7 @@ public enum PipelineStage: Int, Sendable, CaseIterable, Comparable {
     /// The CSRF token of a state-changing request, before any of the app's own code.
     case csrfCheck
     /// An `around` block: the filters and route run inside it.
-    case wrapper
+    case around
     /// A `before` filter.
     case beforeFilter
     /// A route: the first that matches answers.
@@ -36,7 +36,7 @@ public enum PipelineStage: Int, Sendable, CaseIterable, Comparable {
         case .sessionCheck: "session check"
         case .credentialCheck: "credential check"
         case .csrfCheck: "CSRF check"
-        case .wrapper: "around"
+        case .around: "around"
         case .beforeFilter: "before"
         case .route: "route"
         case .afterFilter: "after"
@@ -49,7 +49,7 @@ public enum PipelineStage: Int, Sendable, CaseIterable, Comparable {
     public var occasion: String {
         switch self {
         case .startupCheck, .preparation: "At start-up"
-        case .staticFiles, .sessionCheck, .credentialCheck, .csrfCheck, .wrapper, .beforeFilter, .route, .afterFilter: "Each request"
+        case .staticFiles, .sessionCheck, .credentialCheck, .csrfCheck, .around, .beforeFilter, .route, .afterFilter: "Each request"
         case .errorHandler: "On an error"
         case .templateValue: "While a template renders"
         }

@@ -6,7 +6,7 @@ public struct PipelineStep: Sendable, Equatable, CustomStringConvertible {
     /// What it is: a route's method and pattern (`GET /notes/:id`), a filter's pattern, a
     /// check's or template value's name.
     public let what: String
-    /// Where it was added (`LabTool/main.swift:20`); nil for Micro's own fixed
+    /// Where it was added (`LabTool/main.swift:9`); nil for Micro's own fixed
     /// steps (static files, the CSRF check).
     public let site: SourceSite?
 

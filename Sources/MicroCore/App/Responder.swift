@@ -39,11 +39,7 @@ final class Responder: HttpResponding {
         afterFilters = definition.afterFilters
         wrappers = definition.wrappers
         credentialChecks = definition.credentialChecks.map(\.value)
-        // A group's handlers come before the app's, an inner group's before an outer one's.
-        errorHandlers = definition.errorHandlers.enumerated().sorted { a, b in
-            let (aLength, bLength) = (a.element.scope?.prefix.utf8.count ?? 0, b.element.scope?.prefix.utf8.count ?? 0)
-            return aLength != bLength ? aLength > bLength : a.offset < b.offset
-        }.map(\.element)
+        errorHandlers = ErrorHandler.inTryingOrder(definition.errorHandlers)
         staticFiles = settings.publicFolder.flatMap {
             StaticFiles(folder: $0, cacheControl: settings.staticCacheControl, environment: settings.environment)
         }
