@@ -18,13 +18,15 @@ struct UserAdminRoutes {
 
     func install(in app: App) {
         let path = settings.usersPath
+        let changes = storeChanges
+        let storeChangePaths = Set(changes.map { path + $0.0 })
         app.get(path + "/?") { request in try await page(request) }
         // Sudo mode as a structure: every change under the page, its own and any a plugin adds
         // there, passes the acting admin's proof before its handler runs.
-        app.group(path) { changes in
-            changes.before { request in try await requireProof(request) }
+        app.group(path) { group in
+            group.before { request in try await requireProof(request, storeChangePaths: storeChangePaths) }
         }
-        for (suffix, change) in storeChanges { app.post(path + suffix) { request in try await change(request) } }
+        for (suffix, change) in changes { app.post(path + suffix) { request in try await change(request) } }
         app.post(path + "/confirm") { request in try await confirm(request) }
     }
 
@@ -45,11 +47,10 @@ struct UserAdminRoutes {
     /// message alone, never the page: the filter may run before others of the app's that
     /// would keep this admin from the list (a second factor still to set up, an address
     /// allow-list), which the page's GET passes through.
-    private func requireProof(_ request: Request) async throws {
+    private func requireProof(_ request: Request, storeChangePaths: Set<String>) async throws {
         guard ![.GET, .HEAD, .OPTIONS].contains(request.method) else { return }
         let admin = try request.authorize(role: settings.adminRole)
-        let isStoreChange = storeChanges.contains { settings.usersPath + $0.0 == request.path }
-        if isStoreChange, !(users(request) is any ManagedUserStore) { throw HttpError(.forbidden, texts.readOnly) }
+        if storeChangePaths.contains(request.path), !(users(request) is any ManagedUserStore) { throw HttpError(.forbidden, texts.readOnly) }
         if let wrong = try await AdminProof(settings: settings).check(admin, request) {
             throw HttpError(request.wantsJson ? .forbidden : .unprocessableEntity, wrong.message)
         }
