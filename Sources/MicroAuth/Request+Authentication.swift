@@ -282,14 +282,6 @@ extension Request {
         session.regenerate()
     }
 
-    /// Signs the current user out of every session they have, on every device, this one too.
-    public func signOutEverywhere() {
-        if let user = currentUser {
-            services.sessions.revokeSessions(of: user.username, at: session.nowMilliseconds)
-        }
-        signOut()
-    }
-
     /// The page `authenticate()` remembered, made safe, and forgotten: where a sign-in lands.
     public func takeOriginalPath() -> String? {
         defer { session.remove(Self.originalPathKey) }

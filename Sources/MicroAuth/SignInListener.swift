@@ -13,4 +13,8 @@ package protocol SignInListener: Sendable {
     func lockedOut(_ request: Request, name: String?, authentication: Authentication) async
     /// The request's session is about to be signed out.
     func signingOut(_ request: Request) async
+    /// Every session of `username` (the key of their name) was ended
+    /// (``Request/endSessions(of:everyWayIn:)``); with `everyWayIn`, the ways into the account
+    /// the listener keeps end too.
+    func sessionsEnded(_ request: Request, username: String, everyWayIn: Bool) async
 }

@@ -17,7 +17,22 @@ import Testing
         authentication.passwordCost = 4
         app.use(authentication)
         app.get("/me") { request in request.currentUser?.username ?? "nobody" }
+        app.post("/end-sessions/:name") { request in
+            await request.endSessions(of: request.params["name"] ?? "")
+            return "ended"
+        }
+        app.post("/signout-everywhere") { request in
+            let user = try request.authenticate()
+            await request.endSessions(of: user.username)
+            request.signOut()
+            return "done"
+        }
         return app
+    }
+
+    /// An admin's "sign out everywhere" for `username`, from a request of nobody's.
+    private func endSessions(of username: String, in app: App) async throws {
+        #expect(try await TestClient(app).post("/end-sessions/\(username)", form: [:]).text == "ended")
     }
 
     private func signedIn(_ app: App, _ username: String = "user", _ password: String = "secret123") async throws -> TestClient {
@@ -138,7 +153,7 @@ import Testing
     }
 
     @Test(arguments: SessionStoreKind.allCases)
-    func signOutEverywhereEndsEverySessionOfThatUserOnly(_ sessions: SessionStoreKind) async throws {
+    func endingTheSessionsOfAUserEndsEverySessionOfThatUserOnly(_ sessions: SessionStoreKind) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clock = TestClock()
@@ -146,7 +161,7 @@ import Testing
         let phone = try await signedIn(app)
         let laptop = try await signedIn(app)
         let ann = try await signedIn(app, "Ann", "ann-password")
-        app.signOutEverywhere(username: "USER")
+        try await endSessions(of: "USER", in: app)
         #expect(try await phone.get("/me").text == "nobody")
         #expect(try await laptop.get("/me").text == "nobody")
         #expect(try await ann.get("/me").text == "ann")
@@ -164,19 +179,19 @@ import Testing
         let clock = TestClock()
         let app = makeApp(try UserStoreKind.yaml.make(in: folder), sessions: sessions, clock: clock)
         let before = try await signedIn(app)
-        app.signOutEverywhere(username: "user")
+        try await endSessions(of: "user", in: app)
         #expect(try await before.get("/me").text == "nobody")
         let after = try await signedIn(app)
         #expect(try await after.get("/me").text == "user")
         // Revoked again, still in that millisecond: the session begun before this one ends.
-        app.signOutEverywhere(username: "user")
+        try await endSessions(of: "user", in: app)
         #expect(try await after.get("/me").text == "nobody")
         // With the clock moving within the second, the same.
         clock.advance(seconds: 0.3)
         let later = try await signedIn(app)
         clock.advance(seconds: 0.3)
         #expect(try await later.get("/me").text == "user")
-        app.signOutEverywhere(username: "user")
+        try await endSessions(of: "user", in: app)
         #expect(try await later.get("/me").text == "nobody")
         clock.advance(seconds: 0.001)
         let last = try await signedIn(app)
@@ -202,10 +217,6 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let app = makeApp(try UserStoreKind.yaml.make(in: folder))
-        app.post("/signout-everywhere") { request in
-            request.signOutEverywhere()
-            return "done"
-        }
         let phone = try await signedIn(app)
         let laptop = try await signedIn(app)
         #expect(try await laptop.post("/signout-everywhere", form: [:]).text == "done")
@@ -249,10 +260,6 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let app = makeApp(try UserStoreKind.yaml.make(in: folder))
-        app.post("/signout-everywhere") { request in
-            request.signOutEverywhere()
-            return "done"
-        }
         let phone = try await signedIn(app)
         let laptop = try await signedIn(app)
         #expect(try await laptop.post("/signout-everywhere", form: [:]).text == "done")
@@ -305,7 +312,7 @@ import Testing
         let revocations = MemorySessionRevocations()
         app.settings.sessions.revocations = revocations
         let user = try await signedIn(app)
-        app.signOutEverywhere(username: "user")
+        try await endSessions(of: "user", in: app)
         #expect(try await user.get("/me").text == "nobody")
     }
 

@@ -2,8 +2,8 @@ import MicroAuth
 import MicroCore
 
 /// What keeps a way into an account beside its sessions (API tokens, passkeys), each told when
-/// an admin ends a user's whole access (`Request.endAccess(of:)`): the users page's
-/// changes make that one call and know none of them, and a way added later cannot be forgotten
+/// an admin ends a user's whole access (`request.endSessions(of:everyWayIn: true)`): the
+/// users page's changes make that one call and know none of them, and a way added later cannot be forgotten
 /// by one of the changes.
 struct AccessEndings: Sendable {
     /// One way in: its name for the log (`API tokens`), and how it ends for a user.
@@ -22,22 +22,6 @@ extension App {
         updateService(AccessEndings()) { endings in
             endings.list.removeAll { $0.what == what }
             endings.list.append(AccessEndings.Ending(what: what, end: end))
-        }
-    }
-}
-
-extension Request {
-    /// Ends every way into `username`'s account: their sessions on every instance
-    /// (``endSessions(of:)``), then their API tokens and passkeys. A way that cannot be ended
-    /// now is logged, and the others still end.
-    func endAccess(of username: String) async {
-        await endSessions(of: username)
-        for ending in services.service(AccessEndings.self)?.list ?? [] {
-            do {
-                try await ending.end(self, username)
-            } catch {
-                logger.error("Cannot end the \(ending.what) of \(username): \(error)")
-            }
         }
     }
 }

@@ -133,9 +133,7 @@ struct AccountRoutes {
         let user = try request.authenticate()
         // Every session of the user, listed or not (a cookie from before a restart of an
         // in-memory registry is not): revoked by time, then this one re-keyed to go on.
-        let removed = try await settings.sessions.removeAll(of: user.username, keeping: nil)
-        for session in removed { service.end(session, request) }
-        request.services.sessions.revokeSessions(of: user.username, at: request.session.nowMilliseconds)
+        await request.endSessions(of: user.username)
         request.session.regenerate()
         request.session.restart()
         await service.relist(request, user: user)

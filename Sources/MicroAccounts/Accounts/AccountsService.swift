@@ -103,6 +103,25 @@ final class AccountsService: Sendable {
         await record(request, username: user.username, event: ActivityEvent.Kind.signedOut, detail: "")
     }
 
+    /// Every session of `username` was ended: none of them is listed any more; with
+    /// `everyWayIn`, each other way into the account ends too (``AccessEndings``). A way that
+    /// cannot be ended now is logged, and the others still end.
+    func sessionsEnded(_ request: Request, username: String, everyWayIn: Bool) async {
+        do {
+            _ = try await settings.sessions.removeAll(of: username, keeping: nil)
+        } catch {
+            logger.error("Cannot take the sessions of \(username) off the list: \(error)")
+        }
+        guard everyWayIn else { return }
+        for ending in request.service(AccessEndings.self)?.list ?? [] {
+            do {
+                try await ending.end(request, username)
+            } catch {
+                logger.error("Cannot end the \(ending.what) of \(username): \(error)")
+            }
+        }
+    }
+
     /// A signed-in request: tells the registry the session was seen, at most once a minute.
     func seen(_ request: Request) {
         guard !request.isAuthenticatedByHeader, request.currentUser != nil else { return }

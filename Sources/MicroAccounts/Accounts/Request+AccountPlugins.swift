@@ -40,15 +40,6 @@ extension Request {
         return admin
     }
 
-    /// Ends every session of `username` begun until now, on every instance that shares the
-    /// revocations, and takes them off the sessions page (with ``Accounts``): what the users
-    /// page's changes do, and a plugin's admin action on someone the user store does not hold
-    /// (a single sign-on user from outside it).
-    public func endSessions(of username: String) async {
-        services.sessions.revokeSessions(of: Username.key(username), at: session.nowMilliseconds)
-        _ = try? await accounts?.settings.sessions.removeAll(of: Username.key(username), keeping: nil)
-    }
-
     /// The path of the admin's users page, when the app uses ``Accounts``.
     public var usersPagePath: String? { accounts?.settings.usersPath }
 }

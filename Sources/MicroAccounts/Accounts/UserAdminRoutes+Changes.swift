@@ -15,7 +15,7 @@ extension UserAdminRoutes {
         let set: Bool
         do { set = try await store.setPasswordHash(of: username, to: hash) } catch { throw unavailable(request, error) }
         guard set else { throw HttpError(.notFound, texts.noSuchUser) }
-        await endSessions(of: username, request)
+        await request.endSessions(of: username, everyWayIn: true)
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.passwordReset, flash: texts.passwordSet)
     }
 
@@ -36,7 +36,7 @@ extension UserAdminRoutes {
         // The user's stamp holds their roles, which ends their sessions only while the roles
         // differ: revoked too, so that a cookie from before a demotion stays dead once the
         // roles are given back. The next sign-in brings the new roles.
-        await endSessions(of: username, request, wholeAccess: false)
+        await request.endSessions(of: username)
         return try await done(
             request, admin: admin, user: username, event: ActivityEvent.Kind.rolesChanged, flash: texts.rolesChanged,
             detail: roles.isEmpty ? "none" : roles.joined(separator: " "))
@@ -54,7 +54,7 @@ extension UserAdminRoutes {
         if let refused = try await refusal(change, request, username: username) { return refused }
         // Enabling ends them too: the stamp the user had before being disabled is theirs
         // again, and no cookie from before may come back to life with it.
-        await endSessions(of: username, request)
+        await request.endSessions(of: username, everyWayIn: true)
         return try await done(
             request, admin: admin, user: username, event: disabled ? ActivityEvent.Kind.userDisabled : ActivityEvent.Kind.userEnabled,
             flash: disabled ? texts.disabled : texts.enabled)
@@ -70,7 +70,7 @@ extension UserAdminRoutes {
             throw unavailable(request, error)
         }
         if let refused = try await refusal(change, request, username: username) { return refused }
-        await endSessions(of: username, request)
+        await request.endSessions(of: username, everyWayIn: true)
         // The removal is the removed account's last event: recorded before its history is
         // marked as ended, so that a new user of the name does not see it either.
         await service.record(request, username: username, event: ActivityEvent.Kind.userRemoved, detail: "by \(admin.username)")
@@ -113,7 +113,7 @@ extension UserAdminRoutes {
         let exists: Bool
         do { exists = try await store.find(username: username, using: request.authenticationSettings?.hasher ?? .shared) != nil } catch { throw unavailable(request, error) }
         guard exists else { throw HttpError(.notFound, texts.noSuchUser) }
-        await endSessions(of: username, request)
+        await request.endSessions(of: username, everyWayIn: true)
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.sessionsEnded, flash: texts.sessionsEnded)
     }
 }

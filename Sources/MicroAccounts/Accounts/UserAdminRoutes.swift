@@ -216,7 +216,7 @@ struct UserAdminRoutes {
         let said = await request.service(UsersPageSections.self)?.added(username, request) ?? []
         // A plugin dropped what an earlier holder of the name left (a user from outside the
         // store): the sessions that carried the name are not this user's.
-        if !said.isEmpty { await endSessions(of: username, request) }
+        if !said.isEmpty { await request.endSessions(of: username, everyWayIn: true) }
         return try await done(
             request, admin: admin, user: username, event: ActivityEvent.Kind.userAdded, flash: ([texts.added] + said).joined(separator: " "))
     }
@@ -227,14 +227,6 @@ struct UserAdminRoutes {
     /// be added without one.
     func hasExternalSignIn(_ request: Request) -> Bool {
         request.service(ExternalSignIns.self)?.list.isEmpty == false
-    }
-
-    /// Ends every session of `username` (``Request/endSessions(of:)``); with `wholeAccess`,
-    /// their API tokens and passkeys too (`Request.endAccess(of:)`): an admin answering an
-    /// incident ends every way into the account at once, and the user adds their passkeys
-    /// again.
-    func endSessions(of username: String, _ request: Request, wholeAccess: Bool = true) async {
-        if wholeAccess { await request.endAccess(of: username) } else { await request.endSessions(of: username) }
     }
 
     /// The answer to a change the store refused; nil when it was made.
