@@ -3,7 +3,7 @@ import Foundation
 import Micro
 
 /// Removes a user from a users table (SQLite or PostgreSQL); their sessions end.
-struct RemoveUser: AsyncParsableCommand {
+struct RemoveUser: UserCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove-user",
         abstract: "Remove a user from a users table, SQLite or PostgreSQL; their sessions end on their next request.")
@@ -13,16 +13,9 @@ struct RemoveUser: AsyncParsableCommand {
 
     @OptionGroup var database: UserDatabaseOptions
 
-    func validate() throws {
-        try UsernameArgument.validate(username)
-    }
-
-    func run() async throws {
-        let key = try Username.enforce(username)
-        try await database.withTable(create: false) { table in
-            guard try await table.remove(username: key) else { throw table.noSuchUser(key) }
-            try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
-            print("Removed user '\(key)' from \(table.place), with their API tokens, second factor and listed sessions; their activity stays in the audit as a removed account's.")
-        }
+    func act(on key: String, in table: CommandUserTable) async throws {
+        guard try await table.remove(username: key) else { throw table.noSuchUser(key) }
+        try await table.withDatabase { database in try await AccountLeftovers.forget(key, in: database) }
+        print("Removed user '\(key)' from \(table.place), with their API tokens, second factor and listed sessions; their activity stays in the audit as a removed account's.")
     }
 }

@@ -4,7 +4,7 @@ import Logging
 import MicroAuth
 import MicroCore
 
-/// The account pages' state while the app runs: the session registry, the activity log, and
+/// The account pages' state while the app runs: the session registry, the activity, and
 /// what the sign-in flow tells them.
 final class AccountsService: Sendable {
     let settings: Accounts

@@ -7,7 +7,7 @@ import MicroCore
 /// and recovery codes are deleted, and the event is recorded in the account pages' activity.
 public enum TwoFactorReset {
     /// Turns it off for `username` in `database` (the one the account pages keep their state
-    /// in); whether it was on. `detail` says who did it, for the activity log.
+    /// in); whether it was on. `detail` says who did it, for the user's activity.
     public static func reset(_ username: String, in database: Database, detail: String = "reset") async throws -> Bool {
         try await database.migrate(DatabaseActivityLog.migrations + TwoFactorStore.migrations)
         let name = Username.key(username)

@@ -1,4 +1,4 @@
-// Filters and wrappers: code that runs before, after or around the routes.
+// Filters and aroundBlocks: code that runs before, after or around the routes.
 
 extension App {
     /// Runs `handler` before the route of every request, or of those whose path matches
@@ -31,7 +31,7 @@ extension App {
         _ pattern: String? = nil, file: String = #fileID, line: UInt = #line,
         _ handler: @escaping @Sendable (Request, _ next: () async throws -> Response) async throws -> Response
     ) {
-        addWrapper(pattern, scope: nil, SourceSite(file: file, line: line), handler)
+        addAroundBlock(pattern, scope: nil, SourceSite(file: file, line: line), handler)
     }
 
     /// Adds a before or after filter, of the app or of a route group.
@@ -42,9 +42,9 @@ extension App {
     }
 
     /// Adds an `around` block, of the app or of a route group.
-    func addWrapper(_ pattern: String?, scope: PathScope?, _ site: SourceSite, _ handler: @escaping Wrapper.Handler) {
+    func addAroundBlock(_ pattern: String?, scope: PathScope?, _ site: SourceSite, _ handler: @escaping AroundBlock.Handler) {
         guard let condition = condition(pattern, scope: scope, site) else { return }
-        update { $0.wrappers.append(Wrapper(condition: condition, handler: handler, site: site)) }
+        update { $0.aroundBlocks.append(AroundBlock(condition: condition, handler: handler, site: site)) }
     }
 
     /// The condition for all paths (no pattern) or those matching `pattern`, within `scope`;

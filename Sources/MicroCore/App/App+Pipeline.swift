@@ -25,7 +25,7 @@ extension App {
             steps += sited(.sessionCheck, definition.sessionChecks)
             steps += sited(.credentialCheck, definition.credentialChecks)
             steps.append(PipelineStep(stage: .csrfCheck, what: "POST, PUT, PATCH, DELETE", site: nil))
-            steps += definition.wrappers.map { PipelineStep(stage: .around, what: place($0.condition), site: $0.site) }
+            steps += definition.aroundBlocks.map { PipelineStep(stage: .around, what: place($0.condition), site: $0.site) }
             steps += definition.beforeFilters.map { PipelineStep(stage: .beforeFilter, what: place($0.condition), site: $0.site) }
             steps += definition.router.routesInDefinitionOrder.map {
                 PipelineStep(stage: .route, what: "\($0.method.rawValue) \($0.pattern.description)", site: $0.site)

@@ -18,12 +18,4 @@ public enum OperatorCommand {
         guard let name = mountedName.withLock({ $0 }) else { return otherwise }
         return "`\(name) \(arguments.isEmpty ? command : "\(command) \(arguments)")`"
     }
-
-    /// What makes a bcrypt hash: the tool's `hash-password`, else `htpasswd` (Debian's
-    /// apache2-utils), at `cost` when given.
-    package static func hashPassword(cost: Int? = nil) -> String {
-        phrase(
-            "hash-password", cost.map { "--cost \($0)" } ?? "",
-            otherwise: "`htpasswd -nbBC \(cost ?? 12) \"\" 'PASSWORD' | tr -d ':\\n'`")
-    }
 }

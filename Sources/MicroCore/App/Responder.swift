@@ -11,7 +11,7 @@ final class Responder: HttpResponding {
     private let router: Router
     private let beforeFilters: [Filter]
     private let afterFilters: [Filter]
-    private let wrappers: [Wrapper]
+    private let aroundBlocks: [AroundBlock]
     private let credentialChecks: [@Sendable (Request) async throws -> Void]
     private let errorHandlers: [ErrorHandler]
     private let staticFiles: StaticFiles?
@@ -37,7 +37,7 @@ final class Responder: HttpResponding {
         router = definition.router
         beforeFilters = definition.beforeFilters
         afterFilters = definition.afterFilters
-        wrappers = definition.wrappers
+        aroundBlocks = definition.aroundBlocks
         credentialChecks = definition.credentialChecks.map(\.value)
         errorHandlers = ErrorHandler.inTryingOrder(definition.errorHandlers)
         staticFiles = settings.publicFolder.flatMap {
@@ -151,7 +151,7 @@ final class Responder: HttpResponding {
         return response
     }
 
-    /// CSRF protection, before filters, the route (inside the wrappers), after filters, and
+    /// CSRF protection, before filters, the route (inside the aroundBlocks), after filters, and
     /// error handling.
     @inline(__always)  // see `respond(to:)`
     private func run(_ request: Request) async -> Response {
@@ -160,9 +160,9 @@ final class Responder: HttpResponding {
             if !credentialChecks.isEmpty, request.headers.contains(name: "Authorization") {
                 for check in credentialChecks { try await check(request) }
             }
-            // Before the wrappers too: none of the app's code runs for a forged request.
+            // Before the aroundBlocks too: none of the app's code runs for a forged request.
             try services.csrf.check(request)
-            response = try await wrappers.isEmpty ? filtersAndRoute(request) : wrapped(request, from: 0)
+            response = try await aroundBlocks.isEmpty ? filtersAndRoute(request) : wrapped(request, from: 0)
         } catch {
             response = await errorResponse(for: error, request)
         }
@@ -193,15 +193,15 @@ final class Responder: HttpResponding {
         return try await router.dispatch(request)
     }
 
-    /// The wrappers from `index` on that apply to the request, around the filters and the
-    /// route; a halt inside comes back to a wrapper as the response it carries.
+    /// The aroundBlocks from `index` on that apply to the request, around the filters and the
+    /// route; a halt inside comes back to an around block as the response it carries.
     private func wrapped(_ request: Request, from index: Int) async throws -> Response {
         var index = index
-        while index < wrappers.count, wrappers[index].condition.applies(to: request.path) == nil { index += 1 }
-        guard index < wrappers.count else { return try await filtersAndRoute(request) }
-        let wrapper = wrappers[index]
-        request.site = wrapper.site
-        return try await wrapper.handler(request) {
+        while index < aroundBlocks.count, aroundBlocks[index].condition.applies(to: request.path) == nil { index += 1 }
+        guard index < aroundBlocks.count else { return try await filtersAndRoute(request) }
+        let block = aroundBlocks[index]
+        request.site = block.site
+        return try await block.handler(request) {
             do {
                 return try await wrapped(request, from: index + 1)
             } catch let halt as Halt {

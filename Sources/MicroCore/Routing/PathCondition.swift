@@ -1,4 +1,4 @@
-/// Which requests a filter or a wrapper runs for: all, those whose path matches a pattern,
+/// Which requests a filter or an around block runs for: all, those whose path matches a pattern,
 /// and, for one of a route group, only those in the group.
 struct PathCondition: Sendable {
     let pattern: RoutePattern?

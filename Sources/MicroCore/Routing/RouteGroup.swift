@@ -1,4 +1,4 @@
-/// Routes under one prefix, with filters, wrappers and error handlers of their own: Sinatra's
+/// Routes under one prefix, with filters, around blocks and error handlers of their own: Sinatra's
 /// `namespace`, Flask's blueprints, Hummingbird's `RouterGroup`.
 ///
 /// ```swift
@@ -16,7 +16,7 @@
 /// (A group's `authorize(role:)` and `authenticate()` come with MicroAuth.)
 ///
 /// A route's pattern is joined to the prefix (`/users` under `/admin` is `/admin/users`; `/` is
-/// the prefix itself, with or without a trailing slash). The group's filters, wrappers and
+/// the prefix itself, with or without a trailing slash). The group's filters, around blocks and
 /// error handlers run for the paths under its prefix, in the order they were defined among the
 /// app's own, and its error handlers are tried before the app's. Groups nest.
 public struct RouteGroup: RouteBuilder {
@@ -88,7 +88,7 @@ public struct RouteGroup: RouteBuilder {
     ) {
         let site = SourceSite(file: file, line: line)
         guard let joined = pattern.map({ join($0, site) }) ?? .some(nil) else { return }
-        app.addWrapper(joined, scope: scope, site, handler)
+        app.addAroundBlock(joined, scope: scope, site, handler)
     }
 
     /// Answers the group's errors that end in `status`, before the app's own handlers.

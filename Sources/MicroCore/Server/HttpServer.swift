@@ -107,7 +107,7 @@ final class HttpServer: Sendable {
     func shutdown() async -> Bool {
         let finished = channel.eventLoop.makePromise(of: Void.self)
         quiesce.initiateShutdown(promise: finished)
-        let result = await FirstOf.wait(finished.futureResult, orSeconds: shutdownTimeout)
+        let result = await FutureOrDeadline.wait(finished.futureResult, orSeconds: shutdownTimeout)
         if !result {
             // Time is up (or the wait was cancelled): close the connections still busy.
             try? await channel.close()

@@ -1,6 +1,6 @@
 /// An `around` block: runs the request's filters and route itself, through `next`, with work
 /// of its own before and after.
-struct Wrapper: Sendable {
+struct AroundBlock: Sendable {
     typealias Handler = @Sendable (Request, _ next: () async throws -> Response) async throws -> Response
 
     let condition: PathCondition

@@ -6,7 +6,7 @@ import NIOHTTP1
 import NIOPosix
 
 /// Waits for a future or a deadline, whichever comes first; a cancelled wait ends at once.
-enum FirstOf {
+enum FutureOrDeadline {
     /// True when `future` completed within `seconds`; false when the time ran out first or
     /// the waiting task was cancelled.
     static func wait(_ future: EventLoopFuture<Void>, orSeconds seconds: Double) async -> Bool {
