@@ -127,8 +127,14 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     /// The last use before which a link has expired at `now`.
     func cutoff(_ now: Date) -> Int64 { Int64(now.timeIntervalSince1970 - retentionInterval) }
 
+    /// The last use before which a link has expired at `now` (whole seconds since 1970).
+    func cutoff(_ now: Int64) -> Int64 { Int64(TimeInterval(now) - retentionInterval) }
+
+    /// The wall time, in whole seconds since 1970: what the calls given no `now` judge by.
+    private static func wallTime() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
     /// The unexpired link of `identity` at `now`.
-    private func row(_ identity: ExternalIdentity, at now: Date) async throws -> Row? {
+    private func row(_ identity: ExternalIdentity, now: Int64) async throws -> Row? {
         try await database.run("read an identity link") { sql in
             try await sql.select().columns("issuer", "subject", "username", "last_used_at").from("micro_identity_links")
                 .where("issuer", .equal, identity.issuer).where("subject", .equal, identity.subject)
@@ -139,18 +145,17 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
 
     /// The username `identity` is linked to, judged at wall time; not noted as a use.
     public func username(linkedTo identity: ExternalIdentity) async throws -> String? {
-        try await row(identity, at: Date())?.username
+        try await row(identity, now: Self.wallTime())?.username
     }
 
-    public func follow(_ identity: ExternalIdentity, at now: Date) async throws -> String? {
-        guard let row = try await row(identity, at: now) else { return nil }
-        let seconds = Int64(now.timeIntervalSince1970)
-        if row.lastUsedAt < seconds - IdentityLinkRetention.useGranularity {
+    public func follow(_ identity: ExternalIdentity, now: Int64) async throws -> String? {
+        guard let row = try await row(identity, now: now) else { return nil }
+        if row.lastUsedAt < now - IdentityLinkRetention.useGranularity {
             // Conditional, so that instances noting the same sign-in at once write it once.
             try await database.run("note an identity link used") { sql in
-                try await sql.update("micro_identity_links").set("last_used_at", to: SQLBind(seconds))
+                try await sql.update("micro_identity_links").set("last_used_at", to: SQLBind(now))
                     .where("issuer", .equal, identity.issuer).where("subject", .equal, identity.subject)
-                    .where("last_used_at", .lessThan, seconds - IdentityLinkRetention.useGranularity)
+                    .where("last_used_at", .lessThan, now - IdentityLinkRetention.useGranularity)
                     .run()
             }
         }
@@ -167,11 +172,10 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     }
 
     public func link(_ identity: ExternalIdentity, to username: String) async throws -> Bool {
-        try await link(identity, to: username, at: Date())
+        try await link(identity, to: username, now: Self.wallTime())
     }
 
-    public func link(_ identity: ExternalIdentity, to username: String, at now: Date) async throws -> Bool {
-        let seconds = Int64(now.timeIntervalSince1970)
+    public func link(_ identity: ExternalIdentity, to username: String, now: Int64) async throws -> Bool {
         let cutoff = cutoff(now)
         return try await database.run("link an identity") { sql in
             // An expired link of either side is as none: gone first, so that it blocks nothing.
@@ -189,7 +193,7 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
             // Either constraint stops a second link; what is in the table afterwards decides.
             try await sql.raw("""
                 INSERT INTO micro_identity_links (issuer, subject, username, linked_at, last_used_at)
-                VALUES (\(bind: identity.issuer), \(bind: identity.subject), \(bind: username), \(bind: seconds), \(bind: seconds))
+                VALUES (\(bind: identity.issuer), \(bind: identity.subject), \(bind: username), \(bind: now), \(bind: now))
                 ON CONFLICT DO NOTHING
                 """).run()
             let linked = try await sql.select().columns("issuer", "subject", "username", "last_used_at").from("micro_identity_links")

@@ -109,7 +109,7 @@ struct IdentityLinkAdmin: Sendable {
             guard try await authentication.users.find(username: username, using: authentication.hasher) != nil else {
                 throw HttpError(.notFound, "There is no such user.")
             }
-            linked = try await links.link(identity, to: username, at: request.settings.clock())
+            linked = try await links.link(identity, to: username, now: Int64(request.settings.clock().timeIntervalSince1970))
         } catch {
             throw unavailable(request, error)
         }

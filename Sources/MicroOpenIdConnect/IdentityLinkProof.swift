@@ -107,15 +107,15 @@ struct IdentityLinkProof: Sendable {
         // Taken once: a right answer ends the wait, whatever follows.
         request.session.remove(PendingLink.sessionKey)
         let identity = pending.identity
-        let now = request.settings.clock()
+        let now = Int64(request.settings.clock().timeIntervalSince1970)
         let linked: Bool
-        do { linked = try await settings.links.link(identity, to: proven.user.username, at: now) } catch { throw unavailable(request, error) }
+        do { linked = try await settings.links.link(identity, to: proven.user.username, now: now) } catch { throw unavailable(request, error) }
         guard linked else {
             request.logger.warning(
                 "Single sign-on failed: \(proven.user.username) was linked to another subject at \(LogText.escape(identity.issuer)) while subject \(LogText.escape(identity.subject)) proved the password")
             throw OpenIdConnectUserMapping.unmatched.httpError
         }
-        let token = pending.hint.flatMap { flow.hints.take($0, now: Int64(now.timeIntervalSince1970)) }
+        let token = pending.hint.flatMap { flow.hints.take($0, now: now) }
         let result = OpenIdConnectUserMapping.Result(user: proven.user, credentialStamp: CredentialStamp(proven), linkedBy: pending.claim)
         try await flow.finish(request, result, identity: identity, idToken: token, provenBy: "password")
     }

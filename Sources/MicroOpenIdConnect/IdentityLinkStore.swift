@@ -22,21 +22,22 @@ public protocol IdentityLinkStore: Sendable {
     /// Removes the link of `identity`, if any: its user is gone from the store, and a new
     /// user of that name must not inherit it.
     func unlink(_ identity: ExternalIdentity) async throws
-    /// The username `identity` is linked to at `now`, noting the link as used then (a link
-    /// unused for the retention is as none); what a sign-in follows.
-    func follow(_ identity: ExternalIdentity, at now: Date) async throws -> String?
-    /// ``link(_:to:)`` made at `now`, first deleting links unused for the retention.
-    func link(_ identity: ExternalIdentity, to username: String, at now: Date) async throws -> Bool
+    /// The username `identity` is linked to at `now` (whole seconds since 1970), noting the
+    /// link as used then (a link unused for the retention is as none); what a sign-in follows.
+    func follow(_ identity: ExternalIdentity, now: Int64) async throws -> String?
+    /// ``link(_:to:)`` made at `now` (whole seconds since 1970), first deleting links unused
+    /// for the retention.
+    func link(_ identity: ExternalIdentity, to username: String, now: Int64) async throws -> Bool
 }
 
 extension IdentityLinkStore {
     /// A store of your own that keeps no use times: ``username(linkedTo:)``.
-    public func follow(_ identity: ExternalIdentity, at now: Date) async throws -> String? {
+    public func follow(_ identity: ExternalIdentity, now: Int64) async throws -> String? {
         try await username(linkedTo: identity)
     }
 
     /// A store of your own that keeps no use times: ``link(_:to:)``.
-    public func link(_ identity: ExternalIdentity, to username: String, at now: Date) async throws -> Bool {
+    public func link(_ identity: ExternalIdentity, to username: String, now: Int64) async throws -> Bool {
         try await link(identity, to: username)
     }
 }

@@ -9,10 +9,18 @@ import Synchronization
 /// used, as a restart would forget it (its next sign-in links afresh, by username or verified
 /// email). Sweeping only when full keeps making a link cheap.
 public final class MemoryIdentityLinkStore: IdentityLinkListing {
+    /// A link; its times in whole seconds since 1970, as the database store keeps them.
     private struct Link {
         var username: String
-        var lastUsedAt: Date
-        var linkedAt: Date
+        var lastUsedAt: Int64
+        var linkedAt: Int64
+
+        /// As listed.
+        func listed(_ identity: ExternalIdentity) -> IdentityLink {
+            IdentityLink(
+                identity: identity, username: username, linkedAt: Date(timeIntervalSince1970: TimeInterval(linkedAt)),
+                lastUsedAt: Date(timeIntervalSince1970: TimeInterval(lastUsedAt)))
+        }
     }
 
     private struct Links {
@@ -24,10 +32,10 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
             identities[UsernameAtIssuer(username: link.username, issuer: identity.issuer)] = nil
         }
 
-        /// The unexpired link of `identity`; an expired one is removed.
-        mutating func live(_ identity: ExternalIdentity, at now: Date, retention: TimeInterval) -> Link? {
+        /// The unexpired link of `identity` at `now`; an expired one is removed.
+        mutating func live(_ identity: ExternalIdentity, now: Int64, retention: TimeInterval) -> Link? {
             guard let link = usernames[identity] else { return nil }
-            guard now.timeIntervalSince(link.lastUsedAt) <= retention else {
+            guard TimeInterval(now - link.lastUsedAt) <= retention else {
                 remove(identity)
                 return nil
             }
@@ -49,6 +57,9 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     /// The most links kept: in the `any` mapping every person the provider vouches for makes one.
     public let capacity: Int
 
+    /// The wall time, in whole seconds since 1970: what the calls given no `now` judge by.
+    private static func wallTime() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
     /// An empty store.
     public init(retention: Duration = IdentityLinkRetention.default, capacity: Int = 100_000) {
         self.retention = retention
@@ -58,14 +69,15 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
 
     /// The username `identity` is linked to, judged at wall time; not noted as a use.
     public func username(linkedTo identity: ExternalIdentity) async throws -> String? {
-        links.withLock { $0.live(identity, at: Date(), retention: retentionInterval)?.username }
+        let now = Self.wallTime()
+        return links.withLock { $0.live(identity, now: now, retention: retentionInterval)?.username }
     }
 
-    public func follow(_ identity: ExternalIdentity, at now: Date) async throws -> String? {
+    public func follow(_ identity: ExternalIdentity, now: Int64) async throws -> String? {
         links.withLock { links in
-            guard let link = links.live(identity, at: now, retention: retentionInterval) else { return nil }
+            guard let link = links.live(identity, now: now, retention: retentionInterval) else { return nil }
             // Noted as the database store notes it (at most daily), so both expire alike.
-            if now.timeIntervalSince(link.lastUsedAt) > TimeInterval(IdentityLinkRetention.useGranularity) {
+            if now - link.lastUsedAt > IdentityLinkRetention.useGranularity {
                 links.usernames[identity]?.lastUsedAt = now
             }
             return link.username
@@ -73,26 +85,27 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     }
 
     public func identity(linkedTo username: String, issuer: String) async throws -> ExternalIdentity? {
-        links.withLock { links in
+        let now = Self.wallTime()
+        return links.withLock { links in
             guard let identity = links.identities[UsernameAtIssuer(username: username, issuer: issuer)] else { return nil }
-            return links.live(identity, at: Date(), retention: retentionInterval) == nil ? nil : identity
+            return links.live(identity, now: now, retention: retentionInterval) == nil ? nil : identity
         }
     }
 
     public func link(_ identity: ExternalIdentity, to username: String) async throws -> Bool {
-        try await link(identity, to: username, at: Date())
+        try await link(identity, to: username, now: Self.wallTime())
     }
 
-    public func link(_ identity: ExternalIdentity, to username: String, at now: Date) async throws -> Bool {
+    public func link(_ identity: ExternalIdentity, to username: String, now: Int64) async throws -> Bool {
         links.withLock { links in
             let key = UsernameAtIssuer(username: username, issuer: identity.issuer)
-            _ = links.live(identity, at: now, retention: retentionInterval)
-            if let other = links.identities[key] { _ = links.live(other, at: now, retention: retentionInterval) }
+            _ = links.live(identity, now: now, retention: retentionInterval)
+            if let other = links.identities[key] { _ = links.live(other, now: now, retention: retentionInterval) }
             switch (links.usernames[identity], links.identities[key]) {
             case (nil, nil):
                 if links.usernames.count >= capacity {
                     // Expired links first; when none is, the least recently used goes.
-                    let expired = links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) > retentionInterval }.map(\.key)
+                    let expired = links.usernames.filter { TimeInterval(now - $0.value.lastUsedAt) > retentionInterval }.map(\.key)
                     for identity in expired { links.remove(identity) }
                     if links.usernames.count >= capacity,
                         let oldest = links.usernames.min(by: { $0.value.lastUsedAt < $1.value.lastUsedAt })?.key {
@@ -114,20 +127,20 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
 
     public func links(of usernames: [String], limit: Int) async throws -> [IdentityLink] {
         let wanted = Set(usernames)
-        let now = Date()
+        let now = Self.wallTime()
         return links.withLock { links in
-            links.usernames.filter { wanted.contains($0.value.username) && now.timeIntervalSince($0.value.lastUsedAt) <= retentionInterval }
-                .map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
+            links.usernames.filter { wanted.contains($0.value.username) && TimeInterval(now - $0.value.lastUsedAt) <= retentionInterval }
+                .map { $0.value.listed($0.key) }
                 .sorted { ($0.username, $0.identity.issuer, $0.identity.subject) < ($1.username, $1.identity.issuer, $1.identity.subject) }
                 .prefix(max(0, limit)).map { $0 }
         }
     }
 
     public func allLinks(limit: Int) async throws -> [IdentityLink] {
-        let now = Date()
+        let now = Self.wallTime()
         return links.withLock { links in
-            links.usernames.filter { now.timeIntervalSince($0.value.lastUsedAt) <= retentionInterval }
-                .map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
+            links.usernames.filter { TimeInterval(now - $0.value.lastUsedAt) <= retentionInterval }
+                .map { $0.value.listed($0.key) }
                 .sorted { ($0.username, $0.identity.issuer, $0.identity.subject) < ($1.username, $1.identity.issuer, $1.identity.subject) }
                 .prefix(max(0, limit)).map { $0 }
         }
@@ -137,7 +150,7 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
         links.withLock { links in
             let removed = links.usernames.filter { $0.value.username == username }
             for identity in removed.keys { links.remove(identity) }
-            return removed.map { IdentityLink(identity: $0.key, username: $0.value.username, linkedAt: $0.value.linkedAt, lastUsedAt: $0.value.lastUsedAt) }
+            return removed.map { $0.value.listed($0.key) }
         }
     }
 }

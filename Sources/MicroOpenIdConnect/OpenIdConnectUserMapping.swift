@@ -87,9 +87,10 @@ public struct OpenIdConnectUserMapping: Sendable {
         stamp == outsideStamp(user)
     }) { context in
         let identity = context.claims.identity
+        let now = Int64(context.now.timeIntervalSince1970)
         let username: String
         var linkedBy: String?
-        if let linked = try await context.links.follow(identity, at: context.now) {
+        if let linked = try await context.links.follow(identity, now: now) {
             if let stored = try await context.users.find(username: linked, using: context.hasher) {
                 return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
             }
@@ -100,7 +101,7 @@ public struct OpenIdConnectUserMapping: Sendable {
                 throw OpenIdConnectError.notAllowed("the provider sent neither a username nor a verified email address.")
             }
             let name = named.name
-            guard try await context.links.link(identity, to: name, at: context.now) else {
+            guard try await context.links.link(identity, to: name, now: now) else {
                 throw OpenIdConnectError.notAllowed(
                     "the name your provider gives you is already used here by another account at the provider.",
                     logging: "the name \(name) is linked to another subject at \(LogText.escape(identity.issuer))")
@@ -155,7 +156,8 @@ public struct OpenIdConnectUserMapping: Sendable {
     /// first one: otherwise a new user given that name later would inherit the link.
     static func storeUser(_ context: Context) async throws -> Result? {
         let identity = context.claims.identity
-        if let linked = try await context.links.follow(identity, at: context.now) {
+        let now = Int64(context.now.timeIntervalSince1970)
+        if let linked = try await context.links.follow(identity, now: now) {
             if let stored = try await context.users.find(username: linked, using: context.hasher) {
                 return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
             }
@@ -173,7 +175,7 @@ public struct OpenIdConnectUserMapping: Sendable {
         if stored.hasPassword, context.linkRule == .proof {
             return Result(user: stored.user, credentialStamp: CredentialStamp(stored), linkedBy: claim, needsProof: true)
         }
-        guard try await context.links.link(identity, to: username, at: context.now) else {
+        guard try await context.links.link(identity, to: username, now: now) else {
             throw unmatchedLogging("\(claim) names \(username), who is linked to another subject at \(LogText.escape(identity.issuer))")
         }
         return Result(user: stored.user, credentialStamp: CredentialStamp(stored), linkedBy: claim)

@@ -32,7 +32,7 @@ import Testing
             #expect(try await signIn(app, provider, subject: "sub-other").status == .forbidden)
             travel(clock, provider, days: 366)
             // A year unused: the link is as none, and another subject's first sign-in takes the name.
-            #expect(try await links.follow(ExternalIdentity(issuer: provider.issuer, subject: "sub-zed"), at: clock.now()) == nil)
+            #expect(try await links.follow(ExternalIdentity(issuer: provider.issuer, subject: "sub-zed"), now: Int64(clock.now().timeIntervalSince1970)) == nil)
             #expect(try await signIn(app, provider, subject: "sub-other").status == .seeOther)
             #expect(try await signIn(app, provider, subject: "sub-zed").status == .forbidden)
         }
@@ -63,26 +63,26 @@ import Testing
         defer { Task { await database.shutdown() } }
         let links = try await DatabaseIdentityLinkStore(database)
         let identity = ExternalIdentity(issuer: "https://login.example.com", subject: "sub-zed")
-        let start = Date(timeIntervalSince1970: 2_000_000_000)
+        let start: Int64 = 2_000_000_000
         func lastUsed() async throws -> Int64? {
             try await database.sql.select().column("last_used_at").from("micro_identity_links").first()?
                 .decode(column: "last_used_at", as: Int64.self)
         }
-        #expect(try await links.link(identity, to: "zed", at: start))
+        #expect(try await links.link(identity, to: "zed", now: start))
         #expect(try await lastUsed() == 2_000_000_000)
-        #expect(try await links.follow(identity, at: start.addingTimeInterval(3_600)) == "zed")
+        #expect(try await links.follow(identity, now: start + 3_600) == "zed")
         #expect(try await lastUsed() == 2_000_000_000)
-        #expect(try await links.follow(identity, at: start.addingTimeInterval(Self.day + 1)) == "zed")
+        #expect(try await links.follow(identity, now: start + Int64(Self.day) + 1) == "zed")
         #expect(try await lastUsed() == 2_000_000_000 + 86_401)
     }
 
     @Test func theMemoryStoreKeepsAtMostItsCapacity() async throws {
         let links = MemoryIdentityLinkStore(capacity: 2)
-        let now = Date()
+        let now = Int64(Date().timeIntervalSince1970)
         func identity(_ subject: String) -> ExternalIdentity { ExternalIdentity(issuer: "https://login.example.com", subject: subject) }
-        #expect(try await links.link(identity("a"), to: "a", at: now))
-        #expect(try await links.link(identity("b"), to: "b", at: now.addingTimeInterval(10)))
-        #expect(try await links.link(identity("c"), to: "c", at: now.addingTimeInterval(20)))
+        #expect(try await links.link(identity("a"), to: "a", now: now))
+        #expect(try await links.link(identity("b"), to: "b", now: now + 10))
+        #expect(try await links.link(identity("c"), to: "c", now: now + 20))
         // The least recently used went.
         #expect(try await links.username(linkedTo: identity("a")) == nil)
         #expect(try await links.username(linkedTo: identity("b")) == "b")

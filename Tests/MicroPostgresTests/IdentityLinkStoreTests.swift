@@ -144,17 +144,17 @@ extension MicroPostgresTests {
             try await kind.with(instances: 2) { (databases: [Database]) async throws in
                 let one = try await DatabaseIdentityLinkStore(databases[0])
                 let two = try await DatabaseIdentityLinkStore(databases[1])
-                let start = Date(timeIntervalSince1970: 2_000_000_000)
-                let day: TimeInterval = 86_400
-                #expect(try await one.link(identity("sub-ann"), to: "ann", at: start))
-                #expect(try await one.link(identity("sub-bob"), to: "bob", at: start))
+                let start: Int64 = 2_000_000_000
+                let day: Int64 = 86_400
+                #expect(try await one.link(identity("sub-ann"), to: "ann", now: start))
+                #expect(try await one.link(identity("sub-bob"), to: "bob", now: start))
                 // Bob signs in within the year; ann does not.
-                #expect(try await two.follow(identity("sub-bob"), at: start.addingTimeInterval(300 * day)) == "bob")
-                let later = start.addingTimeInterval(366 * day)
-                #expect(try await two.follow(identity("sub-ann"), at: later) == nil)
-                #expect(try await two.follow(identity("sub-bob"), at: later) == "bob")
+                #expect(try await two.follow(identity("sub-bob"), now: start + 300 * day) == "bob")
+                let later = start + 366 * day
+                #expect(try await two.follow(identity("sub-ann"), now: later) == nil)
+                #expect(try await two.follow(identity("sub-bob"), now: later) == "bob")
                 // Ann's name goes to the next first sign-in, and her expired row is deleted.
-                #expect(try await two.link(identity("sub-new-ann"), to: "ann", at: later))
+                #expect(try await two.link(identity("sub-new-ann"), to: "ann", now: later))
                 let rows = try await databases[0].sql.select().column("subject").from("micro_identity_links").all()
                     .map { try $0.decode(column: "subject", as: String.self) }
                 #expect(Set(rows) == ["sub-bob", "sub-new-ann"])
@@ -165,15 +165,15 @@ extension MicroPostgresTests {
         func aLinksLastUseIsWrittenAtMostOnceADay(_ kind: TestDatabaseKind) async throws {
             try await kind.with { (databases: [Database]) async throws in
                 let links = try await DatabaseIdentityLinkStore(databases[0])
-                let start = Date(timeIntervalSince1970: 2_000_000_000)
+                let start: Int64 = 2_000_000_000
                 func lastUsed() async throws -> Int64? {
                     try await databases[0].sql.select().column("last_used_at").from("micro_identity_links").first()?
                         .decode(column: "last_used_at", as: Int64.self)
                 }
-                #expect(try await links.link(identity("sub-ann"), to: "ann", at: start))
-                #expect(try await links.follow(identity("sub-ann"), at: start.addingTimeInterval(3_600)) == "ann")
+                #expect(try await links.link(identity("sub-ann"), to: "ann", now: start))
+                #expect(try await links.follow(identity("sub-ann"), now: start + 3_600) == "ann")
                 #expect(try await lastUsed() == 2_000_000_000)
-                #expect(try await links.follow(identity("sub-ann"), at: start.addingTimeInterval(90_000)) == "ann")
+                #expect(try await links.follow(identity("sub-ann"), now: start + 90_000) == "ann")
                 #expect(try await lastUsed() == 2_000_090_000)
             }
         }
@@ -192,8 +192,8 @@ extension MicroPostgresTests {
                 let links = try await DatabaseIdentityLinkStore(databases[0])
                 // A year on from the upgrade it has expired; within it, it stands (read first, as
                 // following it would note a use).
-                #expect(try await links.follow(identity("sub-ann"), at: Date().addingTimeInterval(366 * 86_400)) == nil)
-                #expect(try await links.follow(identity("sub-ann"), at: Date().addingTimeInterval(300 * 86_400)) == "ann")
+                #expect(try await links.follow(identity("sub-ann"), now: Int64(Date().timeIntervalSince1970) + 366 * 86_400) == nil)
+                #expect(try await links.follow(identity("sub-ann"), now: Int64(Date().timeIntervalSince1970) + 300 * 86_400) == "ann")
             }
         }
 
