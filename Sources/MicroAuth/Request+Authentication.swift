@@ -159,38 +159,22 @@ extension Request {
         guard let service = authentication else {
             throw ConfigurationError("signIn needs app.use(Authentication(users: ...)).")
         }
-        let throttle = service.throttle
-        let address = clientAddress.map(throttle.key(address:))
         guard username.utf8.count <= Authentication.maximumUsernameLength, password.utf8.count <= Password.maximumLength
         else {
-            try await service.adoptSharedFailures(username: nil, address: address, now: clock, logger: logger)
-            try await admit(username: nil, address: address, service)
-            await service.finish(username: nil, address: address, outcome: .failure, now: clock, logger: logger)
-            return nil
+            // Counted against the client's address, and no user's failure: nothing read it.
+            return try await signInAttempt(username: nil) { attempt -> StoredUser? in
+                attempt.announcesFailure = false
+                return nil
+            }
         }
         // A name outside the rule (a control, the Kelvin sign, `a:b`) names nobody: it fails as a
         // wrong password does, checked against a dummy hash and counted under the name as typed.
         let typed = username.trimmingSpaces()
         let name = try? Username.enforce(typed)
-        let key = throttle.key(username: name ?? typed)
-        try await service.adoptSharedFailures(username: key, address: address, now: clock, logger: logger)
-        do {
-            try await admit(username: key, address: address, service)
-        } catch let error as HttpError where error.status == .tooManyRequests {
-            await announce { await $0.lockedOut(self, name: name, authentication: service.settings) }
-            throw error
-        }
-        var outcome = SignInThrottle.Outcome.failure
-        var found: String?
-        do {
-            let user = try await check(name: name, password: password, service, outcome: &outcome, found: &found)
-            try await noteStep(of: user, outcome: &outcome)
-            await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
-            if user == nil, outcome == .failure { await announce { await $0.signInFailed(self, username: found) } }
+        return try await signInAttempt(username: typed) { attempt in
+            let user = try await check(name: name, password: password, service, attempt: &attempt)
+            try await noteStep(of: user, outcome: &attempt.outcome)
             return user
-        } catch {
-            await service.finish(username: key, address: address, outcome: outcome, now: clock, logger: logger)
-            throw error
         }
     }
 
@@ -207,11 +191,9 @@ extension Request {
         }
     }
 
-    /// The check of an admitted attempt; `outcome` says how it ended for the throttle.
-    /// `found` is the user the name named, when one did, right password or not.
-    private func check(
-        name: String?, password: String, _ service: AuthenticationService, outcome: inout SignInThrottle.Outcome, found: inout String?
-    ) async throws -> StoredUser? {
+    /// The check of an admitted attempt: its outcome for the throttle, and as whose failure
+    /// (the user the name named, when one did, right password or not).
+    private func check(name: String?, password: String, _ service: AuthenticationService, attempt: inout SignInAttempt) async throws -> StoredUser? {
         let hasher = service.settings.hasher
         let stored: StoredUser?
         do {
@@ -223,23 +205,23 @@ extension Request {
             // Nothing was checked: the attempt does not count. The same answer whoever the
             // username names (the store failed before it could tell), and no detail for the
             // client: the log has the file and what is wrong with it.
-            outcome = .unchecked
+            attempt.outcome = .unchecked
             if let error = error as? HttpError { throw error }
             logger.error("Sign-in unavailable, the user store cannot be read: \(error)")
             throw HttpError(.serviceUnavailable, "Sign-in is unavailable right now. Please try again in a minute.",
                 headers: ["Retry-After": "60"])
         }
-        found = stored?.user.username
+        attempt.failedUser = stored?.user.username
         // An unknown user costs a check too: a refusal takes as long whoever the name is.
         let matches: Bool
         do {
             matches = try await service.check(password, for: stored, hasher: hasher)
         } catch {
-            outcome = .unchecked  // the hasher was full: nothing was checked
+            attempt.outcome = .unchecked  // the hasher was full: nothing was checked
             throw error
         }
         guard matches, let stored else { return nil }
-        outcome = .success
+        attempt.outcome = .success
         guard let rehashed = await service.upgradeHashIfNeeded(of: stored, password: password, logger: logger) else { return stored }
         storage[RehashedFrom.self] = CredentialStamp(stored)
         return rehashed

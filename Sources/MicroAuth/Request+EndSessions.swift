@@ -6,7 +6,7 @@ extension Request {
     /// a database. The one way to end a user's sessions: an admin's action, a user's "sign out
     /// everywhere", a provider telling the app that a person left.
     ///
-    /// The plugins that listen to the sign-in flow hear of it (``SignInListener``): the account
+    /// The plugins that listen to the sign-in flow hear of it (each ``SignInListener``): the account
     /// pages take the sessions off the sessions page. With `everyWayIn`, they also end the
     /// other ways into the account they keep (API tokens, passkeys), as an admin answering an
     /// incident wants. When `username` is the request's own user, this session ends too: sign

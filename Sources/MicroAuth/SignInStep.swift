@@ -1,9 +1,9 @@
 import MicroCore
 
 /// A step after the password that another plugin adds to the sign-in flow (a second factor).
-/// Registered in ``SignInHooks``: the flow asks whether it is due for the user whose password
+/// Set with ``MicroCore/App/setSignInStep(_:)``: the flow asks whether it is due for the user whose password
 /// was right, hands the browser to it, and refuses HTTP Basic credentials of a user who has it.
-package protocol SignInStep: Sendable {
+public protocol SignInStep: Sendable {
     /// Whether `username`, whose password was right, must pass the step before being signed in.
     func isDue(for username: String) async throws -> Bool
     /// Sends the browser on to the step for `stored` (throws the redirect); nobody is signed in.

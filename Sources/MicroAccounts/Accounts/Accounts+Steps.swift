@@ -16,10 +16,7 @@ extension Accounts {
     func registerServices(_ service: AccountsService, in app: App) {
         app.register(service)
         // An Accounts installed again replaces the first, as its service does: one audit.
-        app.updateService(SignInHooks()) { hooks in
-            hooks.listeners.removeAll { $0 is AccountsService }
-            hooks.listeners.append(service)
-        }
+        app.addSignInListener(service)
         app.require(AuthenticationService.self, problem: "Accounts needs Authentication: app.use(Authentication(users: ...)) as well.")
     }
 

@@ -52,10 +52,10 @@ struct PasskeyConfirmationRoutes {
     /// of the password.
     func confirm(_ request: Request, _ user: User, store: PasskeyStore, relyingParty: PasskeyRelyingParty) async throws {
         let passkey = try await request.withPasskeyChallenges { pending in
-            try await request.signInAttempt(username: user.username) { outcome in
+            try await request.signInAttempt(username: user.username) { attempt in
                 var check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .confirmation)
                 check.requiresVerification = true
-                return try await check.ownPasskey(of: user.username, request, pending: &pending, outcome: &outcome)
+                return try await check.ownPasskey(of: user.username, request, pending: &pending, outcome: &attempt.outcome)
             }
         }
         AdminProof.note(request, lifetime: accounts.settings.adminProofLifetime.components.seconds)

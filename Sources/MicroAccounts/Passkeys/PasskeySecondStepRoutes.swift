@@ -43,9 +43,9 @@ struct PasskeySecondStepRoutes {
         let (stored, store, relyingParty) = try await place(request)
         let username = stored.user.username
         let passkey = try await request.withPasskeyChallenges { pending in
-            try await request.signInAttempt(username: username) { outcome in
+            try await request.signInAttempt(username: username) { attempt in
                 let check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .secondFactor)
-                return try await check.ownPasskey(of: username, request, pending: &pending, outcome: &outcome)
+                return try await check.ownPasskey(of: username, request, pending: &pending, outcome: &attempt.outcome)
             }
         }
         request.session.remove(PendingSecondFactor.key)

@@ -32,8 +32,8 @@ struct PasskeySignInRoutes {
     private func signIn(_ request: Request) async throws -> Response {
         let (store, relyingParty) = try place(request)
         let (stored, passkey, use) = try await request.withPasskeyChallenges { pending in
-            try await request.signInAttempt(username: nil) { outcome in
-                try await check(request, store: store, relyingParty: relyingParty, pending: &pending, outcome: &outcome)
+            try await request.signInAttempt(username: nil) { attempt in
+                try await check(request, store: store, relyingParty: relyingParty, pending: &pending, outcome: &attempt.outcome)
             }
         }
         await request.recordAccountEvent(ActivityEvent.Kind.passkeyUsed, of: stored.user.username, detail: passkey.name)

@@ -51,10 +51,10 @@ extension Request {
     func checkSecondFactor(_ code: String, of username: String) async throws -> SecondFactorCheck {
         guard services.service(AuthenticationService.self) != nil, let twoFactor else { return .wrong }
         let now = Int64(settings.clock().timeIntervalSince1970)
-        return try await signInAttempt(username: username) { outcome in
-            outcome = .unchecked  // until the code is checked: a secret that will not open is no failure of the user's
+        return try await signInAttempt(username: username) { attempt in
+            attempt.outcome = .unchecked  // until the code is checked: a secret that will not open is no failure of the user's
             let check = try await twoFactor.verify(String(code.prefix(64)), of: username, now: now)
-            outcome = check.method == nil ? .failure : .success
+            attempt.outcome = check.method == nil ? .failure : .success
             return check
         }
     }

@@ -13,7 +13,7 @@ enum TwoFactorFeature {
         let store = database.map(TwoFactorStore.init)
         let service = TwoFactorService(settings: settings, store: store, accountsPrefix: prefix, logger: app.logger)
         app.register(service)
-        app.updateService(SignInHooks()) { $0.step = service }
+        app.setSignInStep(service)
         let key = settings.dataKey
         app.addStartupCheck("the data key of second factors") { settings in
             guard let material = key.material(in: settings) else { return (nil, DataKey.startupWarning(settings, key)) }

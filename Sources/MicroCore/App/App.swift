@@ -157,7 +157,7 @@ public final class App: RouteBuilder {
     /// sign-in flow's listeners), whichever is installed first, and for a registry made when
     /// first asked for (no change).
     @discardableResult
-    package func updateService<T: Sendable>(_ initial: @autoclosure () -> T, _ change: (inout T) -> Void = { _ in }) -> T {
+    public func updateService<T: Sendable>(_ initial: @autoclosure () -> T, _ change: (inout T) -> Void = { _ in }) -> T {
         var updated: T?
         update { definition in
             var service = definition.registered[ObjectIdentifier(T.self)] as? T ?? initial()
