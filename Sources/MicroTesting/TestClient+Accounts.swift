@@ -1,5 +1,5 @@
 import MicroAuth
-@_spi(Testing) import MicroCore
+import MicroCore
 
 extension TestClient {
     /// Signs in through the app's sign-in form, then sends `code` to the second step the app

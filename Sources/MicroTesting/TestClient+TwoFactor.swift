@@ -1,5 +1,5 @@
 import MicroAuth
-@_spi(Testing) import MicroCore
+import MicroCore
 
 extension TestClient {
     /// Turns two-factor sign-in on for the signed-in user as they would on the account pages

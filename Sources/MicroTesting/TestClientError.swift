@@ -1,6 +1,6 @@
 import Foundation
 import MicroAuth
-@_spi(Testing) import MicroCore
+import MicroCore
 import NIOCore
 
 /// A failure of the test client itself (not of the app).

@@ -1,6 +1,6 @@
 import Foundation
 import MicroAuth
-@_spi(Testing) import MicroCore
+import MicroCore
 import NIOCore
 
 /// A response as the test client received it.

@@ -1,8 +1,8 @@
 import Foundation
 import Metrics
 import MetricsTestKit
-@testable import MicroAuth
-@testable import MicroCore
+import MicroAuth
+import MicroCore
 import MicroTesting
 import Prometheus
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-@testable import MicroCore
+import MicroCore
 import MicroTesting
 import Synchronization
 import Testing

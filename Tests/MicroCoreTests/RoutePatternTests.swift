@@ -1,4 +1,4 @@
-@testable import MicroCore
+import MicroCore
 import MicroTesting
 import Testing
 

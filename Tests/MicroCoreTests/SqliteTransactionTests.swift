@@ -1,5 +1,5 @@
 import Foundation
-@testable import MicroCore
+import MicroCore
 import MicroTesting
 import NIOCore
 import NIOPosix

@@ -2,9 +2,9 @@ import Foundation
 import MicroOpenIdConnect
 import MicroTesting
 import Testing
-@testable import MicroAccounts
-@testable import MicroAuth
-@testable import MicroCore
+import MicroAccounts
+import MicroAuth
+import MicroCore
 
 /// The proof of a user with two-factor sign-in on asks for their code too, taken once.
 @Suite(.serialized) struct IdentityLinkTwoFactorTests {

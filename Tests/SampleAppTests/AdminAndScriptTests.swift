@@ -2,7 +2,7 @@ import Foundation
 import Micro
 import MicroTesting
 import Testing
-@testable import SampleApp
+import SampleApp
 
 /// The admin-only users page, and the tools used from scripts with HTTP Basic credentials.
 @Suite struct AdminAndScriptTests {

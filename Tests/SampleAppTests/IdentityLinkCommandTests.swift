@@ -2,7 +2,7 @@ import Foundation
 import Micro
 import MicroOpenIdConnect
 import Testing
-@testable import SampleApp
+import SampleApp
 
 /// `add-user --sso-only`, `links` and `unlink`, run as a person would.
 @Suite struct IdentityLinkCommandTests {

@@ -2,7 +2,7 @@ import Foundation
 import Micro
 import MicroTesting
 import Testing
-@testable import SampleApp
+import SampleApp
 
 /// The sample app mounted under a sub-path: every link, form and asset carries it.
 @Suite struct MountedSampleAppTests {

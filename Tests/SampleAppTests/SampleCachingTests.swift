@@ -2,7 +2,7 @@ import Foundation
 import Micro
 import MicroTesting
 import Testing
-@testable import SampleApp
+import SampleApp
 
 /// No cache keeps the sample app's session pages or tool results; its static files keep their
 /// validators. (Tests/Httplint/run.sh checks the same answers with httplint over a socket.)

@@ -2,7 +2,7 @@ import Foundation
 import Micro
 import MicroTesting
 import Testing
-@testable import SampleApp
+import SampleApp
 
 /// The encryption tool's bcrypt never stands between a user and sign-in.
 @Suite struct ToolFloodTests {

@@ -2,7 +2,7 @@ import Foundation
 import Micro
 import MicroTesting
 import Testing
-@testable import SampleApp
+import SampleApp
 
 /// The tool pages through the test client, signed in as the seed's demo user.
 @Suite struct ToolRoutesTests {

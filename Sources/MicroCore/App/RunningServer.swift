@@ -59,8 +59,7 @@ extension App {
     /// A CSRF token for the session the given `Cookie` headers carry, and the response that
     /// sets the session cookie when a new session had to begin: for `MicroTesting`, whose
     /// client sends forms the way a browser does after loading the app's page.
-    @_spi(Testing)
-    public func issueCsrfToken(headers: HttpHeaders) throws -> (token: String, response: Response) {
+    package func issueCsrfToken(headers: HttpHeaders) throws -> (token: String, response: Response) {
         try makeResponder().issueCsrfToken(headers: headers)
     }
 }

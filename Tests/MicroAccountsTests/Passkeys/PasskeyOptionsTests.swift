@@ -1,5 +1,5 @@
 import Foundation
-@testable import MicroAccounts
+import MicroAccounts
 import MicroCore
 import Testing
 

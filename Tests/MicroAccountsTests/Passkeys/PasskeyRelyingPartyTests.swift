@@ -1,4 +1,4 @@
-@testable import MicroAccounts
+import MicroAccounts
 import Testing
 
 /// Where passkeys are offered: the relying party that follows the app's address.

@@ -1,4 +1,4 @@
-@testable import MicroAccounts
+import MicroAccounts
 import Testing
 
 /// The challenges a session waits for: a few at most, each for a few minutes.

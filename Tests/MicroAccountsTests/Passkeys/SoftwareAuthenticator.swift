@@ -1,7 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
-@testable import MicroAccounts
+import MicroAccounts
 import MicroCore
 
 /// An authenticator in software for crafted ceremonies: it makes a credential of each algorithm

@@ -3,7 +3,7 @@ import MicroTesting
 import NIOSSL
 import Testing
 
-@testable import MicroCore
+import MicroCore
 
 /// What HTTPS served by the app promises beyond the handshake: `Strict-Transport-Security` on
 /// every answer in production, so the port-80 redirect cannot be stripped on a later visit;
