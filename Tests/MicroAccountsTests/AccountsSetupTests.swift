@@ -1,6 +1,6 @@
 import Foundation
-@testable import MicroAccounts
-@testable import MicroAuth
+import MicroAccounts
+import MicroAuth
 @testable import MicroCore
 import MicroTesting
 import Testing

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 @testable import MicroAccounts
-@testable import MicroAuth
-@testable import MicroCore
+import MicroAuth
+import MicroCore
 import MicroTesting
 import SQLKit
 import Testing

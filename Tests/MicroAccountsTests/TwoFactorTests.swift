@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 @testable import MicroAccounts
-@testable import MicroAuth
-@testable import MicroCore
+import MicroAuth
+import MicroCore
 import MicroTesting
 import SQLKit
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 @testable import MicroAuth
-@testable import MicroCore
+import MicroCore
 import MicroTesting
 import Testing
 

@@ -1,5 +1,5 @@
 @testable import MicroAuth
-@testable import MicroCore
+import MicroCore
 import MicroTesting
 import Testing
 

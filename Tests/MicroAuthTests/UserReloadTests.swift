@@ -1,5 +1,5 @@
 import Foundation
-@testable import MicroAuth
+import MicroAuth
 @testable import MicroCore
 import MicroTesting
 import Testing

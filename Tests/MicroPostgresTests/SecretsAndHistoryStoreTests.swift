@@ -3,8 +3,8 @@ import MicroPostgres
 import MicroTesting
 import Testing
 @testable import MicroAccounts
-@testable import MicroAuth
-@testable import MicroCore
+import MicroAuth
+import MicroCore
 
 extension MicroPostgresTests {
     /// The activity log's tables apart (ended accounts, unknown users) and the recovery codes

@@ -1,7 +1,7 @@
 import Foundation
 @testable import MicroAccounts
-@testable import MicroAuth
-@testable import MicroCore
+import MicroAuth
+import MicroCore
 import MicroTesting
 import Testing
 
