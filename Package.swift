@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "MicroPostgres",
             dependencies: [
-                "Micro",
+                "MicroCore", "MicroAuth",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(name: "PostgresKit", package: "postgres-kit", condition: .when(traits: ["Postgres"])),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -154,7 +154,7 @@ let package = Package(
         .target(
             name: "MicroOpenIdConnect",
             dependencies: [
-                "Micro",
+                "MicroCore", "MicroAuth", "MicroAccounts",
                 .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["OpenIdConnect"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["OpenIdConnect"])),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -181,7 +181,7 @@ let package = Package(
         ),
         // An app of the core and authentication alone: scripts/check-without-accounts shows that
         // it builds and links without the account pages and libqrencode.
-        .executableTarget(name: "SignInOnlyApp", dependencies: ["MicroCore", "MicroAuth"], path: "Tests/SignInOnlyApp"),
+        .executableTarget(name: "SignInOnlyApp", dependencies: ["MicroCore", "MicroAuth", "MicroPostgres"], path: "Tests/SignInOnlyApp"),
         // A tool of one's own on Micro's command line (CommandLineTool): SampleAppTests run it.
         .executableTarget(name: "LabTool", dependencies: ["Micro", "MicroCommands"], path: "Tests/LabTool"),
         // The example tool, a package of its own for a person to copy (Examples/NotesTool), is

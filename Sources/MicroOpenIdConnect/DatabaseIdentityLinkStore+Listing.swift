@@ -1,6 +1,6 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroCore
 
 extension DatabaseIdentityLinkStore: IdentityLinkListing {
     private struct ListedRow: Decodable {

@@ -1,6 +1,6 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroCore
 
 /// Identity links kept in a ``/MicroCore/Database`` (SQLite or PostgreSQL): they survive a restart, and
 /// every instance over the same database follows the same links.

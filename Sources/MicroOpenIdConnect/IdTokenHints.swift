@@ -1,7 +1,7 @@
 #if OpenIdConnect
 import Crypto
 import Foundation
-import Micro
+import MicroCore
 import Synchronization
 
 /// The ID tokens of single sign-on sessions, for the provider's sign-out (`id_token_hint`,

@@ -1,6 +1,8 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroAccounts
+import MicroAuth
+import MicroCore
 
 /// The links on the admin's users page: each user's linked provider accounts (issuer,
 /// subject, linked, last used) with Unlink, and for a user with none, a form that links a

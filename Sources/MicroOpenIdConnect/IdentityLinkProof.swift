@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroAuth
+import MicroCore
 
 /// The page where a person whose provider account names a store user with a password proves
 /// that user (`GET` and `POST PATH/link`): the password, checked as the sign-in form checks it

@@ -1,5 +1,5 @@
 #if OpenIdConnect
-import Micro
+import MicroCore
 
 /// A value a client or the provider sent, made safe for one log line or an event's detail:
 /// cut to a bound, then escaped as every log line of the app is

@@ -1,7 +1,8 @@
 #if OpenIdConnect
 import Foundation
 import Logging
-import Micro
+import MicroAuth
+import MicroCore
 
 /// Single sign-on with an OpenID Connect provider (Google, Entra, Okta, Keycloak...), beside
 /// or instead of passwords: the authorization code flow with PKCE, `state` and `nonce`.

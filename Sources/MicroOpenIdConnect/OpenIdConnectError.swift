@@ -1,5 +1,5 @@
 #if OpenIdConnect
-import Micro
+import MicroCore
 
 /// Why a single sign-on did not succeed, and how the browser is answered: a value, never a
 /// crash or a `500`. Grows without breaking callers (a struct over a private enum).

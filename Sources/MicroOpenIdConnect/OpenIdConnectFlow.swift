@@ -1,7 +1,9 @@
 #if OpenIdConnect
 import Foundation
 import Logging
-import Micro
+import MicroAccounts
+import MicroAuth
+import MicroCore
 
 /// The flow's routes while the app runs: start, callback, the button page, sign-out.
 final class OpenIdConnectFlow: Sendable {

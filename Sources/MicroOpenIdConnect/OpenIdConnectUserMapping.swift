@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroAuth
+import MicroCore
 
 /// How verified claims become the signed-in user: ``existing`` (the provider's user must be
 /// one of the store's) or ``any`` (anyone the provider vouches for); an app may write its own.

@@ -1,6 +1,8 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroAccounts
+import MicroAuth
+import MicroCore
 
 /// The admin's page of the people single sign-on let in from outside the store (the `any`
 /// mapping), which the users page cannot list (`GET PATH/outside`): each linked name with

@@ -1,7 +1,7 @@
 #if OpenIdConnect
 import Crypto
 import Foundation
-import Micro
+import MicroCore
 
 /// A sign-in sent to the provider and not back yet: its `state`, `nonce` and PKCE verifier,
 /// kept in the (encrypted) session cookie, so that a flow started on one instance completes

@@ -1,6 +1,6 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroCore
 
 /// A provider's identity waiting for the person to prove the store's user it names: kept in
 /// the (encrypted, authenticated) session cookie, so it is bound to this browser and nobody

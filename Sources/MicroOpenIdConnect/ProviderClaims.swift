@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroAuth
+import MicroCore
 
 /// What a user from outside the store is made of, bounded: their session cookie holds it,
 /// and a cookie past the browsers' limit would be dropped, a sign-in "succeeding" without one.

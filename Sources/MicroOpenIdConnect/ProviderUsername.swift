@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
-import Micro
+import MicroAuth
+import MicroCore
 
 /// How a provider's `preferred_username` or email becomes a store username: enforced as every
 /// username is (RFC 8265, ``Username``), so that two spellings of one name (fullwidth `ｋａｔｅ`

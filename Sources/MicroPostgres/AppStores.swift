@@ -1,6 +1,7 @@
 #if Postgres
 import Foundation
-import Micro
+import MicroAuth
+import MicroCore
 
 /// An app's database and every store Micro keeps in it, from one setting: PostgreSQL when
 /// `MICRO_DATABASE_URL` is set (several instances share it), else a SQLite file (one instance).
@@ -19,7 +20,7 @@ import Micro
 ///
 /// With PostgreSQL, failed sign-ins and revoked sessions are shared by the instances too; with
 /// SQLite they are kept in memory, as one instance needs.
-public struct AppStores: AppPlugin, Sendable {
+public struct AppStores: AppPlugin, AppDatabaseSource, Sendable {
     /// The app's data, and the account pages' state (sessions, events, tokens, second factors).
     public let database: Database
     /// The users.

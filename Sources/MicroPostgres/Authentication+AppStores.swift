@@ -1,5 +1,6 @@
 #if Postgres
-import Micro
+import MicroAuth
+import MicroCore
 
 extension Authentication {
     /// Sign-in over `stores`' users, counting failed sign-ins where `stores` keeps them.

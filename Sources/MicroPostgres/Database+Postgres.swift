@@ -1,6 +1,6 @@
 #if Postgres
 import Foundation
-import Micro
+import MicroCore
 
 extension Database {
     /// The app's database from one setting: PostgreSQL when `MICRO_DATABASE_URL` is set (several

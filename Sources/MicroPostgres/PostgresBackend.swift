@@ -1,6 +1,7 @@
 #if Postgres
 import Logging
-import Micro
+import MicroAuth
+import MicroCore
 import NIOCore
 import PostgresKit
 

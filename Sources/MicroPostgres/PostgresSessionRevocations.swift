@@ -1,7 +1,7 @@
 #if Postgres
 import Foundation
 import Logging
-import Micro
+import MicroCore
 import NIOConcurrencyHelpers
 import PostgresKit
 

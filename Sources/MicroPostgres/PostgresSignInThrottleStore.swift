@@ -1,5 +1,6 @@
 #if Postgres
-import Micro
+import MicroAuth
+import MicroCore
 
 /// The sign-in throttle's counts in PostgreSQL: the store written once for both databases.
 public typealias PostgresSignInThrottleStore = DatabaseSignInThrottleStore

@@ -1,6 +1,6 @@
 #if Postgres
 import Foundation
-import Micro
+import MicroCore
 import NIOSSL
 import PostgresNIO
 

@@ -1,6 +1,7 @@
 #if Postgres
 import Foundation
-import Micro
+import MicroAuth
+import MicroCore
 import NIOConcurrencyHelpers
 import PostgresKit
 

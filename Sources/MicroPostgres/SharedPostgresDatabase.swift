@@ -1,7 +1,8 @@
 #if Postgres
 import Foundation
 import Logging
-import Micro
+import MicroAuth
+import MicroCore
 import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO

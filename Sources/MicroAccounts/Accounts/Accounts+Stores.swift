@@ -1,11 +1,9 @@
-#if Postgres
-import Micro
+import MicroCore
 
 extension Accounts {
     /// The account pages, keeping their sessions, events, tokens and second factors in
-    /// `stores`' database.
-    public init(stores: AppStores) {
+    /// `stores`' database (MicroPostgres' `AppStores`).
+    public init(stores: some AppDatabaseSource) {
         self.init(database: stores.database)
     }
 }
-#endif
