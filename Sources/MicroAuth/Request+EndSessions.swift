@@ -17,7 +17,7 @@ extension Request {
     ///     let user = try request.authenticate()
     ///     await request.endSessions(of: user.username)
     ///     request.signOut()
-    ///     return try request.redirect(to: "/")
+    ///     try request.redirect(to: "/")
     /// }
     /// ```
     public func endSessions(of username: String, everyWayIn: Bool = false) async {
