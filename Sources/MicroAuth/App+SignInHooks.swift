@@ -12,8 +12,18 @@ extension App {
     }
 
     /// Sets the step after a right password (a second factor) that the sign-in flow asks for
-    /// users it is due for. The flow has one: a second replaces the first.
-    public func setSignInStep(_ step: any SignInStep) {
-        updateService(SignInHooks()) { $0.step = step }
+    /// users it is due for. The flow has one: the same plugin installed again replaces its own,
+    /// and a step of another kind is a start-up problem rather than a silent replacement (it
+    /// would turn the first one's second factor off).
+    public func setSignInStep(_ step: any SignInStep, file: String = #fileID, line: UInt = #line) {
+        var clash: String?
+        updateService(SignInHooks()) { hooks in
+            if let earlier = hooks.step, type(of: earlier) != type(of: step) {
+                clash = "Two steps after the password: \(type(of: earlier)) and \(type(of: step)); the sign-in flow has one."
+            } else {
+                hooks.step = step
+            }
+        }
+        if let clash { addStartupCheck("sign-in step", file: file, line: line) { _ in (problem: clash, warning: nil) } }
     }
 }

@@ -10,7 +10,7 @@ extension Request {
     /// pages take the sessions off the sessions page. With `everyWayIn`, they also end the
     /// other ways into the account they keep (API tokens, passkeys), as an admin answering an
     /// incident wants. When `username` is the request's own user, this session ends too: sign
-    /// it out (``signOut()``) or begin it anew (`session.regenerate()`) to go on.
+    /// it out (``signOut()``).
     ///
     /// ```swift
     /// app.post("/account/sign-out-everywhere") { request in

@@ -5,14 +5,18 @@ extension Request {
     /// client's address (and `username`, when the attempt names one) admitted first, a `429`
     /// with `Retry-After` over the limit; after, the outcome `check` left counted (on every
     /// instance that shares the throttle), and a failure told to the sign-in flow's listeners
-    /// (the account pages record it). A password, a second factor's code and a passkey's answer
-    /// all go through it, and so can a way in of another package's.
+    /// (the account pages record it, as the failure of ``SignInAttempt/failedUser``). A
+    /// password, a second factor's code and a passkey's answer all go through it, and so can a
+    /// way in of another package's. `username` is the name as the check looks it up: the
+    /// throttle counts under its enforced form.
     ///
     /// ```swift
-    /// let user = try await request.signInAttempt(username: name) { attempt in
-    ///     guard try await badges.check(name, code) else { return nil }
+    /// let user = try await request.signInAttempt(username: name) { attempt -> StoredUser? in
+    ///     guard let stored = try users.find(username: name) else { return nil }
+    ///     attempt.failedUser = stored.user.username
+    ///     guard try await badges.check(stored.user.username, code) else { return nil }
     ///     attempt.outcome = .success
-    ///     return name
+    ///     return stored
     /// }
     /// ```
     public func signInAttempt<Value>(username: String?, _ check: (inout SignInAttempt) async throws -> Value) async throws -> Value {
@@ -31,7 +35,7 @@ extension Request {
             await announce { await $0.lockedOut(self, name: name, authentication: service.settings) }
             throw error
         }
-        var attempt = SignInAttempt(failedUser: username)
+        var attempt = SignInAttempt()
         let value: Value
         do {
             value = try await check(&attempt)

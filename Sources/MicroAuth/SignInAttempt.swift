@@ -4,14 +4,12 @@ public struct SignInAttempt: Sendable {
     /// How the attempt ends for the throttle: a failure until the check finds a right answer
     /// (`.success`), or finds it could check nothing (`.unchecked`: a store that failed).
     public var outcome: SignInThrottle.Outcome = .failure
-    /// Whose failed sign-in a failure is recorded as: the name the attempt was given, until
-    /// the check knows better (the user the name named; nil, nobody's).
+    /// Whose failed sign-in a failure is recorded as: nil (nobody's: an unknown user's, never
+    /// the text typed) until the check sets the name of a user the store holds.
     public var failedUser: String?
     /// Whether a failure is told to the sign-in flow's listeners as a failed sign-in; not for
     /// input refused before anything read it.
     public var announcesFailure = true
 
-    init(failedUser: String?) {
-        self.failedUser = failedUser
-    }
+    init() {}
 }

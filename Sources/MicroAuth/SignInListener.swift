@@ -10,7 +10,7 @@ public protocol SignInListener: Sendable {
     /// A wrong password, or a wrong answer to a further step, for `username`; nil for a name
     /// that names nobody.
     func signInFailed(_ request: Request, username: String?) async
-    /// The throttle refused an attempt for `name` (nil: a name outside the rules).
+    /// The throttle refused an attempt for `name` (nil: no name, or one outside the rules).
     func lockedOut(_ request: Request, name: String?, authentication: Authentication) async
     /// The request's session is about to be signed out.
     func signingOut(_ request: Request) async

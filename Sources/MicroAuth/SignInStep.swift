@@ -1,7 +1,7 @@
 import MicroCore
 
 /// A step after the password that another plugin adds to the sign-in flow (a second factor).
-/// Set with ``MicroCore/App/setSignInStep(_:)``: the flow asks whether it is due for the user whose password
+/// Set with ``MicroCore/App/setSignInStep(_:file:line:)``: the flow asks whether it is due for the user whose password
 /// was right, hands the browser to it, and refuses HTTP Basic credentials of a user who has it.
 public protocol SignInStep: Sendable {
     /// Whether `username`, whose password was right, must pass the step before being signed in.

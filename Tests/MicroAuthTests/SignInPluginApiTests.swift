@@ -36,7 +36,9 @@ import Testing
         app.post("/badge") { request in
             let name = request.params["username"] ?? ""
             let stored = try await request.signInAttempt(username: name) { attempt -> StoredUser? in
-                guard request.params["badge"] == "1234", let stored = try users.find(username: name) else { return nil }
+                guard let stored = try users.find(username: name) else { return nil }
+                attempt.failedUser = stored.user.username
+                guard request.params["badge"] == "1234" else { return nil }
                 attempt.outcome = .success
                 return stored
             }
@@ -54,6 +56,8 @@ import Testing
         #expect(try await client.get("/me").text == "user")
         #expect(try await TestClient(app).post("/end", form: [:]).text == "ended")
         #expect(try await client.get("/me").text == "nobody")
+        // A name that is nobody's fails as nobody's: never the text sent.
+        #expect(try await TestClient(app).post("/badge", form: ["username": "mallory", "badge": "0000"]).status == .forbidden)
         for _ in 0..<3 {
             #expect(try await TestClient(app).post("/badge", form: ["username": "user", "badge": "0000"]).status == .forbidden)
         }
@@ -61,6 +65,42 @@ import Testing
         let locked = try await TestClient(app).post("/signin", form: ["username": "user", "password": "secret123"])
         #expect(locked.status == .tooManyRequests && locked.headers.first(name: "Retry-After") != nil)
         #expect(try await TestClient(app).post("/badge", form: ["username": "user", "badge": "1234"]).status == .tooManyRequests)
-        #expect(recorder.heard.withLock { $0 } == ["signed in user by badge", "ended user", "failed user", "failed user", "failed user"])
+        #expect(recorder.heard.withLock { $0 } == ["signed in user by badge", "ended user", "failed nobody", "failed user", "failed user", "failed user"])
+    }
+
+    /// A step of some kind, never due.
+    struct StepA: SignInStep {
+        func isDue(for username: String) async throws -> Bool { false }
+        func begin(_ request: Request, _ stored: StoredUser) throws -> Never { throw HttpError(.forbidden) }
+        func isNew(for username: String, since time: Int64) -> Bool { false }
+        var basicRefusal: HttpError { HttpError(.forbidden) }
+        func prove(_ request: Request, username: String, answer: String) async throws -> Bool { false }
+    }
+
+    /// A step of another kind.
+    struct StepB: SignInStep {
+        func isDue(for username: String) async throws -> Bool { false }
+        func begin(_ request: Request, _ stored: StoredUser) throws -> Never { throw HttpError(.forbidden) }
+        func isNew(for username: String, since time: Int64) -> Bool { false }
+        var basicRefusal: HttpError { HttpError(.forbidden) }
+        func prove(_ request: Request, username: String, answer: String) async throws -> Bool { false }
+    }
+
+    @Test func aSecondStepOfAnotherKindStopsTheStartInsteadOfReplacingTheFirst() async throws {
+        let same = isolatedApp()
+        same.setSignInStep(StepA())
+        same.setSignInStep(StepA())
+        same.get("/") { _ in "up" }
+        #expect(try await TestClient(same).get("/").text == "up")
+
+        let clashing = isolatedApp()
+        clashing.setSignInStep(StepA())
+        clashing.setSignInStep(StepB())
+        clashing.get("/") { _ in "up" }
+        await #expect {
+            _ = try await TestClient(clashing).get("/")
+        } throws: { error in
+            "\(error)".contains("Two steps after the password: StepA and StepB")
+        }
     }
 }

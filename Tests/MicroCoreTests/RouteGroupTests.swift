@@ -3,7 +3,7 @@ import MicroCore
 import MicroTesting
 import Testing
 
-/// Route groups: a prefix with filters, wrappers and error handlers of its own.
+/// Route groups: a prefix with filters, around blocks and error handlers of its own.
 @Suite struct RouteGroupTests {
     @Test func aGroupsRoutesLiveUnderItsPrefixAndItsFiltersRunOnlyThere() async throws {
         let app = testApp()
@@ -105,7 +105,7 @@ import Testing
 
 /// `around`: code that wraps the filters and the route.
 @Suite struct WrapperTests {
-    @Test func wrappersRunOutermostFirstAndSeeHaltsAsResponsesAndErrorsAsErrors() async throws {
+    @Test func aroundBlocksRunOutermostFirstAndSeeHaltsAsResponsesAndErrorsAsErrors() async throws {
         let app = testApp()
         let log = LogRecorder()
         app.around { request, next in
@@ -137,7 +137,7 @@ import Testing
         #expect(halted.location == "/ok" && halted.headers["X-Wrapped"] == ["outer"])
         let translated = try await client.get("/conflict")
         #expect(translated.status == .accepted && translated.text == "translated")
-        // An error the wrappers let through is answered as a route's error is.
+        // An error the around blocks let through is answered as a route's error is.
         #expect(try await client.get("/teapot").status == .badRequest)
     }
 

@@ -2,7 +2,7 @@ import MicroAuth
 import MicroCore
 
 /// What keeps a way into an account beside its sessions (API tokens, passkeys), each told when
-/// an admin ends a user's whole access (`request.endSessions(of:everyWayIn: true)`): the
+/// an admin ends a user's whole access (`request.endSessions(of: name, everyWayIn: true)`): the
 /// users page's changes make that one call and know none of them, and a way added later cannot be forgotten
 /// by one of the changes.
 struct AccessEndings: Sendable {

@@ -108,7 +108,9 @@ final class AccountsService: Sendable {
     /// cannot be ended now is logged, and the others still end.
     func sessionsEnded(_ request: Request, username: String, everyWayIn: Bool) async {
         do {
-            _ = try await settings.sessions.removeAll(of: username, keeping: nil)
+            // Revoked by id too: a session begun on an instance whose clock runs ahead of this
+            // one's could outlive the revocation by time.
+            for session in try await settings.sessions.removeAll(of: username, keeping: nil) { end(session, request) }
         } catch {
             logger.error("Cannot take the sessions of \(username) off the list: \(error)")
         }

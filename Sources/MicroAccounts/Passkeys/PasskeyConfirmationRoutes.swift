@@ -53,6 +53,7 @@ struct PasskeyConfirmationRoutes {
     func confirm(_ request: Request, _ user: User, store: PasskeyStore, relyingParty: PasskeyRelyingParty) async throws {
         let passkey = try await request.withPasskeyChallenges { pending in
             try await request.signInAttempt(username: user.username) { attempt in
+                attempt.failedUser = user.username
                 var check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .confirmation)
                 check.requiresVerification = true
                 return try await check.ownPasskey(of: user.username, request, pending: &pending, outcome: &attempt.outcome)

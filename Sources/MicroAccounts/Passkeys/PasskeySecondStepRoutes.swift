@@ -44,6 +44,7 @@ struct PasskeySecondStepRoutes {
         let username = stored.user.username
         let passkey = try await request.withPasskeyChallenges { pending in
             try await request.signInAttempt(username: username) { attempt in
+                attempt.failedUser = username
                 let check = PasskeyAnswerCheck(store: store, relyingParty: relyingParty, settings: settings, purpose: .secondFactor)
                 return try await check.ownPasskey(of: username, request, pending: &pending, outcome: &attempt.outcome)
             }

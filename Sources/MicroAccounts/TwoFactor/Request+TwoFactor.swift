@@ -52,6 +52,7 @@ extension Request {
         guard services.service(AuthenticationService.self) != nil, let twoFactor else { return .wrong }
         let now = Int64(settings.clock().timeIntervalSince1970)
         return try await signInAttempt(username: username) { attempt in
+            attempt.failedUser = username
             attempt.outcome = .unchecked  // until the code is checked: a secret that will not open is no failure of the user's
             let check = try await twoFactor.verify(String(code.prefix(64)), of: username, now: now)
             attempt.outcome = check.method == nil ? .failure : .success

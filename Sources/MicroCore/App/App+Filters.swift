@@ -1,4 +1,4 @@
-// Filters and aroundBlocks: code that runs before, after or around the routes.
+// Filters and around blocks: code that runs before, after or around the routes.
 
 extension App {
     /// Runs `handler` before the route of every request, or of those whose path matches

@@ -1,5 +1,5 @@
 extension App {
-    /// Routes under `prefix`, with filters, aroundBlocks and error handlers of their own (see
+    /// Routes under `prefix`, with filters, around blocks and error handlers of their own (see
     /// ``RouteGroup``). `define` adds them; the group is also returned, to add more later.
     ///
     /// ```swift

@@ -182,7 +182,7 @@ public final class App: RouteBuilder {
     }
 
     /// Adds a check of the credentials a request with an `Authorization` header carries (HTTP
-    /// Basic, say), named `what` in ``pipeline``, run before the aroundBlocks and filters; what it
+    /// Basic, say), named `what` in ``pipeline``, run before the around blocks and filters; what it
     /// throws is answered as a filter's error would be.
     package func addCredentialCheck(
         _ what: String, file: String = #fileID, line: UInt = #line, _ check: @escaping @Sendable (Request) async throws -> Void

@@ -151,7 +151,7 @@ final class Responder: HttpResponding {
         return response
     }
 
-    /// CSRF protection, before filters, the route (inside the aroundBlocks), after filters, and
+    /// CSRF protection, before filters, the route (inside the around blocks), after filters, and
     /// error handling.
     @inline(__always)  // see `respond(to:)`
     private func run(_ request: Request) async -> Response {
@@ -160,7 +160,7 @@ final class Responder: HttpResponding {
             if !credentialChecks.isEmpty, request.headers.contains(name: "Authorization") {
                 for check in credentialChecks { try await check(request) }
             }
-            // Before the aroundBlocks too: none of the app's code runs for a forged request.
+            // Before the around blocks too: none of the app's code runs for a forged request.
             try services.csrf.check(request)
             response = try await aroundBlocks.isEmpty ? filtersAndRoute(request) : wrapped(request, from: 0)
         } catch {
@@ -193,7 +193,7 @@ final class Responder: HttpResponding {
         return try await router.dispatch(request)
     }
 
-    /// The aroundBlocks from `index` on that apply to the request, around the filters and the
+    /// The around blocks from `index` on that apply to the request, around the filters and the
     /// route; a halt inside comes back to an around block as the response it carries.
     private func wrapped(_ request: Request, from index: Int) async throws -> Response {
         var index = index
