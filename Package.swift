@@ -285,11 +285,12 @@ if Context.environment["MICRO_FUZZ"] == "1" {
 // The sanitizers' builds (.ci/flags) hold the framework alone with MICRO_SCOPE=framework: the
 // modules with the code the compiler cannot check, unsafe pointers, C libraries and sendability
 // taken on trust (MicroCore, MicroAuth, MicroAccounts), their tests and the fuzz targets, without
-// the plugins and the apps, so that the packages only those use are not built.
+// the plugins and the apps (the app without accounts uses PostgreSQL), so that the packages only
+// those use are not built.
 // scripts/check-sanitizer-scope fails CI when code of that kind appears in a module left out here.
 if Context.environment["MICRO_SCOPE"] == "framework" {
     let left: Set<String> = [
-        "MicroPostgres", "MicroOpenIdConnect", "MicroCommands", "SampleApp", "LabTool", "NotesToolApp", "NotesTool",
+        "MicroPostgres", "MicroOpenIdConnect", "MicroCommands", "SampleApp", "LabTool", "SignInOnlyApp", "NotesToolApp", "NotesTool",
         "MicroOpenIdConnectTests", "SampleAppTests", "NotesToolTests", "MicroPostgresTests",
     ]
     package.targets.removeAll { left.contains($0.name) }
