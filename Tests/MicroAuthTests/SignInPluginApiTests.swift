@@ -68,8 +68,8 @@ import Testing
         #expect(recorder.heard.withLock { $0 } == ["signed in user by badge", "ended user", "failed nobody", "failed user", "failed user", "failed user"])
     }
 
-    /// A step of some kind, never due.
-    struct StepA: SignInStep {
+    /// A step never due, of the kind `Kind` names: two kinds are two types of step.
+    struct Step<Kind>: SignInStep {
         func isDue(for username: String) async throws -> Bool { false }
         func begin(_ request: Request, _ stored: StoredUser) throws -> Never { throw HttpError(.forbidden) }
         func isNew(for username: String, since time: Int64) -> Bool { false }
@@ -77,30 +77,24 @@ import Testing
         func prove(_ request: Request, username: String, answer: String) async throws -> Bool { false }
     }
 
-    /// A step of another kind.
-    struct StepB: SignInStep {
-        func isDue(for username: String) async throws -> Bool { false }
-        func begin(_ request: Request, _ stored: StoredUser) throws -> Never { throw HttpError(.forbidden) }
-        func isNew(for username: String, since time: Int64) -> Bool { false }
-        var basicRefusal: HttpError { HttpError(.forbidden) }
-        func prove(_ request: Request, username: String, answer: String) async throws -> Bool { false }
-    }
+    enum Badge {}
+    enum Code {}
 
     @Test func aSecondStepOfAnotherKindStopsTheStartInsteadOfReplacingTheFirst() async throws {
         let same = isolatedApp()
-        same.setSignInStep(StepA())
-        same.setSignInStep(StepA())
+        same.setSignInStep(Step<Badge>())
+        same.setSignInStep(Step<Badge>())
         same.get("/") { _ in "up" }
         #expect(try await TestClient(same).get("/").text == "up")
 
         let clashing = isolatedApp()
-        clashing.setSignInStep(StepA())
-        clashing.setSignInStep(StepB())
+        clashing.setSignInStep(Step<Badge>())
+        clashing.setSignInStep(Step<Code>())
         clashing.get("/") { _ in "up" }
         await #expect {
             _ = try await TestClient(clashing).get("/")
         } throws: { error in
-            "\(error)".contains("Two steps after the password: StepA and StepB")
+            "\(error)".contains("Two steps after the password: Step<Badge> and Step<Code>")
         }
     }
 }
