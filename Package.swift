@@ -19,6 +19,10 @@ let package = Package(
         .library(name: "MicroCore", targets: ["MicroCore"]),
         .library(name: "MicroAuth", targets: ["MicroAuth"]),
         .library(name: "MicroAccounts", targets: ["MicroAccounts"]),
+        // The account pages' second factor (libqrencode) and passkeys (libfido2), each its own
+        // library, so that an app without one links no C library for it.
+        .library(name: "MicroTwoFactor", targets: ["MicroTwoFactor"]),
+        .library(name: "MicroPasskeys", targets: ["MicroPasskeys"]),
         .library(name: "MicroTesting", targets: ["MicroTesting"]),
         .library(name: "MicroPostgres", targets: ["MicroPostgres"]),
         // Single sign-on with OpenID Connect: its own library, so that apps without it link
@@ -112,20 +116,44 @@ let package = Package(
             // The ICU inside Foundation on Linux: UTS #39 confusables and bidi classes for usernames.
             linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
-        // The account pages, the users page, the audit, API tokens, the second factor and
-        // passkeys: the only module that needs libqrencode and libfido2.
+        // The account pages, the users page, the audit, the app's events and API tokens, with
+        // the features other modules add to them (AccountFeature).
         .target(
             name: "MicroAccounts",
             dependencies: [
-                "MicroCore", "MicroAuth", "CQrEncode", "CFido2",
+                "MicroCore", "MicroAuth",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ]
         ),
-        // What `import Micro` brings: the three modules above, for apps, the README and the examples.
-        .target(name: "Micro", dependencies: ["MicroCore", "MicroAuth", "MicroAccounts"]),
+        // Two-factor sign-in (TOTP, recovery codes), a feature of the account pages: the only
+        // module that needs libqrencode.
+        .target(
+            name: "MicroTwoFactor",
+            dependencies: [
+                "MicroCore", "MicroAuth", "MicroAccounts", "CQrEncode",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ]
+        ),
+        // Passkeys (WebAuthn), a feature of the account pages: the only module that needs
+        // libfido2. A passkey also answers the second factor's step, and a passkey that did not
+        // verify the person leads to it.
+        .target(
+            name: "MicroPasskeys",
+            dependencies: [
+                "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "CFido2",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ]
+        ),
+        // What `import Micro` brings: the modules above, the account pages with both of their
+        // features, for apps, the README and the examples.
+        .target(name: "Micro", dependencies: ["MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys"]),
         .target(
             name: "MicroTesting",
             dependencies: [
@@ -182,6 +210,10 @@ let package = Package(
         // An app of the core and authentication alone: scripts/check-without-accounts shows that
         // it builds and links without the account pages and libqrencode.
         .executableTarget(name: "SignInOnlyApp", dependencies: ["MicroCore", "MicroAuth", "MicroPostgres"], path: "Tests/SignInOnlyApp"),
+        // An app of the account pages with two-factor sign-in and no passkeys: the same script
+        // shows that it links neither MicroPasskeys nor libfido2.
+        .executableTarget(
+            name: "NoPasskeysApp", dependencies: ["MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor"], path: "Tests/NoPasskeysApp"),
         // A tool of one's own on Micro's command line (CommandLineTool): SampleAppTests run it.
         .executableTarget(name: "LabTool", dependencies: ["Micro", "MicroCommands"], path: "Tests/LabTool"),
         // The example tool, a package of its own for a person to copy (Examples/NotesTool), is
@@ -218,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "MicroAccountsTests",
             dependencies: [
-                "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting",
+                "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys", "Micro", "MicroTesting",
             ] + moduleTestDependencies + [
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The RS256 passkeys of the crafted ceremonies.
@@ -230,7 +262,7 @@ let package = Package(
         .testTarget(
             name: "MicroOpenIdConnectTests",
             dependencies: [
-                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting", "MicroOpenIdConnect",
+                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroTesting", "MicroOpenIdConnect",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -251,7 +283,7 @@ let package = Package(
         .testTarget(
             name: "MicroPostgresTests",
             dependencies: [
-                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
+                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -284,13 +316,13 @@ if Context.environment["MICRO_FUZZ"] == "1" {
 
 // The sanitizers' builds (.ci/flags) hold the framework alone with MICRO_SCOPE=framework: the
 // modules with the code the compiler cannot check, unsafe pointers, C libraries and sendability
-// taken on trust (MicroCore, MicroAuth, MicroAccounts), their tests and the fuzz targets, without
+// taken on trust (MicroCore, MicroAuth, MicroAccounts, MicroTwoFactor, MicroPasskeys), their tests and the fuzz targets, without
 // the plugins and the apps (the app without accounts uses PostgreSQL), so that the packages only
 // those use are not built.
 // scripts/check-sanitizer-scope fails CI when code of that kind appears in a module left out here.
 if Context.environment["MICRO_SCOPE"] == "framework" {
     let left: Set<String> = [
-        "MicroPostgres", "MicroOpenIdConnect", "MicroCommands", "SampleApp", "LabTool", "SignInOnlyApp", "NotesToolApp", "NotesTool",
+        "MicroPostgres", "MicroOpenIdConnect", "MicroCommands", "SampleApp", "LabTool", "SignInOnlyApp", "NoPasskeysApp", "NotesToolApp", "NotesTool",
         "MicroOpenIdConnectTests", "SampleAppTests", "NotesToolTests", "MicroPostgresTests",
     ]
     package.targets.removeAll { left.contains($0.name) }

@@ -29,6 +29,10 @@ extension Request {
     /// so that it does not tell them whether this user has turned a second factor on.
     public var offersSecondStep: Bool { signInHooks.step != nil }
 
+    /// The app's further sign-in step (a second factor), if it has one: for a plugin that asks
+    /// whether it is due for a user, or words a refused answer as the step does.
+    public var signInStep: (any SignInStep)? { signInHooks.step }
+
     /// Whether ``proveAccount(username:password:code:)`` asks a code of `username` besides
     /// their password: a further step of the sign-in (a second factor) is due for them.
     public func needsCode(toProve username: String) async throws -> Bool {

@@ -16,4 +16,11 @@ public protocol SignInStep: Sendable {
     /// Whether `answer` passes the step for `username`, checked as the step's own page checks
     /// it (the same throttle; a wrong answer is the user's failed sign-in).
     func prove(_ request: Request, username: String, answer: String) async throws -> Bool
+    /// What a form says of an answer the step refused, beside its field.
+    var wrongAnswerMessage: String { get }
+}
+
+extension SignInStep {
+    /// A refused answer's words, for a step that has none of its own.
+    public var wrongAnswerMessage: String { "That code is not right." }
 }

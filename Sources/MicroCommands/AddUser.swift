@@ -67,12 +67,8 @@ struct AddUser: AsyncParsableCommand {
                 // A password reset after an incident: no token or passkey added before it may
                 // still let someone in, as on the users page.
                 try await table.withDatabase { database in
-                    let ended = try await AccountLeftovers.endAccess(of: key, in: database)
-                    if ended.tokens > 0 {
-                        await CommandEvent.record(ActivityEvent.Kind.tokenRevoked, of: key, detail: "all \(ended.tokens), by add-user", in: database)
-                    }
-                    if ended.passkeys > 0 {
-                        await CommandEvent.record(ActivityEvent.Kind.passkeyRemoved, of: key, detail: "all \(ended.passkeys), by add-user", in: database)
+                    for ended in try await AccountLeftovers.endAccess(of: key, in: database) where ended.count > 0 {
+                        await CommandEvent.record(ended.event, of: key, detail: "all \(ended.count), by add-user", in: database)
                     }
                 }
                 print("Replaced user '\(key)' in \(table.place): \(password), name and roles; their sessions, API tokens and passkeys end.")

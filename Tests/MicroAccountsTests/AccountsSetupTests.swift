@@ -1,4 +1,5 @@
 import Foundation
+import Micro
 import MicroAccounts
 import MicroAuth
 @testable import MicroCore

@@ -1,8 +1,10 @@
 import Foundation
+import Micro
 import MicroAccounts
 import MicroAuth
 import MicroCore
 import MicroTesting
+import MicroTwoFactor
 import Testing
 
 /// Making an API token asks what turning the second factor off asks: the password, and the code

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Micro
 @testable import MicroAccounts
 import MicroAuth
 import MicroCore

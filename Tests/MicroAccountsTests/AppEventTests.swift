@@ -1,4 +1,5 @@
 import Foundation
+import Micro
 @testable import MicroAccounts
 import MicroAuth
 import MicroCore

@@ -3,6 +3,7 @@ import Foundation
 import MicroAuth
 import MicroCore
 import MicroTesting
+@testable import MicroTwoFactor
 import Testing
 
 /// TOTP against RFC 6238's test vectors, base32 against RFC 4648's, and the QR code's matrix.

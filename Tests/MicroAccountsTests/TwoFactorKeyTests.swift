@@ -4,6 +4,7 @@ import Logging
 import MicroAuth
 import MicroCore
 import MicroTesting
+@testable import MicroTwoFactor
 import Testing
 
 /// What the data key guards at rest: recovery codes keyed with it (old unkeyed rows keyed in

@@ -1,9 +1,11 @@
 import Foundation
 import Logging
+import Micro
 @testable import MicroAccounts
 import MicroAuth
 import MicroCore
 import MicroTesting
+@testable import MicroTwoFactor
 import SQLKit
 import Testing
 

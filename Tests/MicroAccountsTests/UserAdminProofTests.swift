@@ -1,8 +1,10 @@
 import Foundation
+import Micro
 import MicroAccounts
 import MicroAuth
 import MicroCore
 import MicroTesting
+import MicroTwoFactor
 import Testing
 
 /// The users page asks the acting admin who they are, reaches the user's API tokens, and ends

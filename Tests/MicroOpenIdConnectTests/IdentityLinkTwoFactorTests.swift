@@ -1,10 +1,11 @@
 import Foundation
-import MicroOpenIdConnect
-import MicroTesting
-import Testing
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroOpenIdConnect
+import MicroTesting
+import MicroTwoFactor
+import Testing
 
 /// The proof of a user with two-factor sign-in on asks for their code too, taken once.
 @Suite(.serialized) struct IdentityLinkTwoFactorTests {

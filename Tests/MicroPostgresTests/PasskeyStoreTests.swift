@@ -1,5 +1,6 @@
 import Foundation
 import Micro
+import MicroPasskeys
 import MicroPostgres
 import MicroTesting
 import Testing

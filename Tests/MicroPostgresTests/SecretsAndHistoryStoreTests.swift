@@ -1,10 +1,11 @@
 import Foundation
-import MicroPostgres
-import MicroTesting
-import Testing
 @testable import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroPostgres
+import MicroTesting
+@testable import MicroTwoFactor
+import Testing
 
 extension MicroPostgresTests {
     /// The activity log's tables apart (ended accounts, unknown users) and the recovery codes

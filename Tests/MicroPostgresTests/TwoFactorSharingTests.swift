@@ -2,6 +2,7 @@ import Foundation
 import Micro
 import MicroPostgres
 import MicroTesting
+import MicroTwoFactor
 import Testing
 
 extension MicroPostgresTests {

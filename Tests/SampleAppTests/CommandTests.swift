@@ -1,8 +1,9 @@
 import Foundation
 import Micro
+import MicroPasskeys
 import MicroPostgres
-import Testing
 @testable import SampleApp
+import Testing
 
 /// `SampleApp hash-password`, `add-user` and `remove-user`, run as a person would, with the password piped in.
 @Suite struct CommandTests {

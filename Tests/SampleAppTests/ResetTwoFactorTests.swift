@@ -1,8 +1,9 @@
 import Foundation
 import Micro
 import MicroTesting
-import Testing
+import MicroTwoFactor
 @testable import SampleApp
+import Testing
 
 /// Two-factor sign-in in the sample app (issuer "Micro Tools"), and `reset-two-factor` for a
 /// user who lost their phone.

@@ -18,7 +18,7 @@ struct AccessEndings: Sendable {
 extension App {
     /// Adds how `what` of a user ends when their whole access does; an Accounts installed
     /// again replaces its own rather than adding a second.
-    func onAccessEnded(_ what: String, _ end: @escaping @Sendable (Request, String) async throws -> Void) {
+    package func onAccessEnded(_ what: String, _ end: @escaping @Sendable (Request, String) async throws -> Void) {
         updateService(AccessEndings()) { endings in
             endings.list.removeAll { $0.what == what }
             endings.list.append(AccessEndings.Ending(what: what, end: end))

@@ -13,7 +13,7 @@ public enum AccountTemplates {
           <li><a href="{{accountPath}}/password">Change your password</a></li>
           <li><a href="{{accountPath}}/sessions">Where you are signed in</a></li>
           <li><a href="{{accountPath}}/activity">Your account's activity</a></li>
-          <li><a href="{{twoFactorPath}}">Two-factor sign-in</a></li>
+          {{#twoFactorPath}}<li><a href="{{twoFactorPath}}">Two-factor sign-in</a></li>{{/twoFactorPath}}
           {{#passkeysPath}}<li><a href="{{passkeysPath}}">Passkeys</a></li>{{/passkeysPath}}
           <li><a href="{{accountPath}}/tokens">API tokens</a></li>
           {{#currentUser.role.admin}}<li><a href="{{basePath}}/admin/audit">Every account's activity</a></li>{{/currentUser.role.admin}}

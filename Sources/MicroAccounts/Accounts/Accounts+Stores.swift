@@ -1,9 +1,9 @@
 import MicroCore
 
 extension Accounts {
-    /// The account pages, keeping their sessions, events, tokens and second factors in
+    /// The account pages, keeping their sessions, events, tokens and what `features` keep in
     /// `stores`' database (MicroPostgres' `AppStores`).
-    public init(stores: some AppDatabaseSource) {
-        self.init(database: stores.database)
+    public init(stores: some AppDatabaseSource, features: [any AccountFeature]) {
+        self.init(database: stores.database, features: features)
     }
 }

@@ -14,9 +14,11 @@ import MicroCore
 /// Pages: `GET /account`, `GET`/`POST /account/password`, `GET /account/sessions`,
 /// `POST /account/sessions/ID/sign-out`, `POST /account/sessions/sign-out-others`,
 /// `GET /account/activity`, `GET /admin/audit` (role ``adminRole``), and with a database the
-/// two-factor pages under `/account/two-factor` (``twoFactor``), the passkeys under
-/// `/account/passkeys` and the sign-in by passkey (``passkeys``), and the API tokens
-/// (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``). Each
+/// API tokens (`GET`/`POST /account/tokens`, `POST /account/tokens/ID/revoke`; ``apiTokens``),
+/// with what its ``features`` add: `import Micro` gives it two-factor sign-in
+/// (`/account/two-factor`, `accounts.twoFactor`) and passkeys (`/account/passkeys` and the
+/// sign-in by passkey, `accounts.passkeys`); an app that imports `MicroAccounts` alone names
+/// the ones it wants (``AccountFeature``). Each
 /// answers JSON to a client that asks for it. Each page is a template an app restyles by writing its own of the
 /// same name in its views folder (`views/account/sessions.mustache`; the built-in ones are in
 /// ``AccountTemplates``); the texts of flashes and refusals are settings here.
@@ -52,39 +54,38 @@ public struct Accounts: AppPlugin, Sendable {
     public var sessionEndedMessage = "That session has been signed out."
     /// The flash after ending every other session.
     public var othersEndedMessage = "Your other sessions have been signed out."
-    /// Two-factor sign-in (TOTP and recovery codes), where users are in a table and these
-    /// pages keep their state in a database: its issuer, whether it is required, its texts.
-    public var twoFactor = TwoFactorSettings()
-    /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:)``.
+    /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:features:)``.
     public var apiTokens = ApiTokenSettings()
-    /// Passkeys: the page under `/account/passkeys`, with the account pages' database
-    /// (``init(database:)``).
-    public var passkeys = PasskeySettings()
+    /// What other modules add to these pages (two-factor sign-in, passkeys), installed after
+    /// them in this order: ``AccountFeature``.
+    public var features: [any AccountFeature]
     /// The app's own events (``MicroCore/Request/recordAppEvent(_:subject:detail:)``), listed at
-    /// ``auditPath``/app: in memory, or with ``init(database:)`` in its table, kept for ever
+    /// ``auditPath``/app: in memory, or with ``init(database:features:)`` in its table, kept for ever
     /// unless the app gives a ``DatabaseAppEventLog`` a retention or a row limit.
     public var appEvents: any AppEventLog
 
-    /// The pages with sessions and events kept in this process (lost at restart): for a
-    /// users file or one instance.
-    public init() {
+    /// The pages with sessions and events kept in this process (lost at restart), for a
+    /// users file or one instance, with `features`.
+    public init(features: [any AccountFeature]) {
         sessions = MemorySessionRegistry()
         activity = MemoryActivityLog()
         appEvents = MemoryAppEventLog()
+        self.features = features
     }
 
     /// The pages with sessions and events kept in `database`, shared by every instance that
-    /// uses it.
-    public init(database: Database) {
+    /// uses it, with `features`.
+    public init(database: Database, features: [any AccountFeature]) {
         sessions = DatabaseSessionRegistry(database)
         activity = DatabaseActivityLog(database)
         appEvents = DatabaseAppEventLog(database)
         apiTokens.store = DatabaseApiTokenStore(database)
+        self.features = features
     }
 
-    /// Adds the account pages, the users page, two-factor sign-in, passkeys and API tokens
-    /// over `Authentication`'s sign-in. Its steps, in order, are below; `app.describe()` lists
-    /// what each added, where.
+    /// Adds the account pages, the users page, their features (two-factor sign-in, passkeys)
+    /// and API tokens over `Authentication`'s sign-in. Its steps, in order, are below;
+    /// `app.describe()` lists what each added, where.
     public func install(in app: App) {
         for problem in settingsProblems { app.addProblem(problem) }
         let service = AccountsService(self, logger: app.logger)
@@ -92,9 +93,7 @@ public struct Accounts: AppPlugin, Sendable {
         migrateTables(in: app)
         addUsersPage(service, in: app)
         addAccountPages(service, in: app)
-        let database = (sessions as? DatabaseSessionRegistry)?.database
-        TwoFactorFeature.install(twoFactor, database: database, accounts: service, prefix: prefix, in: app)
-        PasskeyFeature.install(passkeys, database: database, accounts: service, prefix: prefix, in: app)
+        for feature in features { feature.install(in: app, accounts: self) }
         installApiTokens(in: app, accounts: service)
     }
 }

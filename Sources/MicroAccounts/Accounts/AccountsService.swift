@@ -44,7 +44,7 @@ final class AccountsService: Sendable {
         // proof showed of an earlier person does not carry over (a passkey's sign-in notes its
         // marker again after this), or an admin signing in on a browser another admin proved
         // would inherit that proof.
-        request.session.remove(TwoFactorRequirement.passkeyKey)
+        request.session.remove(Request.twoFactorSignInKey)
         request.session.remove(AdminProof.sessionKey)
         // A provider's sign-in is the only proof a session by single sign-on can give here.
         if request.session[Session.sourceKey] != nil { AdminProof.note(request, lifetime: settings.adminProofLifetime.components.seconds) }
@@ -193,5 +193,5 @@ final class AccountsService: Sendable {
 
 extension Request {
     /// The `User-Agent` as sent.
-    var userAgent: String? { headers.first(name: "User-Agent") }
+    package var userAgent: String? { headers.first(name: "User-Agent") }
 }

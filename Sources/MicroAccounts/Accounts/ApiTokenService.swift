@@ -5,7 +5,7 @@ import MicroCore
 
 /// API tokens while the app runs: reads `Authorization: Bearer` on requests answered as a
 /// script's, and keeps a short-lived, bounded memory of recent look-ups.
-final class ApiTokenService: Sendable {
+package final class ApiTokenService: Sendable {
     /// A token found live, and its user as the store held them when it was looked up.
     struct Entry: Sendable {
         let token: ApiToken
@@ -45,7 +45,7 @@ final class ApiTokenService: Sendable {
     }
 
     /// Whether the request was signed in by a token.
-    static func isByToken(_ request: Request) -> Bool {
+    package static func isByToken(_ request: Request) -> Bool {
         request.isAuthenticatedByHeader && request.headers.first(name: "Authorization").flatMap(bearer) != nil
     }
 

@@ -84,22 +84,26 @@ extension UserAdminRoutes {
     func turnTwoFactorOff(_ request: Request) async throws -> Response {
         let (admin, _) = try begin(request)
         let username = try target(request)
-        guard let store = request.twoFactor?.store else { throw HttpError(.notFound, texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
+        guard let factor = request.service(UsersPageSecondFactorService.self)?.factor else {
+            throw HttpError(.notFound, texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username))
+        }
         let turnedOff: Bool
-        do { turnedOff = try await store.disable(Username.key(username)) } catch { throw unavailable(request, error) }
+        do { turnedOff = try await factor.turnOff(for: Username.key(username)) } catch { throw unavailable(request, error) }
         guard turnedOff else { return try await page(request, problem: texts.twoFactorNotOn.replacingOccurrences(of: "NAME", with: username)) }
-        return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.twoFactorDisabled, flash: texts.twoFactorReset)
+        return try await done(request, admin: admin, user: username, event: factor.turnedOffEvent, flash: texts.twoFactorReset)
     }
 
-    /// Deletes the API tokens, the second factor, the passkeys and the listed sessions kept under `username`
-    /// in the account pages' tables, and marks its activity as an ended account's: after a
+    /// Deletes the API tokens, the listed sessions and what the features keep (the second
+    /// factor, the passkeys) under `username` in the account pages' tables, and marks its
+    /// activity as an ended account's: after a
     /// removal, and before an add (a user removed some other way, by `remove-user` or SQL, left
     /// them), so that a new user of the name inherits none of it and sees only their own history.
     func forgetLeftovers(of username: String, _ request: Request) async {
         do {
             try await request.service(ApiTokenService.self)?.store.removeAll(of: username)
-            _ = try await request.twoFactor?.store?.disable(Username.key(username))
-            try await request.passkeys?.store?.removeAll(of: Username.key(username))
+            if let database = settings.database {
+                for feature in settings.features { try await feature.forget(Username.key(username), in: database) }
+            }
             _ = try await settings.sessions.removeAll(of: username, keeping: nil)
             try await settings.activity.endAccount(of: username, at: request.session.now)
         } catch {

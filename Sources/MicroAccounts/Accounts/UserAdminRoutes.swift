@@ -83,7 +83,7 @@ struct UserAdminRoutes {
         let tokens: [String: [ApiToken]]
         let now = request.session.now
         do {
-            withTwoFactor = try await request.twoFactor?.store?.enabledUsers() ?? []
+            withTwoFactor = try await request.service(UsersPageSecondFactorService.self)?.factor.usersWithIt() ?? []
             tokens = Dictionary(grouping: try await request.service(ApiTokenService.self)?.store.liveTokens(now: now) ?? [], by: \.username)
         } catch {
             throw unavailable(request, error)

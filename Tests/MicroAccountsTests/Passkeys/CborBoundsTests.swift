@@ -1,4 +1,5 @@
 @testable import MicroAccounts
+@testable import MicroPasskeys
 import Testing
 
 /// The look Micro takes at authenticator data's CBOR before libfido2 reads it: an

@@ -2,6 +2,7 @@ import Foundation
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroPasskeys
 import MicroTesting
 import SQLKit
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MicroAccounts
 import MicroCore
+import MicroPasskeys
 import Testing
 
 /// Registration and sign-in answers crafted by a software authenticator, each spoiled in one

@@ -1,4 +1,5 @@
 @testable import MicroAccounts
+@testable import MicroPasskeys
 import Testing
 
 /// A ceremony's challenge: fresh random bytes, good for a few minutes.

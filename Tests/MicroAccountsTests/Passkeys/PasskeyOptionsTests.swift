@@ -1,6 +1,7 @@
 import Foundation
 import MicroAccounts
 import MicroCore
+import MicroPasskeys
 import Testing
 
 /// The options the pages hand to the browser, read back as JSON.

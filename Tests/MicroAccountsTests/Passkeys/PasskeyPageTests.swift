@@ -1,7 +1,9 @@
 import Foundation
+import Micro
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroPasskeys
 import MicroTesting
 import Testing
 

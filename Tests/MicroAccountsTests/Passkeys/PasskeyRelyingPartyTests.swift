@@ -1,4 +1,5 @@
 import MicroAccounts
+import MicroPasskeys
 import Testing
 
 /// Where passkeys are offered: the relying party that follows the app's address.

@@ -1,7 +1,9 @@
 import Foundation
+import Micro
 @testable import MicroAccounts
 import MicroAuth
 import MicroCore
+@testable import MicroPasskeys
 import MicroTesting
 import Testing
 

@@ -2,7 +2,9 @@ import Foundation
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroPasskeys
 import MicroTesting
+import MicroTwoFactor
 import SQLKit
 import Testing
 

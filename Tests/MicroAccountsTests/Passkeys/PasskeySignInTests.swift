@@ -1,8 +1,11 @@
 import Foundation
+import Micro
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroPasskeys
 import MicroTesting
+import MicroTwoFactor
 import SQLKit
 import Testing
 

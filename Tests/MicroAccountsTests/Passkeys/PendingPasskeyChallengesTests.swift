@@ -1,4 +1,5 @@
 import MicroAccounts
+import MicroPasskeys
 import Testing
 
 /// The challenges a session waits for: a few at most, each for a few minutes.

@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import MicroAccounts
 import MicroCore
+import MicroPasskeys
 
 /// An authenticator in software for crafted ceremonies: it makes a credential of each algorithm
 /// Micro accepts and writes the authenticator data, client data and signatures a browser would

@@ -1,0 +1,44 @@
+import MicroAccounts
+import MicroAuth
+import MicroCore
+import MicroTwoFactor
+
+extension PasskeySettings: AccountFeature {
+    /// Installs passkeys with the account pages: their tables, the account page and its script,
+    /// the sign-in by passkey and the second step by passkey, and their part of the users page,
+    /// whose changes that end a user's whole access remove their passkeys. Without the account
+    /// pages' database there is nowhere to keep passkeys: the page says so.
+    public func install(in app: App, accounts: Accounts) {
+        if limit < 1 { app.addProblem("Accounts.passkeys.limit is \(limit); it must be at least 1.") }
+        let database = accounts.database
+        let service = PasskeyService(settings: self, store: database.map(PasskeyStore.init), accountsPrefix: accounts.prefix, logger: app.logger)
+        app.register(service)
+        if let database { app.addPreparation("migrations: passkeys") { try await database.migrate(PasskeyStore.migrations) } }
+        app.addBuiltInTemplates(PasskeyTemplates.all)
+        app.addTemplateValue("passkeysPath") { request in database == nil ? nil : request.url(service.pagePath) }
+        app.get(service.scriptPath) { request in try PasskeyScript.send(request) }
+        PasskeyAccountRoutes(service: service, accounts: accounts).install(in: app)
+        PasskeyConfirmationRoutes(service: service, accounts: accounts).install(in: app)
+        PasskeySignInRoutes(service: service).install(in: app)
+        PasskeySecondStepRoutes(service: service).install(in: app)
+        app.register(SecondStepAlternative { request, username in await service.secondStep(request, for: username) })
+        app.addSignInPageAddition(SignInPageAddition(scriptPath: service.scriptPath, usernameAutocomplete: "webauthn") { request in
+            PasskeySignInButton.signIn(request, service)
+        })
+        if let store = service.store {
+            PasskeyUserAdmin(store: store).install(in: app, usersPath: accounts.usersPath)
+            app.onAccessEnded("passkeys") { request, username in try await PasskeyUserAdmin.removeAll(of: username, store: store, request) }
+        }
+    }
+
+    /// Deletes `username`'s passkeys.
+    public func forget(_ username: String, in database: Database) async throws {
+        _ = try await endAccess(of: username, in: database)
+    }
+
+    /// Deletes `username`'s passkeys: a passkey added before a password reset must not outlive it.
+    public func endAccess(of username: String, in database: Database) async throws -> EndedAccess? {
+        try await database.migrate(PasskeyStore.migrations)
+        return EndedAccess(event: ActivityEvent.Kind.passkeyRemoved, count: try await PasskeyStore(database).removeAll(of: username))
+    }
+}
