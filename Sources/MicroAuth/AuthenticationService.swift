@@ -5,9 +5,12 @@ import MicroCore
 import Synchronization
 
 /// The sign-in flow's state while the app runs: its settings, the throttle, the dummy hashes,
-/// the stamps of hashes it upgraded.
-package final class AuthenticationService: Sendable {
-    package let settings: Authentication
+/// the stamps of hashes it upgraded. A plugin finds it as `request.service(AuthenticationService.self)`,
+/// and one that builds on the sign-in flow requires it at start-up
+/// (``/MicroCore/App/require(_:problem:)``).
+public final class AuthenticationService: Sendable {
+    /// The app's ``Authentication``: its user store, hasher, paths and texts.
+    public let settings: Authentication
     package let throttle: SignInThrottle
     private let dummyHashes = DummyHashes()
     /// Scripts' recently checked HTTP Basic credentials.
@@ -85,7 +88,7 @@ package final class AuthenticationService: Sendable {
 
     /// Whether a session signed in with `stamp` is still its user's: the store's current stamp,
     /// or the one before a re-hash this app made (the same password).
-    package func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
+    public func isCurrent(_ stamp: CredentialStamp, username: String) -> Bool {
         let users = settings.users
         if users.isCurrent(stamp, username: username) { return true }
         guard let noted = upgrades.withLock({ $0[username] }) else { return false }
@@ -94,7 +97,7 @@ package final class AuthenticationService: Sendable {
 
     /// Whether `stamp` is `current`, or became it when this instance re-hashed the user's
     /// password at another cost: a step begun with the old hash (a second factor's) goes on.
-    package func stands(_ stamp: CredentialStamp, as current: CredentialStamp, username: String) -> Bool {
+    public func stands(_ stamp: CredentialStamp, as current: CredentialStamp, username: String) -> Bool {
         if stamp == current { return true }
         return upgrades.withLock { $0[username] }?.contains { $0.from == stamp && $0.to == current } ?? false
     }

@@ -41,7 +41,7 @@ public struct CredentialStamp: Hashable, Sendable {
     }
 
     /// A stamp read back from a session.
-    package init(text: String) {
+    public init(text: String) {
         self.text = text
     }
 }

@@ -138,7 +138,10 @@ extension Request {
 
     /// Signs in `stored`, whose credentials were checked: the session gets a new identity (no
     /// fixation), a new lifetime, and the user; the sign-in is recorded with `detail`.
-    package func signIn(checked stored: StoredUser, detail: String) async throws {
+    ///
+    /// For a way in of a plugin's (a passkey) once its check passed, through
+    /// ``signInAttempt(username:_:)``: `detail` names it in the user's activity.
+    public func signIn(checked stored: StoredUser, detail: String) async throws {
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
         session.remove(Session.sourceKey)
@@ -153,9 +156,17 @@ extension Request {
         await announce { await $0.signedIn(self, user: stored.user, detail: detail) }
     }
 
+    /// Keeps this session signed in after its user's password changed here: `stored` is the
+    /// user as the store now holds them, with the new hash. The session's stamp becomes theirs,
+    /// so that the stamp check that ends every other session of the user keeps this one.
+    public func keepSignedIn(as stored: StoredUser) {
+        session[Session.credentialKey] = CredentialStamp(stored).text
+        session[Session.priorCredentialKey] = nil
+    }
+
     /// The user `username` and `password` name, checked as ``signIn(username:password:)``
     /// checks them (the same limits, throttle and timing), without touching the session.
-    package func checkCredentials(username: String, password: String) async throws -> StoredUser? {
+    public func checkCredentials(username: String, password: String) async throws -> StoredUser? {
         guard let service = authentication else {
             throw ConfigurationError("signIn needs app.use(Authentication(users: ...)).")
         }

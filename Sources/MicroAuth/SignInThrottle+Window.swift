@@ -2,5 +2,5 @@ import MicroCore
 
 extension SignInThrottle.Limits {
     /// The window in whole seconds: what the throttle's timestamps count in.
-    package var windowSeconds: Int64 { window.components.seconds }
+    public var windowSeconds: Int64 { window.components.seconds }
 }

@@ -25,7 +25,7 @@ struct PasskeyAccountRoutes {
         guard let store = service.store(offeredFor: request) else {
             throw HttpError(.forbidden, service.store == nil ? settings.unavailableMessage : settings.singleSignOnOnlyMessage)
         }
-        guard !ApiTokenService.isByToken(request) else { throw HttpError(.forbidden, accounts.apiTokens.tokenByTokenMessage) }
+        guard !request.isSignedInByApiToken else { throw HttpError(.forbidden, accounts.apiTokens.tokenByTokenMessage) }
         return store
     }
 

@@ -26,7 +26,7 @@ struct PasskeyConfirmationRoutes {
         guard let store = service.store(offeredFor: request), let relyingParty = service.relyingParty(for: request) else {
             throw HttpError(.notFound, settings.noRelyingPartyMessage)
         }
-        guard !ApiTokenService.isByToken(request) else { throw HttpError(.forbidden, accounts.apiTokens.tokenByTokenMessage) }
+        guard !request.isSignedInByApiToken else { throw HttpError(.forbidden, accounts.apiTokens.tokenByTokenMessage) }
         return (user, store, relyingParty)
     }
 

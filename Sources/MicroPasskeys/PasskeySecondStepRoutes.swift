@@ -28,7 +28,7 @@ struct PasskeySecondStepRoutes {
         }
         // A passkey that began the sign-in without verifying the person is one factor: the
         // second must be something else, a code.
-        guard request.pendingSecondFactor?.first != .passkey else { throw HttpError(.forbidden, settings.codeAfterPasskeyMessage) }
+        guard !request.secondStepBeganWithPasskey else { throw HttpError(.forbidden, settings.codeAfterPasskeyMessage) }
         return (stored, store, relyingParty)
     }
 
@@ -51,7 +51,7 @@ struct PasskeySecondStepRoutes {
                 return try await check.ownPasskey(of: username, request, pending: &pending, outcome: &attempt.outcome)
             }
         }
-        request.session.remove(PendingSecondFactor.key)
+        request.endSecondStep()
         await request.recordAccountEvent(ActivityEvent.Kind.passkeyUsed, of: username, detail: passkey.name)
         // The password and a passkey: two factors, whether or not the passkey verified the person.
         return try request.passkeyLocation(try await request.signInByPasskey(stored, verified: true, detail: "password+passkey"))

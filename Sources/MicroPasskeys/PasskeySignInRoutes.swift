@@ -42,9 +42,9 @@ struct PasskeySignInRoutes {
         // Without the person verified (a PIN, a fingerprint), a passkey is one factor: a user
         // with a second factor gives it next, as after a password.
         if !use.userVerified, let step = request.signInStep, try await step.isDue(for: stored.user.username) {
-            return try request.passkeyLocation(request.url(try request.pendSecondFactor(stored, first: .passkey)))
+            return try request.passkeyLocation(request.url(try request.beginSecondStepAfterPasskey(stored)))
         }
-        request.session.remove(PendingSecondFactor.key)
+        request.endSecondStep()
         return try request.passkeyLocation(try await request.signInByPasskey(stored, verified: use.userVerified, detail: "passkey"))
     }
 

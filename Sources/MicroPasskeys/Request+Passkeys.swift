@@ -4,7 +4,7 @@ import MicroCore
 
 extension Request {
     /// The passkeys' service, when the app's account pages have one.
-    var passkeys: PasskeyService? { services.service(PasskeyService.self) }
+    var passkeys: PasskeyService? { service(PasskeyService.self) }
 
     /// The session's pending passkey challenges (none when it holds none, or a spoiled value).
     var pendingPasskeyChallenges: PendingPasskeyChallenges {

@@ -5,16 +5,16 @@ import MicroCore
 /// A sign-in waiting for its second factor, kept in the session between the first step and the
 /// code: whose, when the first step was checked, the credentials it was checked against (a
 /// password changed since ends it), and what the first step was.
-package struct PendingSecondFactor: Codable, Sendable {
+struct PendingSecondFactor: Codable, Sendable {
     /// What signed in first.
-    package enum FirstFactor: String, Codable, Sendable {
+    enum FirstFactor: String, Codable, Sendable {
         case password
         /// A passkey that did not verify the person: a passkey cannot be the second step then.
         case passkey
     }
 
     /// The session key.
-    package static let key = "_two_factor_pending"
+    static let key = "_two_factor_pending"
     /// The user's name as stored.
     let user: String
     /// When the password was checked (seconds since 1970).
@@ -22,5 +22,5 @@ package struct PendingSecondFactor: Codable, Sendable {
     /// The ``CredentialStamp`` text of the user the password was checked for.
     let stamp: String
     /// The first step; nil (a session from before it was noted) is a password.
-    package var first: FirstFactor? = .password
+    var first: FirstFactor? = .password
 }

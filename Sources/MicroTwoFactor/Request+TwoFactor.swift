@@ -4,7 +4,7 @@ import MicroCore
 
 extension Request {
     /// The second factor's service, when the app's account pages have one.
-    var twoFactor: TwoFactorService? { services.service(TwoFactorService.self) }
+    var twoFactor: TwoFactorService? { service(TwoFactorService.self) }
 
     /// The password of `stored` was right and a code is due: the pending step goes into the
     /// session (no one is signed in yet; the remembered page stays) and the browser to the
@@ -15,7 +15,7 @@ extension Request {
 
     /// Puts the pending step of `stored`, after `first`, into the session, as
     /// ``beginSecondFactor(_:)`` does, and gives the code page's path, for a script to go to.
-    package func pendSecondFactor(_ stored: StoredUser, first: PendingSecondFactor.FirstFactor = .password) throws -> String {
+    func pendSecondFactor(_ stored: StoredUser, first: PendingSecondFactor.FirstFactor = .password) throws -> String {
         guard let twoFactor else { throw ConfigurationError("A second factor is due without the account pages' two-factor service.") }
         try session.set(
             PendingSecondFactor.key, PendingSecondFactor(user: stored.user.username, at: session.now, stamp: CredentialStamp(stored).text, first: first))
@@ -24,12 +24,13 @@ extension Request {
 
     /// The sign-in waiting for its second step in this session, as kept (see
     /// ``userAtSecondStep()`` for the user it is for, checked).
-    package var pendingSecondFactor: PendingSecondFactor? { session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) }
+    var pendingSecondFactor: PendingSecondFactor? { session.get(PendingSecondFactor.key, as: PendingSecondFactor.self) }
 
     /// The user waiting at the second step of their sign-in, as the store holds them now; nil
     /// when none waits or the wait expired. A password changed since the first step, or a user
-    /// removed, ends the wait too. Each of these drops the pending step.
-    package func userAtSecondStep() async throws -> StoredUser? {
+    /// removed, ends the wait too. Each of these drops the pending step. For another answer
+    /// the step takes (a passkey: ``SecondStepAlternative``).
+    public func userAtSecondStep() async throws -> StoredUser? {
         guard let twoFactor, let pending = pendingSecondFactor else { return nil }
         let age = session.now - pending.at
         guard age >= 0, age < twoFactor.settings.stepLifetime.components.seconds, let authentication = authenticationSettings else {
@@ -37,7 +38,7 @@ extension Request {
             return nil
         }
         let stored = try await authentication.users.find(username: pending.user, using: authentication.hasher)
-        guard let stored, let signIns = services.service(AuthenticationService.self),
+        guard let stored, let signIns = service(AuthenticationService.self),
             signIns.stands(CredentialStamp(text: pending.stamp), as: CredentialStamp(stored), username: stored.user.username)
         else {
             session.remove(PendingSecondFactor.key)
@@ -50,7 +51,7 @@ extension Request {
     /// (a wrong code is a failed sign-in of the user; over the limit a 429, right code or not).
     /// A right code clears the user's failures.
     func checkSecondFactor(_ code: String, of username: String) async throws -> SecondFactorCheck {
-        guard services.service(AuthenticationService.self) != nil, let twoFactor else { return .wrong }
+        guard service(AuthenticationService.self) != nil, let twoFactor else { return .wrong }
         let now = Int64(settings.clock().timeIntervalSince1970)
         return try await signInAttempt(username: username) { attempt in
             attempt.failedUser = username

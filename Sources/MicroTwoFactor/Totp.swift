@@ -70,7 +70,9 @@ public struct Totp: Sendable {
         return found
     }
 
-    package static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    /// Whether `a` and `b` are the same bytes, in a time that depends on their length alone,
+    /// not on where they first differ: for comparing secrets.
+    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for index in a.indices { difference |= a[index] ^ b[index] }

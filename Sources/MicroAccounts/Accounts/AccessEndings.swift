@@ -16,9 +16,11 @@ struct AccessEndings: Sendable {
 }
 
 extension App {
-    /// Adds how `what` of a user ends when their whole access does; an Accounts installed
-    /// again replaces its own rather than adding a second.
-    package func onAccessEnded(_ what: String, _ end: @escaping @Sendable (Request, String) async throws -> Void) {
+    /// Adds how `what` (a way in beside sessions: `passkeys`) of a user ends when their whole
+    /// access does (`request.endSessions(of: name, everyWayIn: true)`): `end` gets the request
+    /// and the user's name. One ending per `what`: a plugin installed again replaces its own
+    /// rather than adding a second.
+    public func onAccessEnded(_ what: String, _ end: @escaping @Sendable (Request, String) async throws -> Void) {
         updateService(AccessEndings()) { endings in
             endings.list.removeAll { $0.what == what }
             endings.list.append(AccessEndings.Ending(what: what, end: end))

@@ -73,8 +73,7 @@ struct AccountRoutes {
         _ = try? await settings.sessions.removeAll(of: user.username, keeping: nil)
         request.session.regenerate()
         request.session.restart()
-        request.session[Session.credentialKey] = CredentialStamp(StoredUser(user: stored.user, passwordHash: hash)).text
-        request.session[Session.priorCredentialKey] = nil
+        request.keepSignedIn(as: StoredUser(user: stored.user, passwordHash: hash))
         await service.record(request, username: user.username, event: ActivityEvent.Kind.passwordChanged, detail: "")
         await service.relist(request, user: user)
         request.flash["notice"] = settings.passwordChangedMessage

@@ -46,7 +46,7 @@ extension Accounts {
         app.addTemplateValue("accountPath") { request in request.url(prefix) }
         // "Last seen", at most once a minute per session; only for requests with a cookie.
         app.before { request in
-            if request.cookie(request.services.sessions.settings.cookieName) != nil { service.seen(request) }
+            if request.cookie(request.sessionSettings.cookieName) != nil { service.seen(request) }
         }
         AccountRoutes(service: service).install(in: app)
         AppEventRoutes(service: service).install(in: app)

@@ -47,7 +47,7 @@ final class AccountsService: Sendable {
         request.session.remove(Request.twoFactorSignInKey)
         request.session.remove(AdminProof.sessionKey)
         // A provider's sign-in is the only proof a session by single sign-on can give here.
-        if request.session[Session.sourceKey] != nil { AdminProof.note(request, lifetime: settings.adminProofLifetime.components.seconds) }
+        if request.signInSource != nil { AdminProof.note(request, lifetime: settings.adminProofLifetime.components.seconds) }
         do {
             for dropped in try await settings.sessions.add(session) { end(dropped, request) }
         } catch {
@@ -61,7 +61,7 @@ final class AccountsService: Sendable {
     /// from just after the revocation it survives, and is listed as the live session it is.
     private func registered(_ request: Request, user: User) -> RegisteredSession {
         let now = request.session.now
-        let begun = request.session.data.createdMilliseconds
+        let begun = request.session.createdMilliseconds
         let signedInAt = max(now, begun / 1000)
         return RegisteredSession(
             entry: SessionEntry(
@@ -69,7 +69,7 @@ final class AccountsService: Sendable {
                 userAgent: String(decoding: (request.userAgent ?? "").utf8.prefix(512), as: UTF8.self), address: request.clientAddress ?? "",
                 signedInAt: signedInAt, lastSeenAt: now),
             // Begun within a second, the session opens into the second its lifetime ends in.
-            sessionId: request.session.id, expiresAt: signedInAt + 1 + request.services.sessions.settings.lifetimeSeconds,
+            sessionId: request.session.id, expiresAt: signedInAt + 1 + request.sessionSettings.lifetimeSeconds,
             signedInMilliseconds: begun)
     }
 
@@ -150,7 +150,7 @@ final class AccountsService: Sendable {
 
     /// The sessions of `username` still alive: neither expired nor revoked.
     func liveSessions(of username: String, _ request: Request) async throws -> [RegisteredSession] {
-        let sessions = request.services.sessions.settings
+        let sessions = request.sessionSettings
         let listed = try await settings.sessions.sessions(
             of: username, now: request.session.now, idle: sessions.idleSeconds, lifetime: sessions.lifetimeSeconds)
         let revocations = sessions.revocations
@@ -163,7 +163,7 @@ final class AccountsService: Sendable {
     /// Ends `session` wherever its cookie is: revoked on every instance that shares the app's
     /// revocations.
     func end(_ session: RegisteredSession, _ request: Request) {
-        request.services.sessions.settings.revocations.revoke(id: session.sessionId, until: session.expiresAt, now: request.session.now)
+        request.sessionSettings.revocations.revoke(id: session.sessionId, until: session.expiresAt, now: request.session.now)
     }
 
     /// Lists `request`'s session anew (after its identity changed).
@@ -189,9 +189,4 @@ final class AccountsService: Sendable {
             request.logger.error("Cannot record the account event \(event) of \(username): \(error)")
         }
     }
-}
-
-extension Request {
-    /// The `User-Agent` as sent.
-    package var userAgent: String? { headers.first(name: "User-Agent") }
 }

@@ -12,19 +12,21 @@ import MicroCore
 /// no password here: its sign-in is its proof, for as long. A script's HTTP Basic
 /// credentials carry the password on each request; a Bearer token proves nothing and is
 /// refused.
-package struct AdminProof {
+public struct AdminProof: Sendable {
     /// The session key of the time until which the proof holds, seconds since 1970.
     static let sessionKey = "_admin_proof_until"
 
-    package let settings: Accounts
+    /// The account pages' settings: the proof's lifetime and the refusals' words.
+    public let settings: Accounts
 
-    package init(settings: Accounts) {
+    /// The proof under the account pages' `settings`.
+    public init(settings: Accounts) {
         self.settings = settings
     }
 
     /// What the page's forms must ask for now: nil when the proof holds (no field), else
     /// whether a code is asked beside the password.
-    package func demand(of admin: User, _ request: Request) async throws -> Demand? {
+    public func demand(of admin: User, _ request: Request) async throws -> Demand? {
         if request.isAuthenticatedByHeader || holds(request) { return nil }
         if request.signInSource != nil { return .signInAgain }
         return try await request.needsCode(toProve: admin.username) ? .passwordAndCode : .password
@@ -33,7 +35,7 @@ package struct AdminProof {
     /// What a change must bring. Throws a `403` for a Bearer token and for a single sign-on
     /// session whose sign-in is too old; returns the field a wrong answer names (the admin's
     /// failed sign-in, counted by the throttle), or nil once the proof holds.
-    package func check(_ admin: User, _ request: Request) async throws -> (field: String, message: String)? {
+    public func check(_ admin: User, _ request: Request) async throws -> (field: String, message: String)? {
         if ApiTokenService.isByToken(request) { throw HttpError(.forbidden, settings.usersTexts.tokenRefused) }
         // HTTP Basic checked the password on this request (a user with a second factor cannot
         // use it at all).
@@ -51,7 +53,7 @@ package struct AdminProof {
     /// on, checked as a sign-in is. For what adds a way in (a passkey, an API token), which a
     /// cookie copied during a proof's minutes must not do. The field a wrong answer names, or
     /// nil; notes no proof.
-    package func checkAnew(_ user: User, _ request: Request) async throws -> (field: String, message: String)? {
+    public func checkAnew(_ user: User, _ request: Request) async throws -> (field: String, message: String)? {
         let proof = try await request.checkAccountProof(
             username: user.username, password: request.params["current_password"] ?? "", code: request.params["code"] ?? "")
         switch proof {
@@ -69,14 +71,17 @@ package struct AdminProof {
         return now < until && until - now <= settings.adminProofLifetime.components.seconds
     }
 
-    /// Notes a proof made now: a right answer, or a sign-in by single sign-on.
-    package static func note(_ request: Request, lifetime: Int64) {
+    /// Notes a proof made now, holding for `lifetime` seconds: a right answer, or a sign-in by
+    /// single sign-on.
+    public static func note(_ request: Request, lifetime: Int64) {
         request.session[sessionKey] = String(request.session.now + lifetime)
     }
 
     /// What the forms ask for while the proof does not hold.
-    package enum Demand {
+    public enum Demand: Sendable {
+        /// The current password.
         case password
+        /// The current password and the code of the second factor.
         case passwordAndCode
         /// A single sign-on session past its proof: the admin signs in again.
         case signInAgain

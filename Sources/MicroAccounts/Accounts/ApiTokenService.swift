@@ -45,7 +45,7 @@ package final class ApiTokenService: Sendable {
     }
 
     /// Whether the request was signed in by a token.
-    package static func isByToken(_ request: Request) -> Bool {
+    static func isByToken(_ request: Request) -> Bool {
         request.isAuthenticatedByHeader && request.headers.first(name: "Authorization").flatMap(bearer) != nil
     }
 
@@ -60,7 +60,7 @@ package final class ApiTokenService: Sendable {
             let token = Self.bearer(header)
         else { return }
         // A signed-in session wins (looked at only when there is a cookie: none is made here).
-        if request.cookie(request.services.sessions.settings.cookieName) != nil, request.isSignedIn { return }
+        if request.cookie(request.sessionSettings.cookieName) != nil, request.isSignedIn { return }
         guard let authentication = request.service(AuthenticationService.self) else { return }
         let now = Int64(request.settings.clock().timeIntervalSince1970)
         let digest = ApiTokenSecret.digest(of: token)
@@ -70,7 +70,7 @@ package final class ApiTokenService: Sendable {
             // revocation's second too, since it is timed by the second).
             if now >= entry.checked, now - entry.checked < settings.cacheLifetime.components.seconds, entry.token.isLive(at: now),
                 authentication.isCurrent(entry.stamp, username: entry.user.username),
-                !request.services.sessions.settings.revocations.isRevoked(username: entry.user.username, created: entry.checked * 1000)
+                !request.sessionSettings.revocations.isRevoked(username: entry.user.username, created: entry.checked * 1000)
             {
                 request.credentialsUser = entry.user
                 await touch(entry.token, now: now)
@@ -78,20 +78,23 @@ package final class ApiTokenService: Sendable {
             }
             recent.forget(digest)
         }
-        let throttle = authentication.throttle
-        let address = request.clientAddress.map(throttle.key(address:))
-        try await authentication.adoptSharedFailures(username: nil, address: address, now: now, logger: request.logger)
-        try await request.admit(username: nil, address: address, authentication)
+        // Throttled by the client's address alone (no name): an unknown token is no user's
+        // failed sign-in, and a store that fails counts against nobody.
         let entry: Entry?
         do {
-            entry = try await lookUp(token, digest: digest, now: now, authentication)
+            entry = try await request.signInAttempt(username: nil) { attempt in
+                attempt.announcesFailure = false
+                attempt.outcome = .unchecked
+                let found = try await lookUp(token, digest: digest, now: now, authentication)
+                attempt.outcome = found == nil ? .failure : .success
+                return found
+            }
+        } catch let error as HttpError {
+            throw error
         } catch {
-            await authentication.finish(username: nil, address: address, outcome: .unchecked, now: now, logger: request.logger)
-            if let error = error as? HttpError { throw error }
             logger.error("API tokens unavailable, a token cannot be looked up: \(error)")
             throw HttpError(.serviceUnavailable, "Tokens cannot be checked right now. Please try again in a minute.", headers: ["Retry-After": "60"])
         }
-        await authentication.finish(username: nil, address: address, outcome: entry == nil ? .failure : .success, now: now, logger: request.logger)
         guard let entry else {
             throw HttpError(.unauthorized, settings.invalidTokenMessage, headers: [
                 "WWW-Authenticate": "Bearer realm=\"\(settings.realm)\", error=\"invalid_token\"", "Cache-Control": "no-store",

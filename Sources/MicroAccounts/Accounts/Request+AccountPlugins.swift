@@ -2,6 +2,14 @@ import MicroAuth
 import MicroCore
 
 extension Request {
+    /// Whether this request is signed in by an API token (`Authorization: Bearer`): what adds
+    /// a way in, or needs the person at a browser, refuses it.
+    public var isSignedInByApiToken: Bool { ApiTokenService.isByToken(self) }
+
+    /// The `User-Agent` header as sent, if any, for the account pages' "where from": shown
+    /// through an escaping template or summarised (``UserAgentSummary``), never as markup.
+    public var userAgent: String? { headers.first(name: "User-Agent") }
+
     /// Records `event` in `username`'s activity (with this request's address and browser) and
     /// in the log, when the app uses ``Accounts``; else only in the log. For what a plugin does
     /// to an account (a single sign-on identity linked): the audit then shows it beside

@@ -3,5 +3,5 @@ import MicroCore
 
 extension Request {
     /// The account pages' service, when the app uses ``Accounts``.
-    var accounts: AccountsService? { services.service(AccountsService.self) }
+    var accounts: AccountsService? { service(AccountsService.self) }
 }

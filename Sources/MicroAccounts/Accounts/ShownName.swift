@@ -2,11 +2,11 @@ import Foundation
 
 /// The rule for a name a user gives something of theirs (an API token, a passkey): what they
 /// will recognise on their page, and nothing that could make the page say something else.
-package enum ShownName {
+public enum ShownName {
     /// `typed` trimmed and in NFC, or nil when it is empty, longer than `limit` characters, or
     /// holds a control, format (text direction, zero width), private-use, unassigned, surrogate
     /// or line/paragraph separator scalar.
-    package static func accepted(_ typed: String, limit: Int) -> String? {
+    public static func accepted(_ typed: String, limit: Int) -> String? {
         guard typed.utf8.count <= limit * 16 else { return nil }
         let name = typed.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         guard !name.isEmpty, name.count <= limit, name.utf8.count <= limit * 4 else { return nil }

@@ -226,7 +226,7 @@ struct UserAdminRoutes {
     /// Whether the app has a way in beside the password (``ExternalSignIn``): then a user may
     /// be added without one.
     func hasExternalSignIn(_ request: Request) -> Bool {
-        request.service(ExternalSignIns.self)?.list.isEmpty == false
+        request.hasExternalSignIn
     }
 
     /// The answer to a change the store refused; nil when it was made.

@@ -184,7 +184,7 @@ public final class App: RouteBuilder {
     /// Adds a check of the credentials a request with an `Authorization` header carries (HTTP
     /// Basic, say), named `what` in ``pipeline``, run before the around blocks and filters; what it
     /// throws is answered as a filter's error would be.
-    package func addCredentialCheck(
+    public func addCredentialCheck(
         _ what: String, file: String = #fileID, line: UInt = #line, _ check: @escaping @Sendable (Request) async throws -> Void
     ) {
         update { $0.credentialChecks.append(Sited(what: what, site: SourceSite(file: file, line: line), value: check)) }
@@ -202,13 +202,13 @@ public final class App: RouteBuilder {
 
     /// Adds templates (by name, as Mustache text) that a plugin brings: the app's views
     /// folder overrides each with a file of the same name (`views/account/sessions.mustache`).
-    package func addBuiltInTemplates(_ templates: [String: String]) {
+    public func addBuiltInTemplates(_ templates: [String: String]) {
         update { $0.builtInTemplates.merge(templates) { _, new in new } }
     }
 
     /// Adds a check run with the final settings when the app is built for serving, named
     /// `what` in ``pipeline``.
-    package func addStartupCheck(
+    public func addStartupCheck(
         _ what: String, file: String = #fileID, line: UInt = #line,
         _ check: @escaping @Sendable (Settings) -> (problem: String?, warning: String?)
     ) {
@@ -217,7 +217,7 @@ public final class App: RouteBuilder {
 
     /// Refuses to start, with `problem`, unless a plugin registered a service of type `T`: for
     /// a plugin that builds on another (the account pages on `Authentication`).
-    package func require<T: Sendable>(_ type: T.Type, problem: String) {
+    public func require<T: Sendable>(_ type: T.Type, problem: String) {
         update { $0.requiredServices.append((ObjectIdentifier(type), problem)) }
     }
 

@@ -12,9 +12,10 @@ public enum OperatorCommand {
         mountedName.withLock { $0 = name }
     }
 
-    /// The command line for `command` (with `arguments`), in code voice: `` `labtool
-    /// reset-two-factor NAME` ``; without the commands mounted, `otherwise`, what works there.
-    package static func phrase(_ command: String, _ arguments: String = "", otherwise: String) -> String {
+    /// The command line for `command` (with `arguments`) in code voice, the tool's name first
+    /// (`labtool reset-two-factor NAME` between backticks); without the commands mounted,
+    /// `otherwise`, what works there.
+    public static func phrase(_ command: String, _ arguments: String = "", otherwise: String) -> String {
         guard let name = mountedName.withLock({ $0 }) else { return otherwise }
         return "`\(name) \(arguments.isEmpty ? command : "\(command) \(arguments)")`"
     }

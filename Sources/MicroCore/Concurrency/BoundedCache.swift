@@ -6,8 +6,7 @@
 /// dropped. A value found in the previous generation moves to the current one, so the values
 /// still asked for stay, and ones nobody asks for any more (a session renewed, a browser gone)
 /// leave within two generations.
-@usableFromInline
-package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+public final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     // The look-ups are inlinable, and so is what they touch: the caches' values are other
     // modules' types (the signed-in user), and a look-up the compiler cannot specialize for
     // them costs several times a specialized one on every signed-in request.
@@ -35,7 +34,9 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     @usableFromInline let sizeOf: @Sendable (Key, Value) -> Int
     @usableFromInline let state = Locked(State())
 
-    package init(capacity: Int, byteLimit: Int, size: @escaping @Sendable (Key, Value) -> Int) {
+    /// A cache of at most `capacity` entries and about `byteLimit` bytes, `size` telling what
+    /// an entry costs.
+    public init(capacity: Int, byteLimit: Int, size: @escaping @Sendable (Key, Value) -> Int) {
         self.capacity = capacity
         self.byteLimit = byteLimit
         self.sizeOf = size
@@ -43,7 +44,7 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     /// The value kept for `key`, if it is still here.
     @inlinable
-    package func value(for key: Key) -> Value? {
+    public func value(for key: Key) -> Value? {
         let (found, dropped) = state.withLock { state -> (Value?, Generation?) in
             if let value = state.current.entries[key] { return (value, nil) }
             guard let value = state.previous.entries.removeValue(forKey: key) else { return (nil, nil) }
@@ -59,7 +60,7 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// a user from their JSON): a key already in the current generation keeps the value it has.
     /// A value larger than a generation is not kept.
     @inlinable
-    package func remember(_ value: Value, for key: Key) {
+    public func remember(_ value: Value, for key: Key) {
         let size = sizeOf(key, value)
         guard size <= byteLimit / 2 else { return }
         let dropped = state.withLock { state -> Generation? in
@@ -72,7 +73,7 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     /// Drops the value kept for `key`, if any: one that no longer holds (an expired check).
     @inlinable
-    package func forget(_ key: Key) {
+    public func forget(_ key: Key) {
         let dropped = state.withLock { state -> Value? in
             if let old = state.current.entries.removeValue(forKey: key) {
                 state.current.bytes -= sizeOf(key, old)

@@ -11,20 +11,20 @@ import NIOConcurrencyHelpers
 /// NIO's `NIOLockedValueBox` is Sendable only for a Sendable value; like `Mutex`, this one
 /// takes any value (the SQLite store's connection is not Sendable), handing it over with
 /// `sending` instead.
-@usableFromInline
-package final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     // Inlinable, as the caches built on it are (BoundedCache).
     @usableFromInline let lock = NIOLock()
     @usableFromInline var value: Value
 
+    /// `value`, behind its own lock.
     @inlinable
-    package init(_ value: consuming sending Value) {
+    public init(_ value: consuming sending Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, holding the lock.
     @inlinable
-    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    public func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -200,7 +200,9 @@ enum FormDecoding {
 }
 
 extension StringProtocol {
-    package func trimmingSpaces() -> String {
+    /// The text without the spaces and tabs around it (HTTP's optional whitespace), leaving
+    /// every other character, unlike Foundation's trimming of all Unicode white space.
+    public func trimmingSpaces() -> String {
         var slice = Substring(self)
         while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
         while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }

@@ -1,5 +1,6 @@
-/// Percent-decoding as RFC 3986 and the `application/x-www-form-urlencoded` rules define it.
-package enum PercentEncoding {
+/// Percent-encoding and decoding as RFC 3986 and the `application/x-www-form-urlencoded` rules
+/// define them.
+public enum PercentEncoding {
     /// Decodes `%XX` escapes (and `+` as a space when `plusAsSpace`).
     /// Returns nil for a malformed escape or for bytes that are not valid UTF-8.
     static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String? {
@@ -45,7 +46,7 @@ package enum PercentEncoding {
     }
 
     /// Encodes every byte outside RFC 3986's unreserved set (or outside `keep`) as `%XX`.
-    package static func encode(_ text: String, keeping keep: (UInt8) -> Bool = isUnreserved) -> String {
+    public static func encode(_ text: String, keeping keep: (UInt8) -> Bool = isUnreserved) -> String {
         guard !text.utf8.allSatisfy(keep) else { return text }
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
@@ -61,7 +62,7 @@ package enum PercentEncoding {
     }
 
     /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_`, `~`.
-    static func isUnreserved(_ byte: UInt8) -> Bool {
+    public static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):

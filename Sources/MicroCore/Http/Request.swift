@@ -30,6 +30,10 @@ public final class Request {
     public var response = Response()
     /// The app's settings.
     public var settings: Settings { services.settings }
+
+    /// The sessions' settings in effect (the cookie's name, the lifetimes, the revocations),
+    /// for a plugin that lists, revokes or recognises sessions.
+    public var sessionSettings: SessionSettings { services.sessions.settings }
     /// The request's id: a trusted proxy's `X-Request-Id`, else one made for it. The answer
     /// carries it back in `X-Request-Id`, and ``logger``'s lines as `request_id`.
     public let id: String
@@ -72,7 +76,7 @@ public final class Request {
     /// Whether the request's own header fields (HTTP Basic credentials, a bearer token)
     /// authenticated it, for this request only, rather than a session cookie: such an answer
     /// is private to its client, and a request carrying no session cookie needs no CSRF token.
-    package var isAuthenticatedByHeader = false
+    public package(set) var isAuthenticatedByHeader = false
     /// The flash, with the session.
     var loadedFlash: Flash?
     /// The `Cookie` header's pairs, parsed when first asked for.

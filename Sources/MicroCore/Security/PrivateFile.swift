@@ -2,7 +2,7 @@ import Foundation
 
 /// Files that hold secrets (a users database, the development session secret): made readable
 /// by their owner only from the moment they exist, and a warning when an existing one is not.
-package enum PrivateFile {
+public enum PrivateFile {
     /// The mode a new secret file is created with: read and write for its owner, nothing for
     /// anyone else, whatever the umask (which can only take bits away).
     static let mode: mode_t = 0o600
@@ -31,7 +31,7 @@ package enum PrivateFile {
     /// What to log when the file at `path` (which holds `what`) is open to group or others:
     /// the file, its mode and the fix, which keeps the owner's own bits (`chmod 600` for a 0644
     /// file, `chmod 400` for a read-only 0444 one). Nil when it is private or missing.
-    package static func warning(for path: String, holding what: String) -> String? {
+    public static func warning(for path: String, holding what: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let permissions = info.st_mode & 0o777

@@ -3,7 +3,7 @@ import Crypto
 /// Base64 with the URL and cookie safe alphabet (`-` and `_`), without padding (RFC 4648,
 /// section 5). Written on bytes: Foundation's string replacements cost a hundred microseconds
 /// per session cookie on Linux.
-package enum Base64Url {
+public enum Base64Url {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let values: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -20,7 +20,7 @@ package enum Base64Url {
     private static let inAlphabet: [Bool] = values.map { $0 != 0xFF }
 
     /// The text of `bytes`.
-    package static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    public static func encode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let input = Array(bytes)
         var output = [UInt8]()
         output.reserveCapacity((input.count * 4 + 2) / 3)
@@ -52,7 +52,7 @@ package enum Base64Url {
     /// Only the canonical form is accepted: the spare low bits of the last character must be
     /// zero, so that no two texts decode to the same bytes and a changed cookie or token is never
     /// taken for the one the app issued.
-    package static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let input = Array(text.utf8)
         guard input.count % 4 != 1 else { return nil }
         var output = [UInt8]()

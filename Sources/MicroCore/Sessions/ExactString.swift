@@ -8,16 +8,18 @@ import Darwin
 /// identify something: Swift's `String` compares by canonical equivalence ("\u{212A}" KELVIN
 /// SIGN equals "K", a precomposed "å" equals "a" and a combining ring), so two usernames a
 /// store keeps apart would be one key.
-@usableFromInline
-package struct ExactString: Hashable, Sendable {
-    @usableFromInline package let text: String
+public struct ExactString: Hashable, Sendable {
+    /// The string.
+    public let text: String
 
     // Inlinable, as the caches keyed by it are (BoundedCache).
+    /// `text`, compared by its bytes.
     @inlinable
-    package init(_ text: String) { self.text = text }
+    public init(_ text: String) { self.text = text }
 
+    /// Whether the two hold the same UTF-8 bytes.
     @inlinable
-    package static func == (lhs: ExactString, rhs: ExactString) -> Bool {
+    public static func == (lhs: ExactString, rhs: ExactString) -> Bool {
         // Over the bytes' storage: a key is a user's JSON, hundreds of bytes, compared on every
         // look-up, and `UTF8View.elementsEqual` goes byte by byte through its iterator.
         var left = lhs.text
@@ -31,8 +33,9 @@ package struct ExactString: Hashable, Sendable {
         }
     }
 
+    /// Hashes the UTF-8 bytes.
     @inlinable
-    package func hash(into hasher: inout Hasher) {
+    public func hash(into hasher: inout Hasher) {
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }

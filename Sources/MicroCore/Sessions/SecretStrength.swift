@@ -12,9 +12,9 @@
 /// A random secret of 32 bytes in hex (`openssl rand -hex 32`) passes every test for all
 /// practical purposes (the placeholder words all need letters hex does not have); in base64 a
 /// placeholder word turns up by chance in about one secret in ten million.
-package enum SecretStrength {
+public enum SecretStrength {
     /// The fewest different characters a secret may use (a random hex secret uses all 16).
-    static let minimumDistinct = 8
+    public static let minimumDistinct = 8
 
     /// Placeholder words, lowercased, as they appear in examples and tutorials; six letters or
     /// more, so that a random base64 secret holds one only by a rare chance.
@@ -24,7 +24,7 @@ package enum SecretStrength {
     ]
 
     /// What makes `secret` guessable, in words for the start-up error; nil when nothing does.
-    package static func weakness(of secret: String) -> String? {
+    public static func weakness(of secret: String) -> String? {
         let bytes = Array(secret.utf8)
         let distinct = Set(bytes).count
         if distinct == 1 { return "it is one character repeated" }

@@ -29,8 +29,9 @@ public final class Session {
     /// its entry.
     @usableFromInline var sharedReads: [String: any Sendable] = [:]
 
-    /// The request's time (seconds since 1970).
-    package let now: Int64
+    /// The request's time (seconds since 1970), by the app's clock: what a plugin stamps the
+    /// session's values with, so that tests that move the clock move them too.
+    public let now: Int64
     /// The request's time in milliseconds since 1970: what revocations made in it are timed by.
     package let nowMilliseconds: Int64
     /// Where a session begun in this request is given its instant (``restart()``).
@@ -175,10 +176,14 @@ public final class Session {
         return String(decoding: inner, as: UTF8.self)
     }
 
+    /// When the session began, or last began anew (``restart()``), in milliseconds since 1970:
+    /// a revocation made after it ends it.
+    public var createdMilliseconds: Int64 { data.createdMilliseconds }
+
     /// Begins the session anew at the request's time, as at a sign-in: its absolute lifetime
     /// counts from now, and no revocation made before it ends it, in the same millisecond
     /// included ("sign out everywhere else" revokes, then restarts the session it keeps).
-    package func restart() {
+    public func restart() {
         data.createdMilliseconds = revocations.beginning(at: nowMilliseconds)
         data.lastSeen = now
         changed = true

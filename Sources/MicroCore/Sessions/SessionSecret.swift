@@ -3,8 +3,9 @@ import Foundation
 /// Finds the session secret: the setting (or `MICRO_SESSION_SECRET`); in development a
 /// generated one kept in a file; in tests a random one per process. Production refuses a
 /// secret that is missing, shorter than 32 bytes or easy to guess (``SecretStrength``).
-package enum SessionSecret {
-    package static let minimumBytes = 32
+public enum SessionSecret {
+    /// The fewest bytes a secret may have: 32, as `openssl rand -hex 32` gives twice over.
+    public static let minimumBytes = 32
 
     static func resolve(_ settings: Settings) throws(ConfigurationError) -> String {
         if let secret = settings.sessions.secret {
@@ -28,7 +29,7 @@ package enum SessionSecret {
 
     /// The secret kept in `path`, created (readable by the owner only) when missing.
     /// `what` and `variable` name it in errors (another secret kept the same way: the data key).
-    package static func fromFile(
+    public static func fromFile(
         _ path: String, what: String = "development session secret", variable: String = "MICRO_SESSION_SECRET"
     ) throws(ConfigurationError) -> String {
         if FileManager.default.fileExists(atPath: path) { return try read(path, what: what) }
@@ -79,7 +80,8 @@ package enum SessionSecret {
     /// same test run can read it.
     private static let testSecret = randomSecret()
 
-    package static func randomSecret() -> String {
+    /// A new secret of 32 random bytes, in hex.
+    public static func randomSecret() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }

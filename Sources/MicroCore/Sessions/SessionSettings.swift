@@ -28,7 +28,7 @@ public struct SessionSettings: Sendable {
     public init() {}
 
     /// ``idleTimeout`` in whole seconds, as sessions keep their times.
-    package var idleSeconds: Int64 { idleTimeout.components.seconds }
+    public var idleSeconds: Int64 { idleTimeout.components.seconds }
     /// ``absoluteLifetime`` in whole seconds, as sessions keep their times.
-    package var lifetimeSeconds: Int64 { absoluteLifetime.components.seconds }
+    public var lifetimeSeconds: Int64 { absoluteLifetime.components.seconds }
 }
