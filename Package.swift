@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// What each module's tests use of NIO and swift-log, beside the module and MicroTesting.
+/// What each module's tests use of NIO and swift-log, beside the module, MicroTesting and MicroTestSupport.
 let moduleTestDependencies: [Target.Dependency] = [
     .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
     .product(name: "NIOCore", package: "swift-nio"),
@@ -154,16 +154,14 @@ let package = Package(
         // What `import Micro` brings: the modules above, the account pages with both of their
         // features, for apps, the README and the examples.
         .target(name: "Micro", dependencies: ["MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys"]),
+        // What a tool's own tests use: the test client, its sign-in helpers, throwaway databases.
         .target(
             name: "MicroTesting",
             dependencies: [
-                "MicroCore", "MicroAuth", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                // RawHttpClient over TLS, trusting only a test's own certificate.
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "MicroCore", "MicroAuth",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
             ]
         ),
         .target(
@@ -223,11 +221,29 @@ let package = Package(
         .target(name: "NotesToolApp", dependencies: ["Micro", "MicroPostgres"], path: "Examples/NotesTool/Sources/NotesToolApp"),
         .executableTarget(
             name: "NotesTool", dependencies: ["NotesToolApp", "Micro", "MicroCommands"], path: "Examples/NotesTool/Sources/NotesTool"),
-        // Each module's tests, beside it; the helpers they share are MicroTesting's (package).
+        // The helpers Micro's own tests share (test apps, temporary folders, a raw HTTP client,
+        // another program's SQLite connection): a target of the package and no product, so that
+        // a tool that depends on Micro neither sees nor builds them.
+        .target(
+            name: "MicroTestSupport",
+            dependencies: [
+                "MicroCore", "MicroAuth", "MicroTesting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                // RawHttpClient over TLS, trusting only a test's own certificate.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                // SqliteWriter: a SQLiteNIO connection of its own, as another program's.
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+            ],
+            path: "Tests/MicroTestSupport"
+        ),
+        // Each module's tests, beside it; the helpers they share are MicroTestSupport's.
         .testTarget(
             name: "MicroCoreTests",
             dependencies: [
-                "MicroCore", "MicroTesting",
+                "MicroCore", "MicroTesting", "MicroTestSupport",
             ] + moduleTestDependencies + [
                 // Lambdas and custom renderables in the escaping tests.
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -239,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "MicroAuthTests",
             dependencies: [
-                "MicroCore", "MicroAuth", "MicroTesting",
+                "MicroCore", "MicroAuth", "MicroTesting", "MicroTestSupport",
             ] + moduleTestDependencies + [
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -250,7 +266,7 @@ let package = Package(
         .testTarget(
             name: "MicroAccountsTests",
             dependencies: [
-                "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys", "Micro", "MicroTesting",
+                "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys", "Micro", "MicroTesting", "MicroTestSupport",
             ] + moduleTestDependencies + [
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The RS256 passkeys of the crafted ceremonies.
@@ -262,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "MicroOpenIdConnectTests",
             dependencies: [
-                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroTesting", "MicroOpenIdConnect",
+                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroTesting", "MicroTestSupport", "MicroOpenIdConnect",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -273,7 +289,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleAppTests",
-            dependencies: ["SampleApp", "LabTool", "MicroTesting", "MicroPostgres", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["SampleApp", "LabTool", "MicroTesting", "MicroTestSupport", "MicroPostgres", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "NotesToolTests",
@@ -283,7 +299,7 @@ let package = Package(
         .testTarget(
             name: "MicroPostgresTests",
             dependencies: [
-                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys", "MicroTesting", "MicroPostgres", "MicroOpenIdConnect",
+                "Micro", "MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor", "MicroPasskeys", "MicroTesting", "MicroTestSupport", "MicroPostgres", "MicroOpenIdConnect",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -316,7 +332,8 @@ if Context.environment["MICRO_FUZZ"] == "1" {
 
 // The sanitizers' builds (.ci/flags) hold the framework alone with MICRO_SCOPE=framework: the
 // modules with the code the compiler cannot check, unsafe pointers, C libraries and sendability
-// taken on trust (MicroCore, MicroAuth, MicroAccounts, MicroTwoFactor, MicroPasskeys), their tests and the fuzz targets, without
+// taken on trust (MicroCore, MicroAuth, MicroAccounts, MicroTwoFactor, MicroPasskeys), their tests with
+// the helpers they use (MicroTesting, MicroTestSupport) and the fuzz targets, without
 // the plugins and the apps (the app without accounts uses PostgreSQL), so that the packages only
 // those use are not built.
 // scripts/check-sanitizer-scope fails CI when code of that kind appears in a module left out here.

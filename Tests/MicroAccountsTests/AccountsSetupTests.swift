@@ -3,7 +3,7 @@ import Micro
 import MicroAccounts
 import MicroAuth
 @testable import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// What the account pages need from the rest of the app, checked when it starts.

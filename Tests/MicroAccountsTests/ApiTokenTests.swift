@@ -4,6 +4,7 @@ import Micro
 @testable import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import SQLKit
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

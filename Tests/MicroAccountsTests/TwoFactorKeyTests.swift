@@ -3,6 +3,7 @@ import Logging
 @testable import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 @testable import MicroTwoFactor
 import Testing

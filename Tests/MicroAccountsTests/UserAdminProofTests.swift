@@ -3,6 +3,7 @@ import Micro
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import MicroTwoFactor
 import Testing

@@ -3,6 +3,7 @@ import Micro
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 
@@ -288,9 +289,9 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // A table made before users had roles, by plain SQL.
-        let writer = try SqliteWriter(folder.file("users.db"))
-        try writer.execute("CREATE TABLE users (username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash TEXT NOT NULL, name TEXT)")
-        try writer.execute("INSERT INTO users VALUES ('user', '\(TestHashes.secret123)', NULL)")
+        let writer = try await SqliteWriter(folder.file("users.db"))
+        try await writer.execute("CREATE TABLE users (username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash TEXT NOT NULL, name TEXT)")
+        try await writer.execute("INSERT INTO users VALUES ('user', '\(TestHashes.secret123)', NULL)")
         let store = try SqliteUserStore(path: folder.file("users.db"))
         #expect(try await store.setRoles(of: "user", to: ["admin"], keepingOne: "admin") == .done)
         #expect(try await store.setDisabled(true, username: "user", keepingOne: "admin") == .lastAdmin)

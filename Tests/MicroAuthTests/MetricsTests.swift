@@ -3,6 +3,7 @@ import Metrics
 import MetricsTestKit
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Prometheus
 import Testing

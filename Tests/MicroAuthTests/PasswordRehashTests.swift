@@ -1,6 +1,7 @@
 import Foundation
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

@@ -1,9 +1,8 @@
 import Foundation
 import MicroAuth
 @testable import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
-import VaporCSQLite
 
 /// Files with secrets are private from the moment they exist: the users database (and SQLite's
 /// journal files beside it) and the development session secret are created 0600 whatever the
@@ -26,6 +25,13 @@ import VaporCSQLite
         return try work()
     }
 
+    /// Runs `work` with the umask cleared, awaiting it.
+    private func withPermissiveUmask<T>(_ work: () async throws -> T) async rethrows -> T {
+        let previous = umask(0)
+        defer { umask(previous) }
+        return try await work()
+    }
+
     @Test func aNewUsersDatabaseIsPrivateEvenWithAPermissiveUmask() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -37,21 +43,21 @@ import VaporCSQLite
         #expect(try store.find(username: "ann") != nil)
     }
 
-    @Test func sqlitesJournalFilesTakeTheDatabasesMode() throws {
+    @Test func sqlitesJournalFilesTakeTheDatabasesMode() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("users.db")
         _ = try SqliteUserStore(path: path, create: true)
-        try withPermissiveUmask {
+        try await withPermissiveUmask {
             // A rollback journal, while a write is under way.
-            let writer = try RawSqlite(path)
-            try writer.execute("BEGIN IMMEDIATE")
-            try writer.execute("INSERT INTO users (username, password_hash) VALUES ('x', '\(TestHashes.secret123)')")
+            let writer = try await SqliteWriter(path)
+            try await writer.execute("BEGIN IMMEDIATE")
+            try await writer.execute("INSERT INTO users (username, password_hash) VALUES ('x', '\(TestHashes.secret123)')")
             #expect(permissions(path + "-journal") == 0o600)
-            try writer.execute("ROLLBACK")
+            try await writer.execute("ROLLBACK")
             // The write-ahead log and its index, in WAL mode.
-            try writer.execute("PRAGMA journal_mode=WAL")
-            try writer.execute("INSERT INTO users (username, password_hash) VALUES ('y', '\(TestHashes.secret123)')")
+            try await writer.execute("PRAGMA journal_mode=WAL")
+            try await writer.execute("INSERT INTO users (username, password_hash) VALUES ('y', '\(TestHashes.secret123)')")
             #expect(permissions(path + "-wal") == 0o600)
             #expect(permissions(path + "-shm") == 0o600)
         }
@@ -107,21 +113,4 @@ import VaporCSQLite
         settings.sessions.secret = String(repeating: "k", count: 32)
         #expect(SessionSecret.startupWarning(settings) == nil)
     }
-}
-
-/// A plain SQLite connection, as another program would open the file.
-private final class RawSqlite {
-    private var db: OpaquePointer?
-
-    init(_ path: String) throws {
-        guard sqlite_nio_sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { throw SqliteWriterError("cannot open \(path)") }
-    }
-
-    func execute(_ sql: String) throws {
-        guard sqlite_nio_sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw SqliteWriterError("\(sql): \(String(cString: sqlite_nio_sqlite3_errmsg(db)))")
-        }
-    }
-
-    deinit { sqlite_nio_sqlite3_close_v2(db) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 
@@ -83,9 +84,9 @@ import Testing
         defer { folder.remove() }
         // A table made before roles: no column. It still works, and gets one when needed.
         let path = folder.file("users.db")
-        let writer = try SqliteWriter(path)
-        try writer.execute("CREATE TABLE users (username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash TEXT NOT NULL, name TEXT)")
-        try writer.execute("INSERT INTO users VALUES ('bob', '\(try Password.hash("pw", cost: 4))', NULL)")
+        let writer = try await SqliteWriter(path)
+        try await writer.execute("CREATE TABLE users (username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash TEXT NOT NULL, name TEXT)")
+        try await writer.execute("INSERT INTO users VALUES ('bob', '\(try Password.hash("pw", cost: 4))', NULL)")
         let store = try SqliteUserStore(path: path)
         #expect(try store.find(username: "bob")?.user.roles == [])
         try store.save(username: "ann", passwordHash: try Password.hash("pw", cost: 4), name: nil, roles: ["admin", "reports"])
@@ -97,7 +98,7 @@ import Testing
         #expect(try await ann.get("/admin/users").text == "users, for ann")
         // Roles taken away by plain SQL end her session, as a new password would: her next
         // sign-in brings the roles the table has now.
-        try writer.execute("UPDATE users SET roles = 'reports' WHERE username = 'ann'")
+        try await writer.execute("UPDATE users SET roles = 'reports' WHERE username = 'ann'")
         var signedOut = false
         for _ in 0..<100 where !signedOut {
             signedOut = try await ann.get("/admin/users").location == "/signin"
@@ -108,7 +109,7 @@ import Testing
         #expect(try await again.get("/admin/users").status == .forbidden)
         #expect(try await again.get("/reports").text == "reports")
         // A malformed roles cell is an error naming the row, at start-up.
-        try writer.execute("UPDATE users SET roles = 'ad;min' WHERE username = 'bob'")
+        try await writer.execute("UPDATE users SET roles = 'ad;min' WHERE username = 'bob'")
         let error = #expect(throws: ConfigurationError.self) { try SqliteUserStore(path: path) }
         #expect(error?.message.contains("user 'bob'") == true)
     }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MicroAuth
 @testable import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

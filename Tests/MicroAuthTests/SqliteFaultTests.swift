@@ -1,6 +1,7 @@
 import Foundation
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 
@@ -67,7 +68,7 @@ import Testing
         try handle.close()
     }
 
-    @Test func faultsAtStartUpNameTheFileAndWhatIsWrong() throws {
+    @Test func faultsAtStartUpNameTheFileAndWhatIsWrong() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = try makeDatabase(in: folder)
@@ -84,9 +85,9 @@ import Testing
         try Data().write(to: URL(fileURLWithPath: folder.file("empty.db")))
         #expect(openingError(folder.file("empty.db"))?.hasPrefix("\(folder.file("empty.db")): no usable `users` table") == true)
 
-        let writer = try SqliteWriter(lockingFile: path)
+        let writer = try await SqliteWriter(lockingFile: path)
         #expect(openingError(path, busyTimeout: .milliseconds(50))?.hasPrefix("\(path): the users database is locked by another connection (waited 50 ms)") == true)
-        try writer.release()
+        try await writer.release()
         #expect(openingError(path) == nil)
     }
 
@@ -121,12 +122,12 @@ import Testing
         // A timeout far beyond what the test waits: the look-up must wait, not fail.
         let store = try SqliteUserStore(path: path, busyTimeout: .seconds(60))
         let app = makeApp(store)
-        let writer = try SqliteWriter(lockingFile: path)
+        let writer = try await SqliteWriter(lockingFile: path)
         // The writer finishes a moment after the sign-in began: a look-up that did not wait
         // for its lock would have answered 503 by then.
         let release = Task {
             try await Task.sleep(for: .milliseconds(300))
-            try writer.release()
+            try await writer.release()
         }
         #expect(try await signIn(app).location == "/")
         try await release.value
@@ -138,7 +139,7 @@ import Testing
         let path = try makeDatabase(in: folder)
         let store = try SqliteUserStore(path: path, busyTimeout: .milliseconds(100))
         let app = makeApp(store)
-        let writer = try SqliteWriter(lockingFile: path)
+        let writer = try await SqliteWriter(lockingFile: path)
         // More attempts than the throttle allows for a username: the server's fault does not count.
         for _ in 0..<6 {
             expectUnavailable(try await signIn(app), path: path)
@@ -146,7 +147,7 @@ import Testing
         // The same answer for a username that does not exist.
         expectUnavailable(try await signIn(app, "nobody", "guess"), path: path)
         #expect(lookUpError(store)?.hasPrefix("\(path): the users database is locked by another connection (waited 100 ms)") == true)
-        try writer.release()
+        try await writer.release()
         #expect(try await signIn(app).location == "/")
     }
 

@@ -1,5 +1,6 @@
 import MicroAuth
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import MicroAuth
 @testable import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

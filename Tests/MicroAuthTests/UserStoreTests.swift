@@ -1,7 +1,7 @@
 import Foundation
 import MicroAuth
 import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 @Suite struct UserStoreTests {

@@ -1,6 +1,6 @@
 import MicroAuth
 import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// What a users store keeps in memory: a reading older than a change made meanwhile does not

@@ -1,6 +1,6 @@
 @testable import MicroAuth
 import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// `UserTable` over a SQLite file: what the SQL text of a statement may name.

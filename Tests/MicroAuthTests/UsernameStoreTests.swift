@@ -1,7 +1,7 @@
 import Foundation
 import MicroAuth
 import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// Every store keeps one user per name under ``Username``'s rule, and refuses names outside it.
@@ -64,30 +64,30 @@ import Testing
         #expect(try store.count() == 0)
     }
 
-    @Test func openingASqliteTableRewritesItsNamesToTheEnforcedForm() throws {
+    @Test func openingASqliteTableRewritesItsNamesToTheEnforcedForm() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("users.db")
         _ = try SqliteUserStore(path: path, create: true)
-        let writer = try SqliteWriter(path)
-        try writer.execute("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.secret123)'), ('Kate', '\(TestHashes.annPassword)')")
+        let writer = try await SqliteWriter(path)
+        try await writer.execute("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.secret123)'), ('Kate', '\(TestHashes.annPassword)')")
 
         let store = try SqliteUserStore(path: path)
         #expect(try store.find(username: "émile")?.user.username == "émile")
         #expect(try store.find(username: "kate") != nil)
         // The rows hold the enforced names now: a second spelling of one is refused by the table.
-        #expect(throws: SqliteWriterError.self) {
-            try writer.execute("INSERT INTO users (username, password_hash) VALUES ('émile', '\(TestHashes.secret123)')")
+        await #expect(throws: SqliteWriterError.self) {
+            try await writer.execute("INSERT INTO users (username, password_hash) VALUES ('émile', '\(TestHashes.secret123)')")
         }
     }
 
-    @Test func twoSpellingsOfOneNameInASqliteTableStopStartUpNamingBothRows() throws {
+    @Test func twoSpellingsOfOneNameInASqliteTableStopStartUpNamingBothRows() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("users.db")
         _ = try SqliteUserStore(path: path, create: true)
-        let writer = try SqliteWriter(path)
-        try writer.execute("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.secret123)'), ('émile', '\(TestHashes.annPassword)')")
+        let writer = try await SqliteWriter(path)
+        try await writer.execute("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.secret123)'), ('émile', '\(TestHashes.annPassword)')")
         do {
             _ = try SqliteUserStore(path: path)
             Issue.record("a table with ÉMILE and émile opened")
@@ -95,16 +95,16 @@ import Testing
             #expect(error.message.contains("users.db: users rows 1 ('ÉMILE') and 2 ('émile') are one user, 'émile'"), "\(error.message)")
         }
         // Nothing was rewritten: both rows are as they were.
-        try writer.execute("DELETE FROM users WHERE username = 'ÉMILE'")
+        try await writer.execute("DELETE FROM users WHERE username = 'ÉMILE'")
         #expect(try SqliteUserStore(path: path).find(username: "ÉMILE") != nil)
     }
 
-    @Test func aSqliteRowOutsideTheRuleStopsStartUpNamingIt() throws {
+    @Test func aSqliteRowOutsideTheRuleStopsStartUpNamingIt() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let path = folder.file("users.db")
         _ = try SqliteUserStore(path: path, create: true)
-        try SqliteWriter(path).execute("INSERT INTO users (username, password_hash) VALUES ('ok', '\(TestHashes.secret123)'), ('bob ', '\(TestHashes.secret123)')")
+        try await SqliteWriter(path).execute("INSERT INTO users (username, password_hash) VALUES ('ok', '\(TestHashes.secret123)'), ('bob ', '\(TestHashes.secret123)')")
         do {
             _ = try SqliteUserStore(path: path)
             Issue.record("a table with 'bob ' opened")
@@ -120,7 +120,7 @@ import Testing
         let store = try SqliteUserStore(path: path, create: true)
         try store.save(username: "émile", passwordHash: TestHashes.secret123, name: nil)
         let stamp = CredentialStamp(try #require(try store.find(username: "émile")))
-        try SqliteWriter(path).execute("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.annPassword)')")
+        try await SqliteWriter(path).execute("INSERT INTO users (username, password_hash) VALUES ('ÉMILE', '\(TestHashes.annPassword)')")
         #expect(try store.find(username: "ÉMILE").map(CredentialStamp.init) == stamp)
         // The background reading of the table keeps émile's stamp.
         #expect(try await store.allUsers().map(\.username) == ["émile"])

@@ -1,7 +1,7 @@
 import Foundation
 import MicroAuth
 import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// RFC 8265's UsernameCaseMapped profile, as ``Username/enforce(_:)`` applies it.

@@ -1,6 +1,6 @@
 import Logging
 import MicroCore
-import MicroTesting
+import MicroTestSupport
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 import Testing

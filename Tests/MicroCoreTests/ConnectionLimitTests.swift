@@ -1,6 +1,6 @@
 import Foundation
 @testable import MicroCore
-import MicroTesting
+import MicroTestSupport
 import NIOCore
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 @testable import MicroCore
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// Whether a path still names the file a watch holds: a write leaves it so; another file put in

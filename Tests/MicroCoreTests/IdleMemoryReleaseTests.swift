@@ -1,6 +1,6 @@
 import Logging
 @testable import MicroCore
-import MicroTesting
+import MicroTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Synchronization
 import Testing

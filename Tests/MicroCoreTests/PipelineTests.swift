@@ -1,4 +1,5 @@
 @testable import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Logging
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

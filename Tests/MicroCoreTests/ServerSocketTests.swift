@@ -1,6 +1,6 @@
 import Foundation
 @testable import MicroCore
-import MicroTesting
+import MicroTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

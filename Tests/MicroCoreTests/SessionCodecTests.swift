@@ -1,5 +1,6 @@
 import Foundation
 @testable import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Glibc
 @testable import MicroCore
+import MicroTestSupport
 import MicroTesting
 import NIOCore
 import Testing

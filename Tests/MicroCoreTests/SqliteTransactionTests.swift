@@ -1,6 +1,6 @@
 import Foundation
 import MicroCore
-import MicroTesting
+import MicroTestSupport
 import NIOCore
 import NIOPosix
 import Testing

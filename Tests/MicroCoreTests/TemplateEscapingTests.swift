@@ -1,5 +1,6 @@
 import Foundation
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Mustache
 import Testing

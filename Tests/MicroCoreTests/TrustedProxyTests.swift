@@ -1,4 +1,5 @@
 import MicroCore
+import MicroTestSupport
 import MicroTesting
 import Testing
 

@@ -1,5 +1,5 @@
 @testable import MicroCore
-import MicroTesting
+import MicroTestSupport
 import NIOCore
 import Testing
 

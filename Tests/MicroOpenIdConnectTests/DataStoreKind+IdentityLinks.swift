@@ -1,6 +1,6 @@
 import Micro
 import MicroOpenIdConnect
-import MicroTesting
+import MicroTestSupport
 
 extension DataStoreKind {
     /// An identity link store of this kind (SQLite in a temporary file, with its database shut

@@ -1,7 +1,7 @@
 import Foundation
 import Micro
 import MicroOpenIdConnect
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// What the users page and the commands read of the links, in memory and in SQLite.

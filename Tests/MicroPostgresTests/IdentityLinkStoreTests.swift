@@ -1,7 +1,7 @@
 import Foundation
 import Micro
 import MicroOpenIdConnect
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 extension MicroPostgresTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Micro
 import MicroPostgres
+import MicroTestSupport
 import MicroTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Micro
 import MicroPostgres
+import MicroTestSupport
 import MicroTesting
 import PostgresNIO
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import Micro
 import MicroPostgres
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 extension MicroPostgresTests {

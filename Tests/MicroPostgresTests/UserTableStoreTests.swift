@@ -1,7 +1,7 @@
 import Foundation
 import Micro
 import MicroPostgres
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// The users table's statements, written once (`UserTable`), behave alike in SQLite and

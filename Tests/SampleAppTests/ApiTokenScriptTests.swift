@@ -1,5 +1,6 @@
 import Foundation
 import Micro
+import MicroTestSupport
 import MicroTesting
 import Testing
 @testable import SampleApp

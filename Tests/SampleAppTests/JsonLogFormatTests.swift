@@ -1,5 +1,6 @@
 import Foundation
 import MicroAuth
+import MicroTestSupport
 import MicroTesting
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import MicroTesting
+import MicroTestSupport
 import Testing
 
 /// SampleApp serving HTTPS from `MICRO_TLS_CERT` and `MICRO_TLS_KEY` as a person runs it: a

@@ -4,6 +4,7 @@ import MicroAccounts
 import MicroAuth
 import MicroCore
 import MicroPasskeys
+import MicroTestSupport
 import MicroTesting
 import Testing
 

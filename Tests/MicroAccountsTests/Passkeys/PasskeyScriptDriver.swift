@@ -4,6 +4,7 @@ import Micro
 import MicroAuth
 import MicroCore
 @testable import MicroPasskeys
+import MicroTestSupport
 import MicroTesting
 import Testing
 

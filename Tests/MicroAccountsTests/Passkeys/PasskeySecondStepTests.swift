@@ -3,6 +3,7 @@ import MicroAccounts
 import MicroAuth
 import MicroCore
 import MicroPasskeys
+import MicroTestSupport
 import MicroTesting
 import MicroTwoFactor
 import SQLKit

@@ -1,4 +1,5 @@
 import Foundation
+import MicroTestSupport
 import MicroTesting
 import NIOSSL
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import MicroTesting
+import MicroTestSupport
 import NIOCore
 import NIOPosix
 import Testing

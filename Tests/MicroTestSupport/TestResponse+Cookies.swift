@@ -1,4 +1,5 @@
 import Foundation
+import MicroTesting
 
 package extension TestResponse {
     /// The `Set-Cookie` header value for the cookie `name`, if the response sets it.
