@@ -25,7 +25,7 @@ extension DatabaseIdentityLinkStore: IdentityLinkListing {
 
     public func links(of usernames: [String], limit: Int) async throws -> [IdentityLink] {
         var found: [IdentityLink] = []
-        let cutoff = cutoff(Date())
+        let cutoff = cutoff(Self.wallTime())
         // In batches, so that a long list of users binds a bounded number of parameters.
         for batch in stride(from: 0, to: usernames.count, by: 500).map({ Array(usernames[$0..<min($0 + 500, usernames.count)]) }) {
             let remaining = limit - found.count
@@ -42,7 +42,7 @@ extension DatabaseIdentityLinkStore: IdentityLinkListing {
     }
 
     public func allLinks(limit: Int) async throws -> [IdentityLink] {
-        let cutoff = cutoff(Date())
+        let cutoff = cutoff(Self.wallTime())
         return try await database.run("list identity links") { sql in
             try await sql.select().columns("issuer", "subject", "username", "linked_at", "last_used_at").from("micro_identity_links")
                 .where("last_used_at", .greaterThanOrEqual, cutoff)

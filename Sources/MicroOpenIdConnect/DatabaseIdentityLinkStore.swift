@@ -124,14 +124,12 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
         }
     }
 
-    /// The last use before which a link has expired at `now`.
-    func cutoff(_ now: Date) -> Int64 { Int64(now.timeIntervalSince1970 - retentionInterval) }
 
     /// The last use before which a link has expired at `now` (whole seconds since 1970).
     func cutoff(_ now: Int64) -> Int64 { Int64(TimeInterval(now) - retentionInterval) }
 
     /// The wall time, in whole seconds since 1970: what the calls given no `now` judge by.
-    private static func wallTime() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    static func wallTime() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
     /// The unexpired link of `identity` at `now`.
     private func row(_ identity: ExternalIdentity, now: Int64) async throws -> Row? {
@@ -166,7 +164,7 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
         try await database.run("read an identity link") { sql in
             try await sql.select().columns("issuer", "subject", "username", "last_used_at").from("micro_identity_links")
                 .where("issuer", .equal, issuer).where("username", .equal, username)
-                .where("last_used_at", .greaterThanOrEqual, cutoff(Date()))
+                .where("last_used_at", .greaterThanOrEqual, cutoff(Self.wallTime()))
                 .first(decoding: Row.self).map { ExternalIdentity(issuer: $0.issuer, subject: $0.subject) }
         }
     }
