@@ -24,18 +24,3 @@ extension Accounts {
         self.init(stores: stores, features: Self.builtInFeatures)
     }
 }
-
-extension AccountLeftovers {
-    /// ``/MicroAccounts/AccountLeftovers/forget(_:in:features:now:)`` with Micro's features:
-    /// deletes the API tokens, second factor, passkeys and listed sessions kept for `username`,
-    /// and marks its activity as an ended account's.
-    public static func forget(_ username: String, in database: Database) async throws {
-        try await forget(username, in: database, features: Accounts.builtInFeatures)
-    }
-
-    /// ``/MicroAccounts/AccountLeftovers/endAccess(of:in:features:now:)`` with Micro's
-    /// features: deletes `username`'s API tokens, passkeys and listed sessions; what went.
-    public static func endAccess(of username: String, in database: Database) async throws -> [EndedAccess] {
-        try await endAccess(of: username, in: database, features: Accounts.builtInFeatures)
-    }
-}

@@ -140,7 +140,7 @@ public final class AuthenticationService: Sendable {
 
     /// Before an attempt: the shared counts of the name and the address, when a store shares
     /// them. A store that cannot answer makes sign-in unavailable (a 503).
-    package func adoptSharedFailures(username: SignInThrottle.Key?, address: SignInThrottle.Key?, now: Int64, logger: Logger) async throws {
+    func adoptSharedFailures(username: SignInThrottle.Key?, address: SignInThrottle.Key?, now: Int64, logger: Logger) async throws {
         guard let store = settings.throttleStore else { return }
         do {
             let shared = try await store.failures(username: username, address: address, window: throttle.limits.windowSeconds, now: now)
@@ -157,7 +157,7 @@ public final class AuthenticationService: Sendable {
 
     /// Ends an attempt: in memory, then in the shared store, whose counts (every instance's)
     /// this instance then holds. A store that fails keeps the count here only, and is logged.
-    package func finish(username: SignInThrottle.Key?, address: SignInThrottle.Key?, outcome: SignInThrottle.Outcome, now: Int64, logger: Logger) async {
+    func finish(username: SignInThrottle.Key?, address: SignInThrottle.Key?, outcome: SignInThrottle.Outcome, now: Int64, logger: Logger) async {
         throttle.finish(username: username, address: address, outcome: outcome, now: now)
         guard let store = settings.throttleStore else { return }
         do {
@@ -195,7 +195,7 @@ public final class AuthenticationService: Sendable {
                 && !revocations.isRevoked(username: entry.user.username, created: entry.checked * 1000)
                 && !(step?.isNew(for: entry.user.username, since: entry.checked) ?? false)
         }) {
-            request.credentialsUser = user
+            request.signInByPassword(user)
             return
         }
         guard let stored = try await request.services.signInMetrics.signIn(via: .basic, {
@@ -204,7 +204,7 @@ public final class AuthenticationService: Sendable {
         // The password alone does not open an account with a further step: nothing is cached.
         if let due = request.storage[SignInStepDue.self] { throw due.basicRefusal }
         basicCache.remember(stored, for: credentials, now: now)
-        request.credentialsUser = stored.user
+        request.signInByPassword(stored.user)
     }
 
     /// The app's template for the page; else the built-in one (`builtIn`) in the app's layout;

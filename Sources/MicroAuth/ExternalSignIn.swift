@@ -28,10 +28,10 @@ public struct ExternalSignIn: Sendable {
 
 /// The app's external ways in, shared by ``Authentication`` (session checks, the sign-in
 /// page) and the plugins that add them, in whichever order the app uses them.
-package final class ExternalSignIns: Sendable {
+final class ExternalSignIns: Sendable {
     private let all = Locked<[ExternalSignIn]>([])
 
-    package var list: [ExternalSignIn] { all.withLock { $0 } }
+    var list: [ExternalSignIn] { all.withLock { $0 } }
 
     func add(_ way: ExternalSignIn) {
         all.withLock { list in

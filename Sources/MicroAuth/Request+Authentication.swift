@@ -4,11 +4,11 @@ extension Session {
     /// The key under which authentication keeps the signed-in user.
     static let userKey = "_user"
     /// The key of the signed-in user's ``CredentialStamp``.
-    package static let credentialKey = "_credential"
+    static let credentialKey = "_credential"
     /// The key of the stamp the user's hash had before the sign-in re-hashed it, if it did.
-    package static let priorCredentialKey = "_credential_prior"
+    static let priorCredentialKey = "_credential_prior"
     /// The key of the ``ExternalSignIn/source`` that signed the session in; absent for a password.
-    package static let sourceKey = "_signed_in_via"
+    static let sourceKey = "_signed_in_via"
 
     /// The user signed in to the session `data`, decoded once for all requests.
     static func signedInUser(in data: SessionData) -> User? {
@@ -140,8 +140,12 @@ extension Request {
     /// fixation), a new lifetime, and the user; the sign-in is recorded with `detail`.
     ///
     /// For a way in of a plugin's (a passkey) once its check passed, through
-    /// ``signInAttempt(username:_:)``: `detail` names it in the user's activity.
+    /// ``signInAttempt(username:_:)``: `detail` names it in the user's activity. `stored` is
+    /// the user as the store holds them now; a disabled one is refused with a `403`. It asks
+    /// no further step: a way in that is one factor begins the app's step where it is due
+    /// (``signInStep``, ``SignInStep/isDue(for:)``, ``SignInStep/begin(_:_:)``) instead.
     public func signIn(checked stored: StoredUser, detail: String) async throws {
+        if stored.isDisabled { throw HttpError(.forbidden, "This account is disabled. Ask an administrator.") }
         let originalPath = session[Self.originalPathKey]
         session.regenerate()
         session.remove(Session.sourceKey)
@@ -158,7 +162,9 @@ extension Request {
 
     /// Keeps this session signed in after its user's password changed here: `stored` is the
     /// user as the store now holds them, with the new hash. The session's stamp becomes theirs,
-    /// so that the stamp check that ends every other session of the user keeps this one.
+    /// so that the stamp check that ends every other session of the user keeps this one. Only
+    /// after this request changed the password (and proved the current one): it vouches for
+    /// the session under the new hash.
     public func keepSignedIn(as stored: StoredUser) {
         session[Session.credentialKey] = CredentialStamp(stored).text
         session[Session.priorCredentialKey] = nil
@@ -239,7 +245,7 @@ extension Request {
     }
 
     /// Waits while checks in flight hold the budget; throws the 429 when it is spent.
-    package func admit(username: SignInThrottle.Key?, address: SignInThrottle.Key?, _ service: AuthenticationService) async throws {
+    func admit(username: SignInThrottle.Key?, address: SignInThrottle.Key?, _ service: AuthenticationService) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         var delayed = false
         while true {

@@ -124,7 +124,6 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
         }
     }
 
-
     /// The last use before which a link has expired at `now` (whole seconds since 1970).
     func cutoff(_ now: Int64) -> Int64 { Int64(TimeInterval(now) - retentionInterval) }
 

@@ -1,5 +1,4 @@
 import CFido2
-import MicroAccounts
 
 /// What Micro asks of libfido2: the credential and public key in a registration's
 /// authenticator data, and the check of a sign-in's signature. libfido2 parses the CBOR and

@@ -1,5 +1,4 @@
 import Crypto
-import MicroAccounts
 import MicroCore
 
 /// A challenge for one ceremony: 32 random bytes the authenticator signs over, what they are

@@ -1,5 +1,4 @@
 import Foundation
-import MicroAccounts
 
 /// The client data a browser writes for a ceremony and the authenticator signs over (its
 /// SHA-256): the ceremony's type, the challenge and the page's origin.

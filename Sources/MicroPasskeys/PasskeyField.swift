@@ -1,4 +1,3 @@
-import MicroAccounts
 import MicroCore
 
 /// A ceremony field as the page sends it, base64url: its length is checked against

@@ -1,5 +1,4 @@
 import Foundation
-import MicroAccounts
 import MicroCore
 
 /// The options a page hands to `navigator.credentials.create()` and `.get()`, as WebAuthn

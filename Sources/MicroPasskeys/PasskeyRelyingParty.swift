@@ -1,5 +1,4 @@
 import Crypto
-import MicroAccounts
 import MicroCore
 
 /// Who a passkey is for: the relying party id, a host name the passkey is bound to, and the one

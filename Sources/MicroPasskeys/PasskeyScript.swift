@@ -1,4 +1,3 @@
-import MicroAccounts
 import MicroCore
 
 /// The passkeys' script, one same-origin file (the app's Content-Security-Policy allows

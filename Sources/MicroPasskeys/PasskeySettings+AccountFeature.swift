@@ -10,6 +10,11 @@ extension PasskeySettings: AccountFeature {
     /// pages' database there is nowhere to keep passkeys: the page says so.
     public func install(in app: App, accounts: Accounts) {
         if limit < 1 { app.addProblem("Accounts.passkeys.limit is \(limit); it must be at least 1.") }
+        // A passkey that did not verify the person leads to the second factor's step, and one
+        // may answer that step: the step must be two-factor sign-in's.
+        if accounts.feature(TwoFactorSettings.self) == nil {
+            app.addProblem("Accounts.passkeys needs two-factor sign-in among the account pages' features (TwoFactorSettings, before PasskeySettings).")
+        }
         let database = accounts.database
         let service = PasskeyService(settings: self, store: database.map(PasskeyStore.init), accountsPrefix: accounts.prefix, logger: app.logger)
         app.register(service)

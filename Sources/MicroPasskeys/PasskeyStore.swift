@@ -1,5 +1,4 @@
 import Crypto
-import MicroAccounts
 import MicroCore
 import SQLKit
 

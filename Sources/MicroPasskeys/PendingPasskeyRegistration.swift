@@ -1,5 +1,4 @@
 import Crypto
-import MicroAccounts
 
 /// Who a registration under way is for, kept in the session beside its challenge: the user
 /// who gave their password, and the user handle the browser was told. The challenge shows the

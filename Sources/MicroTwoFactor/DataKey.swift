@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import MicroAccounts
 import MicroAuth
 import MicroCore
 

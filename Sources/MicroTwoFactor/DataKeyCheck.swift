@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import MicroAccounts
 import MicroAuth
 import MicroCore
 import SQLKit

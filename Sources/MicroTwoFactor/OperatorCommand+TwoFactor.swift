@@ -3,7 +3,7 @@ import MicroCore
 
 extension OperatorCommand {
     /// What turns a user's second factor off: the tool's `reset-two-factor`, else the users page.
-    package static var resetTwoFactor: String {
+    static var resetTwoFactor: String {
         phrase("reset-two-factor", "NAME", otherwise: "an admin on the users page, or Micro's `reset-two-factor` command (MicroCommands)")
     }
 }

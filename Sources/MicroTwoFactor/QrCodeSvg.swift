@@ -1,5 +1,4 @@
 import CQrEncode
-import MicroAccounts
 import MicroAuth
 import MicroCore
 

@@ -7,7 +7,8 @@ extension Request {
     /// Puts `stored`'s sign-in, begun by a passkey that did not verify the person, at the
     /// second factor's step (nobody is signed in yet; the remembered page stays), and gives the
     /// step page's path for the browser to go to. That step then takes a code alone, not
-    /// another passkey.
+    /// another passkey, and a right code signs the person in: only after a passkey (or another
+    /// first factor) was checked for this user.
     public func beginSecondStepAfterPasskey(_ stored: StoredUser) throws -> String {
         try pendSecondFactor(stored, first: .passkey)
     }

@@ -13,7 +13,7 @@ extension TwoFactorSettings: AccountFeature {
         // Required with nowhere to keep it, no one who must have it could ever turn it on: every
         // page but the two-factor one would be closed to them. Said at start, not found later.
         if requiredForRoles != nil, database == nil {
-            app.addProblem("accounts.twoFactor.requiredForRoles needs the account pages' database (Accounts(database:)): without it, two-factor sign-in cannot be turned on.")
+            app.addProblem("accounts.twoFactor.requiredForRoles needs the account pages' database (Accounts(database: ...)): without it, two-factor sign-in cannot be turned on.")
         }
         let store = database.map(TwoFactorStore.init)
         let service = TwoFactorService(settings: self, store: store, accountsPrefix: accounts.prefix, logger: app.logger)

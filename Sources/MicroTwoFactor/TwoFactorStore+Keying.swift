@@ -1,4 +1,3 @@
-import MicroAccounts
 import MicroAuth
 import MicroCore
 import SQLKit

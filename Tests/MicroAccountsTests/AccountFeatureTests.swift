@@ -1,3 +1,4 @@
+import Foundation
 import MicroAccounts
 import MicroAuth
 import MicroCore
@@ -38,6 +39,7 @@ import Testing
         let app = isolatedApp()
         let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
         try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+        try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil, roles: ["admin"])
         var authentication = Authentication(users: users)
         authentication.hasher = PasswordHasher(threads: 1)
         authentication.passwordCost = 4
@@ -60,6 +62,7 @@ import Testing
             let account = try await client.get("/account")
             #expect(account.status == .ok)
             #expect(!account.text.contains("/account/two-factor") && !account.text.contains("/account/passkeys"))
+            #expect(!account.text.contains("Two-factor sign-in") && !account.text.contains(">Passkeys<"))
             #expect(try await client.get("/account/two-factor").status == .notFound)
             #expect(try await client.get("/account/passkeys").status == .notFound)
         }
@@ -97,6 +100,25 @@ import Testing
 
             try await AccountLeftovers.forget("other", in: database, features: [badges])
             #expect(held.withLock { $0.isEmpty })
+        }
+    }
+
+    /// A plugin's own header credential signs a request in, but proves no password: the users
+    /// page's changes refuse it, where HTTP Basic (the password itself) passes.
+    @Test func aPluginsHeaderCredentialIsNoProofForTheUsersPage() async throws {
+        try await withApp({ Accounts(database: $0, features: []) }) { app, _ in
+            app.addCredentialCheck("badge") { request in
+                guard request.headers.first(name: "Authorization") == "Badge ann-badge" else { return }
+                request.credentialsUser = User(username: "ann", roles: ["admin"])
+            }
+            let badge: HttpHeaders = ["Authorization": "Badge ann-badge", "Accept": "application/json"]
+            let client = TestClient(app)
+            #expect(try await client.get("/admin/users", headers: badge).status == .ok)
+            let refused = try await client.post("/admin/users/sign-out", form: ["username": "user"], headers: badge)
+            #expect(refused.status == .forbidden)
+            let basic: HttpHeaders = ["Authorization": "Basic " + Data("ann:ann-password".utf8).base64EncodedString(), "Accept": "application/json"]
+            let allowed = try await client.post("/admin/users/sign-out", form: ["username": "user"], headers: basic)
+            #expect(allowed.status != .forbidden && allowed.status.code < 400)
         }
     }
 }

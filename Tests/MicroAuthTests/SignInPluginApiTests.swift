@@ -69,6 +69,30 @@ import Testing
         #expect(recorder.heard.withLock { $0 } == ["signed in user by badge", "ended user", "failed nobody", "failed user", "failed user", "failed user"])
     }
 
+    /// `signIn(checked:detail:)`, the call a plugin's way in makes once its check passed,
+    /// refuses a user the store holds disabled, whatever the plugin checked.
+    @Test func aCheckedSignInRefusesADisabledUser() async throws {
+        let app = isolatedApp()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
+        try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+        app.use(Authentication(users: users))
+        app.get("/me") { request in request.currentUser?.username ?? "nobody" }
+        app.post("/badge") { request in
+            guard var stored = try users.find(username: "user") else { return "no user" }
+            // The user as a store holds one disabled: the hash behind its "!" mark.
+            if request.params["disabled"] == "yes" { stored = StoredUser(user: stored.user, passwordHash: "!" + stored.passwordHash) }
+            try await request.signIn(checked: stored, detail: "badge")
+            return "welcome"
+        }
+        let client = TestClient(app)
+        #expect(try await client.post("/badge", form: ["disabled": "yes"]).status == .forbidden)
+        #expect(try await client.get("/me").text == "nobody")
+        #expect(try await client.post("/badge", form: ["disabled": "no"]).text == "welcome")
+        #expect(try await client.get("/me").text == "user")
+    }
+
     /// A step never due, of the kind `Kind` names: two kinds are two types of step.
     struct Step<Kind>: SignInStep {
         func isDue(for username: String) async throws -> Bool { false }

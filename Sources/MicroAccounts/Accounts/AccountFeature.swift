@@ -5,8 +5,8 @@ import MicroCore
 /// installs its features after its own pages, in the order of ``Accounts/features``, so that
 /// an app links the C library of a feature only when it uses it.
 ///
-/// `import Micro` gives `Accounts()` and `Accounts(database:)` both of Micro's features; an
-/// app that imports `MicroAccounts` names the ones it wants:
+/// `import Micro` gives `Accounts()`, `Accounts(database:)` and `Accounts(stores:)` both of
+/// Micro's features; an app that imports `MicroAccounts` names the ones it wants:
 ///
 /// ```swift
 /// app.use(Accounts(database: database, features: [TwoFactorSettings()]))

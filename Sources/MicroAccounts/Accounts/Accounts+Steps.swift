@@ -6,9 +6,7 @@ extension Accounts {
     /// What is wrong with these settings, for the app's start-up problems.
     var settingsProblems: [String] {
         // Counted in whole seconds: a shorter one would close what it should keep open.
-        [("adminProofLifetime", adminProofLifetime)]
-            .filter { $0.1 < .seconds(1) }
-            .map { "Accounts.\($0.0) is \($0.1); it must be at least a second." }
+        adminProofLifetime < .seconds(1) ? ["Accounts.adminProofLifetime is \(adminProofLifetime); it must be at least a second."] : []
     }
 
     /// The service the pages and other plugins find, listening to the sign-in flow (for the

@@ -27,19 +27,22 @@ public struct AdminProof: Sendable {
     /// What the page's forms must ask for now: nil when the proof holds (no field), else
     /// whether a code is asked beside the password.
     public func demand(of admin: User, _ request: Request) async throws -> Demand? {
+        // A script asks for no field: HTTP Basic carries the password, and any other header
+        // credential is refused by the check.
         if request.isAuthenticatedByHeader || holds(request) { return nil }
         if request.signInSource != nil { return .signInAgain }
         return try await request.needsCode(toProve: admin.username) ? .passwordAndCode : .password
     }
 
-    /// What a change must bring. Throws a `403` for a Bearer token and for a single sign-on
-    /// session whose sign-in is too old; returns the field a wrong answer names (the admin's
+    /// What a change must bring. Throws a `403` for a header credential other than HTTP Basic
+    /// (an API token, a plugin's) and for a single sign-on session whose sign-in is too old; returns the field a wrong answer names (the admin's
     /// failed sign-in, counted by the throttle), or nil once the proof holds.
     public func check(_ admin: User, _ request: Request) async throws -> (field: String, message: String)? {
-        if ApiTokenService.isByToken(request) { throw HttpError(.forbidden, settings.usersTexts.tokenRefused) }
         // HTTP Basic checked the password on this request (a user with a second factor cannot
-        // use it at all).
-        if request.isAuthenticatedByHeader || holds(request) { return nil }
+        // use it at all); any other header credential (a Bearer token, a plugin's) proves none.
+        if request.isAuthenticatedByPassword { return nil }
+        if request.isAuthenticatedByHeader { throw HttpError(.forbidden, settings.usersTexts.tokenRefused) }
+        if holds(request) { return nil }
         if request.signInSource != nil {
             throw HttpError(.forbidden, settings.usersTexts.signInAgain)
         }
@@ -72,7 +75,8 @@ public struct AdminProof: Sendable {
     }
 
     /// Notes a proof made now, holding for `lifetime` seconds: a right answer, or a sign-in by
-    /// single sign-on.
+    /// single sign-on. Only once the admin proved who they are on this request: until it
+    /// lapses, the users page's changes ask nothing more of this session.
     public static func note(_ request: Request, lifetime: Int64) {
         request.session[sessionKey] = String(request.session.now + lifetime)
     }

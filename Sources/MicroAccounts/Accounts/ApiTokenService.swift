@@ -5,7 +5,7 @@ import MicroCore
 
 /// API tokens while the app runs: reads `Authorization: Bearer` on requests answered as a
 /// script's, and keeps a short-lived, bounded memory of recent look-ups.
-package final class ApiTokenService: Sendable {
+final class ApiTokenService: Sendable {
     /// A token found live, and its user as the store held them when it was looked up.
     struct Entry: Sendable {
         let token: ApiToken
@@ -90,6 +90,8 @@ package final class ApiTokenService: Sendable {
                 return found
             }
         } catch let error as HttpError {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch {
             logger.error("API tokens unavailable, a token cannot be looked up: \(error)")

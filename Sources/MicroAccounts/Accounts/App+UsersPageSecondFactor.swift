@@ -7,8 +7,3 @@ extension App {
         register(UsersPageSecondFactorService(factor: factor))
     }
 }
-
-/// The users page's second factor, kept as a service of the app.
-struct UsersPageSecondFactorService: Sendable {
-    let factor: any UsersPageSecondFactor
-}

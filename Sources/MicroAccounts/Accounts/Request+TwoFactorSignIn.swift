@@ -10,7 +10,8 @@ extension Request {
     /// Notes that `username`'s sign-in on this session proved two factors by itself (a passkey
     /// that verified the person: the device and its PIN, fingerprint or face), so that a second
     /// factor the app requires (`accounts.twoFactor.requiredForRoles`) holds for this session.
-    /// Called just after the sign-in, which drops an earlier note.
+    /// Called just after the sign-in, which drops an earlier note, and only for a way in that
+    /// proved two factors: the note exempts the session from the required second factor.
     public func noteTwoFactorSignIn(of username: String) {
         session[Self.twoFactorSignInKey] = Username.key(username)
     }

@@ -182,7 +182,9 @@ public final class Session {
 
     /// Begins the session anew at the request's time, as at a sign-in: its absolute lifetime
     /// counts from now, and no revocation made before it ends it, in the same millisecond
-    /// included ("sign out everywhere else" revokes, then restarts the session it keeps).
+    /// included ("sign out everywhere else" revokes, then restarts the session it keeps). Only
+    /// at a sign-in, or when the session goes on after its user's other sessions were revoked:
+    /// anywhere else it would extend a session past its absolute lifetime.
     public func restart() {
         data.createdMilliseconds = revocations.beginning(at: nowMilliseconds)
         data.lastSeen = now
