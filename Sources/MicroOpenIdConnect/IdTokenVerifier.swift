@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
 import JWTKit
+import MicroCore
 
 /// Checks an ID token as OpenID Connect Core 3.1.3.7 asks: the signature by the provider's
 /// key named by `kid` (RS256 or ES256, among the algorithms discovery lists), `iss`, `aud`
@@ -59,7 +60,7 @@ struct IdTokenVerifier: Sendable {
         let time = now.timeIntervalSince1970
         guard claims.expires + leeway > time else { throw .rejected("the ID token expired at \(claims.expires)") }
         guard claims.issuedAt - leeway <= time else { throw .rejected("the ID token was issued in the future (\(claims.issuedAt))") }
-        guard let sent = claims.nonce, Self.constantTimeEqual(sent, nonce) else { throw .rejected("the ID token's nonce is not the one sent") }
+        guard let sent = claims.nonce, ConstantTime.equal(sent, nonce) else { throw .rejected("the ID token's nonce is not the one sent") }
         guard !claims.subject.isEmpty, claims.subject.utf8.count <= 255 else { throw .rejected("the ID token's sub is empty or longer than 255 bytes") }
         return claims
     }
@@ -84,12 +85,6 @@ struct IdTokenVerifier: Sendable {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.utf8.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
 #endif

@@ -48,7 +48,7 @@ extension Session {
     /// (missing, another browser's, used already) or it is older than `lifetime` seconds.
     func takePendingFlow(state: String, now: Int64, lifetime: Int64) throws -> PendingFlow? {
         let flows = get(PendingFlow.sessionKey, as: [PendingFlow].self) ?? []
-        guard let index = flows.firstIndex(where: { IdTokenVerifier.constantTimeEqual($0.state, state) }) else { return nil }
+        guard let index = flows.firstIndex(where: { ConstantTime.equal($0.state, state) }) else { return nil }
         let flow = flows[index]
         let rest = flows.enumerated().filter { $0.offset != index && now - $0.element.started < lifetime }.map(\.element)
         if rest.isEmpty { remove(PendingFlow.sessionKey) } else { try set(PendingFlow.sessionKey, rest) }

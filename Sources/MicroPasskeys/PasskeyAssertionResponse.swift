@@ -1,4 +1,4 @@
-import MicroTwoFactor
+import MicroCore
 
 /// A browser's answer to `navigator.credentials.get()`, each field base64url as the sign-in
 /// page posts it.
@@ -66,18 +66,18 @@ public struct PasskeyAssertionResponse: Sendable {
         try clientData.check(.get, for: relyingParty)
         // The caller found `passkey` by this id; checked here too, so that no caller can verify
         // an answer with another passkey's key.
-        guard Totp.constantTimeEqual(try credentialIdBytes(), passkey.credentialId) else { throw .wrongCredential }
+        guard ConstantTime.equal(try credentialIdBytes(), passkey.credentialId) else { throw .wrongCredential }
         let data = try PasskeyField.decode(authenticatorData, "authenticator data", limit: PasskeyLimits.assertionData)
         let signed = try PasskeyField.decode(signature, "signature", limit: PasskeyLimits.signature)
         if purpose == .signIn {
             let handle = try PasskeyField.decode(userHandle, "user handle", limit: PasskeyLimits.userHandle)
-            guard Totp.constantTimeEqual(handle, passkey.userHandle) else { throw .wrongCredential }
+            guard ConstantTime.equal(handle, passkey.userHandle) else { throw .wrongCredential }
         } else {
             guard let user, user == passkey.username else { throw .wrongCredential }
             // A handle given must be the passkey's too (WebAuthn's step for a named user).
             if !userHandle.isEmpty {
                 let handle = try PasskeyField.decode(userHandle, "user handle", limit: PasskeyLimits.userHandle)
-                guard Totp.constantTimeEqual(handle, passkey.userHandle) else { throw .wrongCredential }
+                guard ConstantTime.equal(handle, passkey.userHandle) else { throw .wrongCredential }
             }
         }
         guard let header = PasskeyAuthenticatorHeader(data) else { throw .malformed("authenticator data") }

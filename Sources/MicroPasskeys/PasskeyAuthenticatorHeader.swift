@@ -1,4 +1,4 @@
-import MicroTwoFactor
+import MicroCore
 
 /// The fixed start of authenticator data, which is not CBOR: the relying party id's SHA-256
 /// (32 bytes), a byte of flags and a 4-byte signature counter. Read here to give each refusal its
@@ -32,7 +32,7 @@ struct PasskeyAuthenticatorHeader {
     /// Checks the relying party and the flags: present always, verified when required, and
     /// backed up only when it may be.
     func check(for relyingParty: PasskeyRelyingParty, userVerification: Bool) throws(PasskeyError) {
-        guard Totp.constantTimeEqual(Array(relyingPartyIdHash), relyingParty.idHash) else { throw .wrongRelyingParty }
+        guard ConstantTime.equal(Array(relyingPartyIdHash), relyingParty.idHash) else { throw .wrongRelyingParty }
         guard backupEligible || !backedUp else { throw .malformed("authenticator data") }
         guard userPresent else { throw .userNotPresent }
         guard userVerified || !userVerification else { throw .userNotVerified }

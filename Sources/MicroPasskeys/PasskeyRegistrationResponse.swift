@@ -1,4 +1,4 @@
-import MicroTwoFactor
+import MicroCore
 
 /// A browser's answer to `navigator.credentials.create()`, each field as the passkeys page
 /// posts it (base64url, and the algorithm the browser read from the new key).
@@ -46,7 +46,7 @@ public struct PasskeyRegistrationResponse: Sendable {
             throw .malformed("authenticator data")
         }
         try header.check(for: relyingParty, userVerification: userVerification)
-        guard Totp.constantTimeEqual(credential.id, postedId) else { throw .wrongCredential }
+        guard ConstantTime.equal(credential.id, postedId) else { throw .wrongCredential }
         return NewPasskey(
             credentialId: credential.id, publicKey: credential.publicKey, signCount: credential.signCount,
             userVerified: header.userVerified, backupEligible: header.backupEligible, challenge: challenge)

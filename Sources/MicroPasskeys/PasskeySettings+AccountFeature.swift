@@ -13,7 +13,7 @@ extension PasskeySettings: AccountFeature {
         // A passkey that did not verify the person leads to the second factor's step, and one
         // may answer that step: the step must be two-factor sign-in's.
         if accounts.feature(TwoFactorSettings.self) == nil {
-            app.addProblem("Accounts.passkeys needs two-factor sign-in among the account pages' features (TwoFactorSettings, before PasskeySettings).")
+            app.addProblem("Accounts.passkeys needs two-factor sign-in among the account pages' features: add TwoFactorSettings() to Accounts.features.")
         }
         let database = accounts.database
         let service = PasskeyService(settings: self, store: database.map(PasskeyStore.init), accountsPrefix: accounts.prefix, logger: app.logger)

@@ -1,4 +1,4 @@
-import MicroTwoFactor
+import MicroCore
 
 /// The challenges a session is waiting for answers to, a few at most: a person may open the
 /// sign-in page in two tabs, but a client cannot grow the session by asking for more. The
@@ -27,7 +27,7 @@ public struct PendingPasskeyChallenges: Sendable, Equatable, Codable {
     /// once; nil, and nothing removed but expired ones, when there is none live at `now`.
     public mutating func take(_ bytes: [UInt8], for purpose: PasskeyChallenge.Purpose, at now: Int64) -> PasskeyChallenge? {
         challenges.removeAll { !$0.isLive(at: now) }
-        guard let index = challenges.firstIndex(where: { $0.purpose == purpose && Totp.constantTimeEqual($0.bytes, bytes) }) else { return nil }
+        guard let index = challenges.firstIndex(where: { $0.purpose == purpose && ConstantTime.equal($0.bytes, bytes) }) else { return nil }
         return challenges.remove(at: index)
     }
 }

@@ -63,18 +63,9 @@ public struct Totp: Sendable {
         let current = step(at: time)
         var found: Int64?
         for candidate in [current - 1, current, current + 1] {
-            let matches = Self.constantTimeEqual(Array(code(step: candidate).utf8), cleaned)
+            let matches = ConstantTime.equal(Array(code(step: candidate).utf8), cleaned)
             if matches, found == nil, candidate > (lastUsed ?? Int64.min) { found = candidate }
         }
         return found
-    }
-
-    /// Whether `a` and `b` are the same bytes, in a time that depends on their length alone,
-    /// not on where they first differ: for comparing secrets.
-    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MicroAccounts
 import MicroAuth
 import MicroCore
+import MicroPasskeys
 import MicroTestSupport
 import MicroTesting
 import MicroTwoFactor
@@ -119,6 +120,24 @@ import Testing
             let basic: HttpHeaders = ["Authorization": "Basic " + Data("ann:ann-password".utf8).base64EncodedString(), "Accept": "application/json"]
             let allowed = try await client.post("/admin/users/sign-out", form: ["username": "user"], headers: basic)
             #expect(allowed.status != .forbidden && allowed.status.code < 400)
+        }
+    }
+
+    /// Features an app names by hand are checked at start-up: passkeys without the second
+    /// factor's step they lead to, or a feature named twice, stop the start with a message.
+    @Test func featuresThatCannotWorkStopTheStartNamingWhy() async throws {
+        for (features, said) in [
+            ([PasskeySettings()] as [any AccountFeature], "add TwoFactorSettings() to Accounts.features"),
+            ([TwoFactorSettings(), TwoFactorSettings()], "holds TwoFactorSettings more than once"),
+        ] {
+            try await withApp({ Accounts(database: $0, features: features) }) { app, _ in
+                do {
+                    _ = try await TestClient(app).get("/account")
+                    Issue.record("started with \(features)")
+                } catch let error as ConfigurationError {
+                    #expect(error.message.contains(said), "\(error.message)")
+                }
+            }
         }
     }
 }

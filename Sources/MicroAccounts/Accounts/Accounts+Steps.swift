@@ -5,8 +5,15 @@ import MicroCore
 extension Accounts {
     /// What is wrong with these settings, for the app's start-up problems.
     var settingsProblems: [String] {
+        var problems: [String] = []
         // Counted in whole seconds: a shorter one would close what it should keep open.
-        adminProofLifetime < .seconds(1) ? ["Accounts.adminProofLifetime is \(adminProofLifetime); it must be at least a second."] : []
+        if adminProofLifetime < .seconds(1) { problems.append("Accounts.adminProofLifetime is \(adminProofLifetime); it must be at least a second.") }
+        // Each feature adds its routes and steps once: a second of a kind would clash with them.
+        let kinds = features.map { String(describing: type(of: $0)) }
+        for kind in Set(kinds) where kinds.filter({ $0 == kind }).count > 1 {
+            problems.append("Accounts.features holds \(kind) more than once; each feature belongs there once.")
+        }
+        return problems
     }
 
     /// The service the pages and other plugins find, listening to the sign-in flow (for the

@@ -35,8 +35,9 @@ public struct AdminProof: Sendable {
     }
 
     /// What a change must bring. Throws a `403` for a header credential other than HTTP Basic
-    /// (an API token, a plugin's) and for a single sign-on session whose sign-in is too old; returns the field a wrong answer names (the admin's
-    /// failed sign-in, counted by the throttle), or nil once the proof holds.
+    /// (an API token, a plugin's) and for a single sign-on session whose sign-in is too old;
+    /// returns the field a wrong answer names (the admin's failed sign-in, counted by the
+    /// throttle), or nil once the proof holds.
     public func check(_ admin: User, _ request: Request) async throws -> (field: String, message: String)? {
         // HTTP Basic checked the password on this request (a user with a second factor cannot
         // use it at all); any other header credential (a Bearer token, a plugin's) proves none.

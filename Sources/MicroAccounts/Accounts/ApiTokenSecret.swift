@@ -36,15 +36,6 @@ public enum ApiTokenSecret {
         hex(SHA256.hash(data: Data(token.utf8)))
     }
 
-    /// Whether two digests are equal, in a time that does not depend on where they differ.
-    static func same(_ one: String, _ other: String) -> Bool {
-        let a = Array(one.utf8), b = Array(other.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
-    }
-
     private static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: 0 ... .max, using: &generator) }

@@ -111,7 +111,7 @@ final class ApiTokenService: Sendable {
     /// The live token `token` and its user, from the stores.
     private func lookUp(_ token: String, digest: String, now: Int64, _ authentication: AuthenticationService) async throws -> Entry? {
         guard ApiTokenSecret.isWellFormed(token),
-            let stored = try await store.token(digest: digest), ApiTokenSecret.same(stored.digest, digest), stored.isLive(at: now),
+            let stored = try await store.token(digest: digest), ConstantTime.equal(stored.digest, digest), stored.isLive(at: now),
             let user = try await authentication.settings.users.find(username: stored.username, using: authentication.settings.hasher),
             !user.isDisabled
         else { return nil }

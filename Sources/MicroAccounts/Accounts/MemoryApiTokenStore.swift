@@ -19,7 +19,7 @@ public final class MemoryApiTokenStore: ApiTokenStore {
     }
 
     public func token(digest: String) async throws -> ApiToken? {
-        all.withLock { tokens in tokens.first { ApiTokenSecret.same($0.digest, digest) } }
+        all.withLock { tokens in tokens.first { ConstantTime.equal($0.digest, digest) } }
     }
 
     public func tokens(of username: String, now: Int64) async throws -> [ApiToken] {
