@@ -20,6 +20,9 @@ public struct IdTokenClaims: JWTIdentityToken, Sendable {
     public var issuedAt: Double
     /// `nonce`: the value the sign-in sent, echoed.
     public var nonce: String?
+    /// `sid`: the provider's session this sign-in belongs to, which a back-channel logout
+    /// names to end it.
+    public var sessionId: String?
     /// `email`.
     public var email: String?
     /// `email_verified` (a boolean, or the string "true" some providers send).
@@ -56,6 +59,7 @@ public struct IdTokenClaims: JWTIdentityToken, Sendable {
         expires = try container.decode(Double.self, forKey: Key("exp"))
         issuedAt = try container.decode(Double.self, forKey: Key("iat"))
         nonce = try container.decodeIfPresent(String.self, forKey: Key("nonce"))
+        sessionId = try? container.decodeIfPresent(String.self, forKey: Key("sid"))
         email = try? container.decodeIfPresent(String.self, forKey: Key("email"))
         if let flag = try? container.decodeIfPresent(Bool.self, forKey: Key("email_verified")) {
             emailVerified = flag
@@ -78,7 +82,7 @@ public struct IdTokenClaims: JWTIdentityToken, Sendable {
     /// Writes the claims Micro reads (tests sign tokens of their own with it).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        let written: Set<String> = ["iss", "sub", "aud", "azp", "nonce", "email", "preferred_username", "name"]
+        let written: Set<String> = ["iss", "sub", "aud", "azp", "nonce", "sid", "email", "preferred_username", "name"]
         for (name, values) in strings where !written.contains(name) {
             if values.count == 1 { try container.encode(values[0], forKey: Key(name)) } else { try container.encode(values, forKey: Key(name)) }
         }
@@ -89,10 +93,17 @@ public struct IdTokenClaims: JWTIdentityToken, Sendable {
         try container.encode(expires, forKey: Key("exp"))
         try container.encode(issuedAt, forKey: Key("iat"))
         try container.encodeIfPresent(nonce, forKey: Key("nonce"))
+        try container.encodeIfPresent(sessionId, forKey: Key("sid"))
         try container.encodeIfPresent(email, forKey: Key("email"))
         try container.encode(emailVerified, forKey: Key("email_verified"))
         try container.encodeIfPresent(preferredUsername, forKey: Key("preferred_username"))
         try container.encodeIfPresent(name, forKey: Key("name"))
     }
+}
+#endif
+
+#if OpenIdConnect
+extension IdTokenClaims: ProviderJwtClaims {
+    var expiresAt: Double? { expires }
 }
 #endif

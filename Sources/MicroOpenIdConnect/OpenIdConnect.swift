@@ -13,9 +13,10 @@ import MicroCore
 /// ```
 ///
 /// It adds the sign-in page's button (`Sign in with NAME`), `POST /auth/oidc` (sends the
-/// browser to the provider; `GET` only shows the button) and `GET /auth/oidc/callback`
+/// browser to the provider; `GET` only shows the button), `GET /auth/oidc/callback`
 /// (checks the answer and signs the user in as a password does: a new session identity, the
-/// user and their stamp, back to the page first asked for). Discovery is fetched when first
+/// user and their stamp, back to the page first asked for) and
+/// `POST /auth/oidc/backchannel-logout` (the provider ends the sessions it began). Discovery is fetched when first
 /// needed, so the app starts while the provider is down. The issuer's origin joins the
 /// Content-Security-Policy's `form-action` (browsers check it on the button's redirect to the
 /// provider): an app that sets its own policy sets it before `app.use`.
@@ -52,6 +53,9 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     public var signOutPath = "/signout"
     /// Where identities are linked to the store's users.
     public var links: any IdentityLinkStore = MemoryIdentityLinkStore()
+    /// Where the sessions single sign-on began are noted for the provider's back-channel
+    /// logout: ``DatabaseProviderSessionStore`` where several instances serve the app.
+    public var providerSessions: any ProviderSessionStore = MemoryProviderSessionStore()
     /// The path of the flow: `POST PATH` starts it, `GET PATH/callback` completes it.
     public var path = "/auth/oidc"
     /// The scopes asked for; `openid email profile` at least.
@@ -102,7 +106,7 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     public func install(in app: App) {
         let provider = OpenIdProvider(
             issuer: issuer, http: ProviderHttpClient(timeout: timeout, maximumBodySize: maximumResponseSize),
-            keyRefetchInterval: keyRefetchInterval / .seconds(1), clock: app.settings.clock)
+            keyRefetchInterval: keyRefetchInterval / .seconds(1), logger: app.logger, clock: app.settings.clock)
         let flow = OpenIdConnectFlow(
             settings: self, provider: provider, sessionLifetime: app.settings.sessions.absoluteLifetime.components.seconds)
         app.register(flow)
@@ -118,6 +122,10 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         app.get(path) { request in try flow.buttonPage(request) }
         app.post(path) { request -> String in try await flow.start(request) }
         app.get(path + "/callback") { request -> String in try await flow.complete(request) }
+        // The provider's server posts here, with a signed token instead of a session.
+        let backChannel = BackChannelLogout(settings: self, provider: provider)
+        app.skipCsrf(path + "/backchannel-logout")
+        app.post(path + "/backchannel-logout") { request in await backChannel.answer(request) }
         IdentityLinkProof(flow: flow).install(in: app)
         if let listing = links as? any IdentityLinkListing {
             IdentityLinkAdmin(settings: self, links: listing).install(in: app)

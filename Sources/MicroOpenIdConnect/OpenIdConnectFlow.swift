@@ -115,24 +115,28 @@ final class OpenIdConnectFlow: Sendable {
             // the person to prove the user its claim named.
             let pending = PendingLink(
                 issuer: claims.issuer, subject: claims.subject, username: signedIn.user.username, claim: signedIn.linkedBy ?? "claim",
-                stamp: signedIn.credentialStamp.text, started: seconds, hint: settings.logout ? hints.keep(token, now: seconds) : nil)
+                stamp: signedIn.credentialStamp.text, started: seconds, hint: settings.logout ? hints.keep(token, now: seconds) : nil,
+                providerSessionId: claims.sessionId)
             try request.session.set(PendingLink.sessionKey, pending)
             request.logger.notice(
                 "Single sign-on: subject \(LogText.escape(claims.subject)) at \(LogText.escape(claims.issuer)) names \(signedIn.user.username) by \(pending.claim); waiting for the password")
             try request.redirect(to: settings.path + "/link", status: .seeOther)
         }
-        try await finish(request, signedIn, identity: claims.identity, idToken: token, provenBy: nil)
+        try await finish(request, signedIn, identity: claims.identity, providerSessionId: claims.sessionId, idToken: token, provenBy: nil)
     }
 
-    /// Signs the user in as a password does, records a link made, greets them, and sends them back.
+    /// Signs the user in as a password does, notes the session for the provider's
+    /// back-channel logout, records a link made, greets them, and sends them back.
     func finish(
-        _ request: Request, _ signedIn: OpenIdConnectUserMapping.Result, identity: ExternalIdentity, idToken: String?, provenBy: String?
+        _ request: Request, _ signedIn: OpenIdConnectUserMapping.Result, identity: ExternalIdentity, providerSessionId: String?,
+        idToken: String?, provenBy: String?
     ) async throws -> Never {
         let authentication = request.authenticationSettings
         let flashKey = authentication?.flashKey ?? "notice"
         let username = signedIn.user.username
         let subject = "subject \(LogText.escape(identity.subject)) at \(LogText.escape(identity.issuer))"
         try await request.signIn(signedIn.user, credentialStamp: signedIn.credentialStamp, via: OpenIdConnect.source)
+        try await noteForBackChannel(request, username: username, identity: identity, providerSessionId: providerSessionId)
         if let claim = signedIn.linkedBy {
             let detail = "issuer=\(LogText.escape(identity.issuer, limit: 256)) subject=\(LogText.escape(identity.subject, limit: 256)) claim=\(claim)"
             await request.recordAccountEvent(OpenIdConnect.linkedEvent, of: username, detail: detail + (provenBy.map { " proven by \($0)" } ?? ""))
@@ -148,6 +152,23 @@ final class OpenIdConnectFlow: Sendable {
         }
         let target = request.takeOriginalPath() ?? authentication?.homePath ?? "/"
         try request.redirect(to: target, status: .seeOther)
+    }
+
+    /// Notes the session just begun with the provider's names for it, so that its
+    /// back-channel logout can end it. A session that could not be noted is one the provider
+    /// could not end: it is signed out again, and the browser told to try later.
+    private func noteForBackChannel(_ request: Request, username: String, identity: ExternalIdentity, providerSessionId: String?) async throws {
+        let now = Int64(request.settings.clock().timeIntervalSince1970)
+        let session = ProviderSession(
+            identity: identity, providerSessionId: providerSessionId.flatMap { $0.isEmpty || $0.utf8.count > 255 ? nil : $0 },
+            username: username, sessionId: request.session.id, expiresAt: now + 1 + request.sessionSettings.lifetimeSeconds)
+        do {
+            try await settings.providerSessions.record(session, now: now)
+        } catch {
+            request.logger.error("Single sign-on cannot note the session for the provider's back-channel logout: \(error)")
+            request.signOut()
+            throw HttpError(.serviceUnavailable, "Single sign-on is unavailable right now. Please try again in a minute.", headers: ["Retry-After": "30"])
+        }
     }
 
     /// With ``OpenIdConnect/allowedDomains``: a verified email in one of them.

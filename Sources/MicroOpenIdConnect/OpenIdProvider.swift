@@ -12,6 +12,8 @@ actor OpenIdProvider {
     let clock: @Sendable () -> Date
     /// The shortest time between two key-set fetches made for an unknown `kid`.
     let keyRefetchInterval: TimeInterval
+    /// Where what an operator should know of the provider's document is said.
+    let logger: Logger?
 
     private var metadata: ProviderMetadata?
     private var metadataFetched: Date?
@@ -22,8 +24,9 @@ actor OpenIdProvider {
     /// How many times the key set was fetched (the tests count refetches).
     private(set) var keyFetches = 0
 
-    init(issuer: String, http: ProviderHttpClient, keyRefetchInterval: TimeInterval = 60, clock: @escaping @Sendable () -> Date) {
+    init(issuer: String, http: ProviderHttpClient, keyRefetchInterval: TimeInterval = 60, logger: Logger? = nil, clock: @escaping @Sendable () -> Date) {
         self.issuer = issuer
+        self.logger = logger
         self.http = http
         self.keyRefetchInterval = keyRefetchInterval
         self.clock = clock
@@ -48,6 +51,10 @@ actor OpenIdProvider {
                 discovery = nil
                 metadata = fetched
                 metadataFetched = clock()
+                if fetched.backchannelLogoutSupported != true {
+                    logger?.notice(
+                        "The provider at \(issuer) does not say it sends back-channel logouts (backchannel_logout_supported): a person it signs out, or disables, keeps their sessions here until they end by time")
+                }
             }
             return fetched
         } catch {

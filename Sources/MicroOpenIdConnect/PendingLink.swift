@@ -21,6 +21,8 @@ struct PendingLink: Codable, Sendable, Equatable {
     var failures = 0
     /// The handle of the ID token kept for the provider's sign-out (``IdTokenHints``).
     var hint: String?
+    /// The provider's session (the ID token's `sid`), noted once the person is signed in.
+    var providerSessionId: String?
 
     /// The session key.
     static let sessionKey = "_oidc_link"

@@ -18,6 +18,8 @@ public struct ProviderMetadata: Sendable, Codable, Equatable {
     public var idTokenSigningAlgValuesSupported: [String]?
     /// How the provider wants clients to authenticate at the token endpoint.
     public var tokenEndpointAuthMethodsSupported: [String]?
+    /// Whether the provider says it sends back-channel logouts.
+    public var backchannelLogoutSupported: Bool?
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -27,6 +29,7 @@ public struct ProviderMetadata: Sendable, Codable, Equatable {
         case endSessionEndpoint = "end_session_endpoint"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case backchannelLogoutSupported = "backchannel_logout_supported"
     }
 
     /// Whether the client sends its secret in the form body (`client_secret_post`): only when

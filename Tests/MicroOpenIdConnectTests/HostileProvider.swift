@@ -40,9 +40,12 @@ final class HostileProvider: Sendable {
 
     enum ClaimValue: Sendable, Encodable {
         case string(String), bool(Bool), number(Double), strings([String])
+        /// An object whose members are these names, each an empty object: a logout token's `events`.
+        case eventNames([String])
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
+            case .eventNames(let names): try container.encode(Dictionary(uniqueKeysWithValues: names.map { ($0, [String: String]()) }))
             case .string(let value): try container.encode(value)
             case .bool(let value): try container.encode(value)
             case .number(let value): try container.encode(value)
@@ -175,6 +178,11 @@ final class HostileProvider: Sendable {
         claims["exp"] = .number(spoil == .expired ? now - 120 : now + 300)
         claims["iat"] = .number(spoil == .issuedInFuture ? now + 600 : spoil == .expired ? now - 900 : now)
         claims["nonce"] = .string(spoil == .wrongNonce ? "not-the-nonce" : nonce)
+        return try sign(claims, spoil: spoil)
+    }
+
+    /// `claims` signed as the provider signs, spoiled as `spoil` says.
+    func sign(_ claims: [String: ClaimValue], spoil: Spoil = .none) throws -> String {
         var header: [String: String] = ["typ": "JWT", "alg": "RS256", "kid": state.withLock { $0.rotated } ? "rsa-2" : "rsa-1"]
         switch spoil {
         case .algNone: header = ["typ": "JWT", "alg": "none", "kid": "rsa-1"]

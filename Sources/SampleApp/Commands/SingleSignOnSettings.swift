@@ -90,9 +90,12 @@ struct SingleSignOnSettings {
     }
 
     /// Keeps the provider's identity links in `database` beside the users table, so that
-    /// they survive restarts, every instance follows them, and a removed user's go with them.
+    /// they survive restarts, every instance follows them, and a removed user's go with them;
+    /// and the sessions it began, so that its back-channel logout reaching any instance ends
+    /// them.
     mutating func keepLinks(in database: Database) async throws(ConfigurationError) {
         guard provider != nil else { return }
         provider?.links = try await DatabaseIdentityLinkStore(database, usersTable: "users", retention: linkRetention)
+        provider?.providerSessions = try await DatabaseProviderSessionStore(database)
     }
 }

@@ -1,0 +1,65 @@
+#if OpenIdConnect
+import Foundation
+import JWTKit
+
+/// The claims of a logout token (OpenID Connect Back-Channel Logout 1.0, section 2.4) that
+/// Micro reads. Decoding checks only their types; ``BackChannelLogout`` checks the rest.
+struct LogoutTokenClaims: ProviderJwtClaims, Sendable {
+    /// The event a logout token must hold in `events`.
+    static let event = "http://schemas.openid.net/event/backchannel-logout"
+
+    var issuer: String
+    var audience: AudienceClaim
+    var issuedAt: Double
+    var expiresAt: Double?
+    /// `jti`: the token's own identity, acted on once.
+    var tokenId: String?
+    /// The event names in `events`.
+    var events: Set<String>
+    /// `sub`: the person, at the issuer.
+    var subject: String?
+    /// `sid`: the provider's session.
+    var sessionId: String?
+    /// Whether a `nonce` is present: a logout token must not carry one (so that an ID token
+    /// cannot be passed off as one).
+    var hasNonce: Bool
+
+    /// Nothing here: ``JwtVerifier`` and ``BackChannelLogout`` check the claims against their
+    /// own clock and settings.
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        issuer = try container.decode(String.self, forKey: Key("iss"))
+        audience = try container.decode(AudienceClaim.self, forKey: Key("aud"))
+        issuedAt = try container.decode(Double.self, forKey: Key("iat"))
+        expiresAt = try container.decodeIfPresent(Double.self, forKey: Key("exp"))
+        tokenId = try container.decodeIfPresent(String.self, forKey: Key("jti"))
+        subject = try container.decodeIfPresent(String.self, forKey: Key("sub"))
+        sessionId = try container.decodeIfPresent(String.self, forKey: Key("sid"))
+        hasNonce = container.contains(Key("nonce"))
+        if container.contains(Key("events")) {
+            let events = try container.nestedContainer(keyedBy: Key.self, forKey: Key("events"))
+            self.events = Set(events.allKeys.prefix(16).map(\.stringValue))
+        } else {
+            events = []
+        }
+    }
+
+    /// Unused: Micro never writes logout tokens.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(issuer, forKey: Key("iss"))
+        try container.encode(audience.value, forKey: Key("aud"))
+        try container.encode(issuedAt, forKey: Key("iat"))
+    }
+}
+#endif

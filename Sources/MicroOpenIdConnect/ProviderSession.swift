@@ -1,0 +1,25 @@
+#if OpenIdConnect
+/// A session of the app that single sign-on began, with what the provider calls it: what a
+/// back-channel logout finds and ends.
+public struct ProviderSession: Sendable, Equatable {
+    /// The person at the provider.
+    public var identity: ExternalIdentity
+    /// The provider's session (the ID token's `sid`); nil when the provider sent none.
+    public var providerSessionId: String?
+    /// The user signed in.
+    public var username: String
+    /// The app's session (``/MicroCore/Session/id``), for its revocation.
+    public var sessionId: String
+    /// When the session ends however active it is (seconds since 1970): the entry goes then.
+    public var expiresAt: Int64
+
+    /// A session begun by single sign-on.
+    public init(identity: ExternalIdentity, providerSessionId: String?, username: String, sessionId: String, expiresAt: Int64) {
+        self.identity = identity
+        self.providerSessionId = providerSessionId
+        self.username = username
+        self.sessionId = sessionId
+        self.expiresAt = expiresAt
+    }
+}
+#endif
