@@ -119,7 +119,8 @@ struct IdentityLinkProof: Sendable {
         let token = pending.hint.flatMap { flow.hints.take($0, now: now) }
         let result = OpenIdConnectUserMapping.Result(user: proven.user, credentialStamp: CredentialStamp(proven), linkedBy: pending.claim)
         try await flow.finish(
-            request, result, identity: identity, providerSessionId: pending.providerSessionId, idToken: token, provenBy: "password")
+            request, result, identity: identity, providerSessionId: pending.providerSessionId, syncedRoles: pending.roles, idToken: token,
+            provenBy: "password")
     }
 
     private func unavailable(_ request: Request, _ error: any Error) -> any Error {

@@ -45,8 +45,17 @@ public struct OpenIdConnect: AppPlugin, Sendable {
     public var proofLifetime: Duration = .seconds(300)
     /// When not empty, only verified email addresses in these domains sign in.
     public var allowedDomains: [String] = []
-    /// The claim the roles of a user from outside the store are read from.
+    /// The claim roles are read from: the roles of a user from outside the store, and with
+    /// ``requiredGroups`` or ``roleSync`` of every user.
     public var rolesClaim = "groups"
+    /// When not empty, a single sign-on whose roles claim holds none of these groups is
+    /// refused (`403`, an audit event, no session), for the store's users as for others.
+    public var requiredGroups: [String] = []
+    /// Whether every single sign-on gives the store's user the roles of the roles claim
+    /// (folded to lowercase). A change ends their other sessions, as a roles change on the
+    /// users page does. A token without the claim is refused and changes nothing. Needs users
+    /// the app can change (a table).
+    public var roleSync = false
     /// Whether signing out also signs out at the provider (its `end_session_endpoint`).
     public var logout = false
     /// The sign-out path of the app's ``/MicroAuth/Authentication`` (for ``logout``).

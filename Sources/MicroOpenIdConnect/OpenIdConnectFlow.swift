@@ -12,11 +12,14 @@ final class OpenIdConnectFlow: Sendable {
     let verifier: IdTokenVerifier
     /// The ID tokens kept for the provider's sign-out (with ``OpenIdConnect/logout``).
     let hints: IdTokenHints
+    /// The required groups and the roles synced from the provider.
+    let groups: ProviderGroups
 
     init(settings: OpenIdConnect, provider: OpenIdProvider, sessionLifetime: Int64 = 86_400) {
         self.settings = settings
         self.provider = provider
         hints = IdTokenHints(lifetime: sessionLifetime)
+        groups = ProviderGroups(settings: settings)
         verifier = IdTokenVerifier(
             issuer: settings.issuer, clientId: settings.clientId, trustedAudiences: settings.trustedAudiences, leeway: settings.clockSkew / .seconds(1))
     }
@@ -84,23 +87,25 @@ final class OpenIdConnectFlow: Sendable {
         }
         let code = request.params["code"] ?? ""
         let redirectUri = request.absoluteUrl(callbackPath)
-        let (signedIn, claims, token) = try await answering(request) { () async throws(OpenIdConnectError) -> (OpenIdConnectUserMapping.Result, IdTokenClaims, String) in
+        let (claims, token) = try await answering(request) { () async throws(OpenIdConnectError) -> (IdTokenClaims, String) in
             guard !code.isEmpty, code.utf8.count <= 4096 else { throw .rejected("the callback has no code") }
             let metadata = try await provider.discover()
             let token = try await provider.exchange(
                 code: code, verifier: flow.verifier, redirectUri: redirectUri, clientId: settings.clientId, clientSecret: settings.clientSecret,
                 metadata: metadata)
             let claims = try await verifier.verify(token, nonce: flow.nonce, provider: provider, metadata: metadata, now: now)
-            // OpenID Connect bounds `sub` so; the session (a cookie) keeps it while a link waits.
-            guard !claims.subject.isEmpty, claims.subject.utf8.count <= 255 else { throw .rejected("the ID token's sub is empty or longer than 255 bytes") }
             try checkDomain(claims)
+            return (claims, token)
+        }
+        try await groups.check(request, claims)
+        let signedIn = try await answering(request) { () async throws(OpenIdConnectError) -> OpenIdConnectUserMapping.Result in
             guard let users = authentication?.users else { throw .notAllowed("this app has no user store (app.use(Authentication(...)) is missing).") }
             var context = OpenIdConnectUserMapping.Context(
                 claims: claims, users: users, links: settings.links, rolesClaim: settings.rolesClaim, hasher: authentication?.hasher ?? .shared,
                 linkBy: settings.linkBy, now: now)
             context.linkRule = settings.linkRule
             do {
-                return (try await settings.users.map(context), claims, token)
+                return try await settings.users.map(context)
             } catch let error as OpenIdConnectError {
                 throw error
             } catch let error as HttpError {
@@ -109,6 +114,7 @@ final class OpenIdConnectFlow: Sendable {
                 throw .providerUnavailable("the user store or the identity links: \(error)")
             }
         }
+        let syncedRoles = settings.roleSync ? groups.roles(claims) : nil
         let seconds = Int64(now.timeIntervalSince1970)
         if signedIn.needsProof {
             // Nobody signed in, nothing linked: the identity waits, sealed in this session, for
@@ -116,21 +122,25 @@ final class OpenIdConnectFlow: Sendable {
             let pending = PendingLink(
                 issuer: claims.issuer, subject: claims.subject, username: signedIn.user.username, claim: signedIn.linkedBy ?? "claim",
                 stamp: signedIn.credentialStamp.text, started: seconds, hint: settings.logout ? hints.keep(token, now: seconds) : nil,
-                providerSessionId: claims.sessionId)
+                providerSessionId: claims.sessionId, roles: syncedRoles)
             try request.session.set(PendingLink.sessionKey, pending)
             request.logger.notice(
                 "Single sign-on: subject \(LogText.escape(claims.subject)) at \(LogText.escape(claims.issuer)) names \(signedIn.user.username) by \(pending.claim); waiting for the password")
             try request.redirect(to: settings.path + "/link", status: .seeOther)
         }
-        try await finish(request, signedIn, identity: claims.identity, providerSessionId: claims.sessionId, idToken: token, provenBy: nil)
+        try await finish(
+            request, signedIn, identity: claims.identity, providerSessionId: claims.sessionId, syncedRoles: syncedRoles, idToken: token, provenBy: nil)
     }
 
-    /// Signs the user in as a password does, notes the session for the provider's
-    /// back-channel logout, records a link made, greets them, and sends them back.
+    /// Gives a store user the provider's roles (with ``OpenIdConnect/roleSync``), signs the
+    /// user in as a password does, notes the session for the provider's back-channel logout,
+    /// records a link made, greets them, and sends them back.
     func finish(
-        _ request: Request, _ signedIn: OpenIdConnectUserMapping.Result, identity: ExternalIdentity, providerSessionId: String?,
-        idToken: String?, provenBy: String?
+        _ request: Request, _ given: OpenIdConnectUserMapping.Result, identity: ExternalIdentity, providerSessionId: String?,
+        syncedRoles: [String]?, idToken: String?, provenBy: String?
     ) async throws -> Never {
+        var signedIn = given
+        if let syncedRoles { signedIn = try await groups.sync(request, given, roles: syncedRoles) }
         let authentication = request.authenticationSettings
         let flashKey = authentication?.flashKey ?? "notice"
         let username = signedIn.user.username

@@ -23,6 +23,9 @@ struct PendingLink: Codable, Sendable, Equatable {
     var hint: String?
     /// The provider's session (the ID token's `sid`), noted once the person is signed in.
     var providerSessionId: String?
+    /// The roles of the roles claim, given to the user once signed in, with
+    /// ``OpenIdConnect/roleSync``.
+    var roles: [String]?
 
     /// The session key.
     static let sessionKey = "_oidc_link"

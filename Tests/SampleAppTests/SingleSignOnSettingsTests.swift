@@ -45,7 +45,7 @@ struct SingleSignOnSettingsTests {
             "MICRO_OIDC_ISSUER": "http://127.0.0.1:9000", "MICRO_OIDC_CLIENT_ID": "tools", "MICRO_OIDC_CLIENT_SECRET_FILE": "/run/secrets/oidc",
             "MICRO_OIDC_NAME": "Okta", "MICRO_OIDC_USERS": "any", "MICRO_OIDC_ALLOWED_DOMAINS": "Example.com, corp.example",
             "MICRO_OIDC_ROLES_CLAIM": "roles", "MICRO_OIDC_LOGOUT": "on", "MICRO_PASSWORD_SIGNIN": "off", "MICRO_OIDC_LINK_BY": "Email",
-            "MICRO_OIDC_LINK": "Claim",
+            "MICRO_OIDC_LINK": "Claim", "MICRO_OIDC_REQUIRED_GROUPS": "Tools-Users, admins,", "MICRO_OIDC_ROLE_SYNC": "On",
         ], readFile: { _ in "from-file\n" })
         let provider = try #require(settings.provider)
         #expect(provider.clientSecret == "from-file")
@@ -55,9 +55,21 @@ struct SingleSignOnSettingsTests {
         #expect(provider.logout)
         #expect(provider.linkBy == .email)
         #expect(provider.linkRule == .claim)
+        #expect(provider.requiredGroups == ["Tools-Users", "admins"])
+        #expect(provider.roleSync)
         #expect(!settings.acceptsPasswords)
         // Anyone the provider vouches for adds a link: they expire when unused.
         #expect(settings.linkRetention == IdentityLinkRetention.default)
+    }
+
+    @Test func groupSettingsThatCannotWorkStopTheStart() async throws {
+        let base = ["MICRO_OIDC_ISSUER": "https://l.example", "MICRO_OIDC_CLIENT_ID": "a", "MICRO_OIDC_CLIENT_SECRET": "b"]
+        #expect(problem(base.merging(["MICRO_OIDC_ROLE_SYNC": "yes"]) { $1 })?.contains("MICRO_OIDC_ROLE_SYNC is 'yes'; it is on or off") == true)
+        #expect(problem(base.merging(["MICRO_OIDC_REQUIRED_GROUPS": " , "]) { $1 })?.contains("MICRO_OIDC_REQUIRED_GROUPS names no group") == true)
+        var synced = try SingleSignOnSettings.fromEnvironment(base.merging(["MICRO_OIDC_ROLE_SYNC": "on"]) { $1 })
+        await #expect(throws: ConfigurationError.self) { try await synced.keepLinks(in: nil) }
+        var unsynced = try SingleSignOnSettings.fromEnvironment(base)
+        try await unsynced.keepLinks(in: nil)
     }
 
     @Test func linksOfStoreUsersLastAsLongAsTheUser() throws {

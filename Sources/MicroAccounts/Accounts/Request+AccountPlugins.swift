@@ -48,6 +48,10 @@ extension Request {
         return admin
     }
 
+    /// The role of the users page's admins (``Accounts/adminRole``), when the app uses
+    /// ``Accounts``: the role a plugin that changes roles keeps on one enabled user at least.
+    public var usersPageAdminRole: String? { accounts?.settings.adminRole }
+
     /// The path of the admin's users page, when the app uses ``Accounts``.
     public var usersPagePath: String? { accounts?.settings.usersPath }
 }

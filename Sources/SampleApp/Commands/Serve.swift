@@ -29,7 +29,7 @@ struct Serve: AsyncParsableCommand {
         }
         let singleSignOn = await app.configure { () async throws -> SingleSignOnSettings in
             var settings = try SingleSignOnSettings.fromEnvironment(variables)
-            if let stores { try await settings.keepLinks(in: stores.database) }
+            try await settings.keepLinks(in: stores?.database)
             return settings
         }
         let users: any UserStore

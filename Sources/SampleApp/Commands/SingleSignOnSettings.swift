@@ -79,6 +79,15 @@ struct SingleSignOnSettings {
             provider.allowedDomains = domains.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         }
         if let claim = value("MICRO_OIDC_ROLES_CLAIM") { provider.rolesClaim = claim }
+        if let groups = value("MICRO_OIDC_REQUIRED_GROUPS") {
+            provider.requiredGroups = groups.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !provider.requiredGroups.isEmpty else { throw ConfigurationError("MICRO_OIDC_REQUIRED_GROUPS names no group.") }
+        }
+        switch value("MICRO_OIDC_ROLE_SYNC")?.lowercased() {
+        case nil, "off": provider.roleSync = false
+        case "on": provider.roleSync = true
+        case let other?: throw ConfigurationError("MICRO_OIDC_ROLE_SYNC is '\(other)'; it is on or off.")
+        }
         switch value("MICRO_OIDC_LOGOUT")?.lowercased() {
         case nil, "off": provider.logout = false
         case "on": provider.logout = true
@@ -92,8 +101,15 @@ struct SingleSignOnSettings {
     /// Keeps the provider's identity links in `database` beside the users table, so that
     /// they survive restarts, every instance follows them, and a removed user's go with them;
     /// and the sessions it began, so that its back-channel logout reaching any instance ends
-    /// them.
-    mutating func keepLinks(in database: Database) async throws(ConfigurationError) {
+    /// them. Without a database (credentials.yml), roles cannot be synced: a start-up error.
+    mutating func keepLinks(in database: Database?) async throws(ConfigurationError) {
+        guard let database else {
+            if provider?.roleSync == true {
+                throw ConfigurationError(
+                    "MICRO_OIDC_ROLE_SYNC is on but the users are in credentials.yml, which the app does not change: keep them in a table (MICRO_USERS_DB or MICRO_DATABASE_URL), or unset MICRO_OIDC_ROLE_SYNC.")
+            }
+            return
+        }
         guard provider != nil else { return }
         provider?.links = try await DatabaseIdentityLinkStore(database, usersTable: "users", retention: linkRetention)
         provider?.providerSessions = try await DatabaseProviderSessionStore(database)
