@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
 import MicroAccounts
+import MicroAuth
 import MicroCore
 
 /// `POST PATH/backchannel-logout`: the provider ends sessions it began here, as OpenID
@@ -39,13 +40,19 @@ struct BackChannelLogout: Sendable {
         let seconds = Int64(now.timeIntervalSince1970)
         let claims: LogoutTokenClaims
         do {
-            claims = try await check(request, now: now)
-        } catch {
+            claims = try await throttled(request, now: now)
+        } catch let error as OpenIdConnectError {
             request.logger.warning("Back-channel logout refused: \(LogText.escape(error.logReason, limit: 2000))")
             if error.isProviderUnavailable {
                 return Self.json(.serviceUnavailable, error: "temporarily_unavailable", headers: ["Retry-After": "30"])
             }
             return Self.json(.badRequest, error: "invalid_request")
+        } catch let error as HttpError where error.status == .tooManyRequests {
+            request.logger.warning("Back-channel logout refused: too many bad logout tokens from this address")
+            return Self.json(.tooManyRequests, error: "temporarily_unavailable", headers: ["Retry-After": error.headers.first(name: "Retry-After") ?? "60"])
+        } catch {
+            request.logger.error("Back-channel logout cannot check the token: \(error)")
+            return Self.json(.serviceUnavailable, error: "temporarily_unavailable", headers: ["Retry-After": "30"])
         }
         let sessions: [ProviderSession]
         do {
@@ -74,6 +81,24 @@ struct BackChannelLogout: Sendable {
         var response = Response(status: .ok)
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return response
+    }
+
+    /// ``check(_:now:)`` under the sign-in throttle's limit per address, so that a burst of
+    /// bad tokens costs the sender as failed sign-ins do (the throttle's `429`); a bad token is
+    /// no one's failed sign-in, and is not recorded as one.
+    private func throttled(_ request: Request, now: Date) async throws -> LogoutTokenClaims {
+        guard request.authenticationSettings != nil else { return try await check(request, now: now) }
+        return try await request.signInAttempt(username: nil) { attempt in
+            attempt.announcesFailure = false
+            do {
+                let claims = try await check(request, now: now)
+                attempt.outcome = .success
+                return claims
+            } catch {
+                if (error as? OpenIdConnectError)?.isProviderUnavailable == true { attempt.outcome = .unchecked }
+                throw error
+            }
+        }
     }
 
     /// The claims of the request's logout token once every check passed.

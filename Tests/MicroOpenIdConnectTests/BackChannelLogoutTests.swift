@@ -188,6 +188,30 @@ import Testing
         #expect(try await laptop.get("/protected").status == .ok, "\(wrong) ended the session")
     }
 
+    @Test func aBurstOfBadTokensFromOneAddressIsThrottledAsFailedSignInsAre() async throws {
+        let provider = try await HostileProvider.start()
+        defer { Task { await provider.stop() } }
+        let activity = MemoryActivityLog()
+        let app = ssoApp(provider, activity: activity)
+        let laptop = try await Self.browser(app, provider, sid: "sid-laptop")
+        let attacker = TestClient(app)
+        attacker.sendsCsrfToken = false
+        attacker.remoteAddress = "203.0.113.9"
+        var statuses: [HttpStatus] = []
+        for _ in 0..<25 {
+            statuses.append(try await attacker.post("/auth/oidc/backchannel-logout", form: ["logout_token": "a.b.c"]).status)
+        }
+        #expect(statuses.prefix(20).allSatisfy { $0 == .badRequest })
+        let throttled = try await attacker.post("/auth/oidc/backchannel-logout", form: ["logout_token": "a.b.c"])
+        #expect(throttled.status == .tooManyRequests)
+        #expect(throttled.headers.first(name: "Retry-After") != nil)
+        // Bad tokens are no one's failed sign-in.
+        #expect(try await activity.events(of: nil, offset: 0, limit: 50).contains { $0.event == "sign_in_failed" } == false)
+        // The provider, at its own address, is still heard.
+        #expect(try await Self.post(app, try provider.sign(Self.claims(provider, sid: "sid-laptop"))).status == .ok)
+        #expect(try await laptop.get("/protected").status == .found)
+    }
+
     @Test func theProviderDownIsA503AndEndsNothing() async throws {
         let provider = try await HostileProvider.start()
         defer { Task { await provider.stop() } }
