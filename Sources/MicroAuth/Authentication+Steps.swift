@@ -83,7 +83,7 @@ extension Authentication {
         app.addTemplateValue("signedIn") { request in request.currentUser != nil ? true : nil }
         // The sign-in page's other ways in: `{{#signInButtons}}<form action="{{action}}">...`.
         app.addTemplateValue("signInButtons") { request in
-            externalSignIns.list.map { way -> [String: any Sendable] in ["label": way.label, "action": request.url(way.action)] }
+            externalSignIns.buttons.map { way -> [String: any Sendable] in ["label": way.label, "action": request.url(way.action)] }
         }
         app.addTemplateValue("passwordSignIn") { _ in acceptsPasswords ? true : nil }
         // Other plugins' blocks beside the password form (``SignInPageAddition``).
@@ -109,7 +109,7 @@ extension Authentication {
         let signOut = signOutPath + "/?"
         app.get(signIn) { request in
             try service.page(request, template: signInTemplate, builtIn: AuthenticationTemplates.signInName, title: "Sign In") { request in
-                BuiltInPages.signIn(request, passwords: acceptsPasswords, buttons: externalSignIns.list, additions: additions.shown(for: request))
+                BuiltInPages.signIn(request, passwords: acceptsPasswords, buttons: externalSignIns.buttons, additions: additions.shown(for: request))
             }
         }
         app.post(signIn) { request in

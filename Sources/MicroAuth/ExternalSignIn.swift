@@ -11,7 +11,8 @@ public struct ExternalSignIn: Sendable {
     public var source: String
     /// The sign-in page's button (`Sign in with Okta`).
     public var label: String
-    /// The app's own path the button's form posts to (`/auth/oidc`), with the CSRF token.
+    /// The app's own path the button's form posts to (`/auth/oidc`), with the CSRF token;
+    /// empty for a way every request carries (a sign-in proxy's header), which has no button.
     public var action: String
     /// Whether a session this way signed in for a user the store does not know (or whose
     /// stamp differs from the store's) still stands; the store's stamp is tried first.
@@ -32,6 +33,9 @@ final class ExternalSignIns: Sendable {
     private let all = Locked<[ExternalSignIn]>([])
 
     var list: [ExternalSignIn] { all.withLock { $0 } }
+
+    /// The ways the sign-in page shows a button for.
+    var buttons: [ExternalSignIn] { all.withLock { $0.filter { !$0.action.isEmpty } } }
 
     func add(_ way: ExternalSignIn) {
         all.withLock { list in

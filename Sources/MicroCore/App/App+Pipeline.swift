@@ -23,6 +23,7 @@ extension App {
                 steps.append(PipelineStep(stage: .staticFiles, what: "\(folder)/ (GET and HEAD)", site: nil))
             }
             steps += sited(.sessionCheck, definition.sessionChecks)
+            steps += sited(.identityCheck, definition.identityChecks)
             steps += sited(.credentialCheck, definition.credentialChecks)
             steps.append(PipelineStep(stage: .csrfCheck, what: "POST, PUT, PATCH, DELETE", site: nil))
             steps += definition.aroundBlocks.map { PipelineStep(stage: .around, what: place($0.condition), site: $0.site) }

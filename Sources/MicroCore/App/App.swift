@@ -29,6 +29,7 @@ public final class App: RouteBuilder {
         /// Templates plugins bring, used where the views folder has none of the name.
         var builtInTemplates: [String: String] = [:]
         var sessionChecks: [Sited<@Sendable (SessionData, any SessionRevocations) -> Bool>] = []
+        var identityChecks: [Sited<@Sendable (Request) async throws -> Void>] = []
         var credentialChecks: [Sited<@Sendable (Request) async throws -> Void>] = []
         var registered: [ObjectIdentifier: any Sendable] = [:]
         var metricMakers: [ObjectIdentifier: @Sendable (any MetricsFactory) -> any Sendable] = [:]
@@ -179,6 +180,18 @@ public final class App: RouteBuilder {
     /// ```
     public func addMetrics<T: Sendable>(_ make: @escaping @Sendable (any MetricsFactory) -> T) {
         update { $0.metricMakers[ObjectIdentifier(T.self)] = { make($0) } }
+    }
+
+    /// Adds a check every request meets, named `what` in ``pipeline``, run before the
+    /// credential checks, the CSRF check, the around blocks and filters: for a way in that
+    /// every request carries (a trusted proxy's header naming the person), which must sign the
+    /// right person in, or out, before anything reads the session. What it throws is answered
+    /// as a filter's error would be. Each request pays for it: keep it to a header look-up
+    /// when the request carries nothing for it.
+    public func addIdentityCheck(
+        _ what: String, file: String = #fileID, line: UInt = #line, _ check: @escaping @Sendable (Request) async throws -> Void
+    ) {
+        update { $0.identityChecks.append(Sited(what: what, site: SourceSite(file: file, line: line), value: check)) }
     }
 
     /// Adds a check of the credentials a request with an `Authorization` header carries (HTTP

@@ -10,6 +10,9 @@ public enum PipelineStage: Int, Sendable, CaseIterable, Comparable {
     case staticFiles
     /// A check of the session a request's cookie brings: a session it refuses is over.
     case sessionCheck
+    /// A check of who a request comes from that every request meets (a trusted proxy's
+    /// header naming the person), before its credentials and its CSRF token are checked.
+    case identityCheck
     /// A check of the credentials in a request's `Authorization` header.
     case credentialCheck
     /// The CSRF token of a state-changing request, before any of the app's own code.
@@ -34,6 +37,7 @@ public enum PipelineStage: Int, Sendable, CaseIterable, Comparable {
         case .preparation: "preparation"
         case .staticFiles: "static files"
         case .sessionCheck: "session check"
+        case .identityCheck: "identity check"
         case .credentialCheck: "credential check"
         case .csrfCheck: "CSRF check"
         case .around: "around"
@@ -49,7 +53,7 @@ public enum PipelineStage: Int, Sendable, CaseIterable, Comparable {
     public var occasion: String {
         switch self {
         case .startupCheck, .preparation: "At start-up"
-        case .staticFiles, .sessionCheck, .credentialCheck, .csrfCheck, .around, .beforeFilter, .route, .afterFilter: "Each request"
+        case .staticFiles, .sessionCheck, .identityCheck, .credentialCheck, .csrfCheck, .around, .beforeFilter, .route, .afterFilter: "Each request"
         case .errorHandler: "On an error"
         case .templateValue: "While a template renders"
         }

@@ -12,6 +12,7 @@ final class Responder: HttpResponding {
     private let beforeFilters: [Filter]
     private let afterFilters: [Filter]
     private let aroundBlocks: [AroundBlock]
+    private let identityChecks: [@Sendable (Request) async throws -> Void]
     private let credentialChecks: [@Sendable (Request) async throws -> Void]
     private let errorHandlers: [ErrorHandler]
     private let staticFiles: StaticFiles?
@@ -38,6 +39,7 @@ final class Responder: HttpResponding {
         beforeFilters = definition.beforeFilters
         afterFilters = definition.afterFilters
         aroundBlocks = definition.aroundBlocks
+        identityChecks = definition.identityChecks.map(\.value)
         credentialChecks = definition.credentialChecks.map(\.value)
         errorHandlers = ErrorHandler.inTryingOrder(definition.errorHandlers)
         staticFiles = settings.publicFolder.flatMap {
@@ -157,6 +159,7 @@ final class Responder: HttpResponding {
     private func run(_ request: Request) async -> Response {
         var response: Response
         do {
+            for check in identityChecks { try await check(request) }
             if !credentialChecks.isEmpty, request.headers.contains(name: "Authorization") {
                 for check in credentialChecks { try await check(request) }
             }

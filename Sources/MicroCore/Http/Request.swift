@@ -57,6 +57,9 @@ public final class Request {
     /// address as IPv4), so one client always reads the same. The sign-in throttle counts
     /// failures under it.
     public private(set) lazy var clientAddress: String? = services.proxies.clientAddress(peer: remoteAddress, headers: headers)
+    /// Whether the connection comes from one of ``Settings/trustedProxies``: what makes the
+    /// headers a proxy adds (`X-Forwarded-For`, an identity it vouches for) worth reading.
+    public var isFromTrustedProxy: Bool { services.proxies.trusts(remoteAddress) }
     /// The host (and port) the client sent the request to: `X-Forwarded-Host` from a trusted
     /// proxy, else the `Host` header. The client wrote it: check it against a list of your
     /// own hosts before building absolute links (a password-reset mail, say) from it.

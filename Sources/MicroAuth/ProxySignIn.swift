@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import MicroCore
+
+/// Signs in the person a sign-in proxy in front of the app vouches for (oauth2-proxy or
+/// nginx's `auth_request`, Apache's mod_auth_openidc, authentik's outpost): Grafana's
+/// `[auth.proxy]`, Django's `RemoteUserMiddleware`.
+///
+/// ```swift
+/// app.settings.trustedProxies = ["10.0.0.5"]
+/// app.use(Authentication(users: users))
+/// app.use(ProxySignIn())                   // X-Forwarded-User, the store's users only
+/// ```
+///
+/// The header counts only on a connection from one of ``/MicroCore/Settings/trustedProxies``:
+/// from anywhere else it is ignored (the request is anonymous) and logged at most once a
+/// minute, since anyone can write a header. The identity is the request's, not the
+/// session's: every request is checked, before its CSRF token and before any filter, and
+/// when the proxy names someone other than the session's user, the session is emptied (no
+/// page, flash or CSRF token of the previous person survives) and the named user is signed
+/// in, once per browser session (a `signed_in` event with detail `proxy`, where the app
+/// uses the account pages). A session the proxy signed in ends when a request comes without
+/// the proxy's word for it.
+///
+/// Such a session proves no password (``/MicroCore/Request/isAuthenticatedByPassword`` is
+/// false), so the users page's changes still ask for the admin's password.
+public struct ProxySignIn: AppPlugin, Sendable {
+    /// The header holding the username (`X-Forwarded-User`, oauth2-proxy's
+    /// `X-Auth-Request-User`, `Remote-User`), or with ``identify`` the one it reads (a JWT's):
+    /// the answers vary on it.
+    public var userHeader = "X-Forwarded-User"
+    /// The header holding the user's groups, comma-separated, for users from outside the
+    /// store (``ProxyUsers/any``); nil: none.
+    public var groupsHeader: String?
+    /// Whom the proxy may name.
+    public var users = ProxyUsers.existing
+    /// Where sign-out leads (the proxy's own sign-out, `/oauth2/sign_out`), so that the proxy
+    /// forgets the person too; nil: the app's sign-out page, after which the proxy's next
+    /// request signs the person in again.
+    public var signOutUrl: String?
+    /// The sign-out path of the app's ``Authentication`` (for ``signOutUrl``).
+    public var signOutPath = "/signout"
+    /// Reads the identity from the request instead of ``userHeader`` (a JWT the proxy signed);
+    /// nil when the request carries none. Throws the answer to a request whose identity is
+    /// refused (`401` for a bad token, `503` when its keys cannot be read).
+    public var identify: (@Sendable (Request) async throws -> ProxyIdentity?)?
+
+    /// The source sessions signed in this way carry.
+    public static let source = "proxy"
+    /// The longest header value read, in bytes.
+    public static let maximumHeaderBytes = 1024
+
+    /// A proxy sending the user in `X-Forwarded-User`.
+    public init() {}
+
+    /// What is wrong with the settings; nil when nothing.
+    public var problem: String? {
+        if !Self.isHeaderName(userHeader) { return "ProxySignIn.userHeader '\(userHeader)' is not a header name." }
+        if let groupsHeader, !Self.isHeaderName(groupsHeader) { return "ProxySignIn.groupsHeader '\(groupsHeader)' is not a header name." }
+        if let signOutUrl, !(signOutUrl.hasPrefix("/") || signOutUrl.hasPrefix("https://") || signOutUrl.hasPrefix("http://")) {
+            return "ProxySignIn.signOutUrl '\(signOutUrl)' is neither a path nor an http(s) URL."
+        }
+        return nil
+    }
+
+    /// Whether `name` is a header name (RFC 9110's token).
+    static func isHeaderName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 100
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0)) }
+    }
+
+    /// Adds the identity check of every request, and the sign-out's destination.
+    public func install(in app: App) {
+        if let problem { app.addProblem(problem) }
+        if app.settings.trustedProxies.isEmpty, identify == nil {
+            app.addProblem("ProxySignIn reads a header only from trusted proxies, and settings.trustedProxies (MICRO_TRUSTED_PROXIES) is empty.")
+        }
+        let users = users
+        app.addExternalSignIn(ExternalSignIn(source: Self.source, label: "", action: "") { user, stamp in
+            users == .any && stamp == ProxyCheck.outsideStamp(user)
+        })
+        let check = ProxyCheck(settings: self)
+        app.addIdentityCheck("the person a sign-in proxy names (\(identify == nil ? userHeader : "its JWT"))") { request in
+            try await check.run(request)
+        }
+        if let signOutUrl {
+            let signOut = signOutPath + "/?"
+            app.after(signOut) { request in
+                guard request.method == .POST, request.response.status == .seeOther else { return }
+                request.response.headers.replaceOrAdd(name: "Location", value: signOutUrl)
+            }
+        }
+    }
+}
