@@ -88,14 +88,20 @@ actor OpenIdProvider {
     /// refetch was less than ``keyRefetchInterval`` ago: a stream of bogus `kid`s costs the
     /// provider at most one fetch a minute.
     func key(named kid: String?, metadata: ProviderMetadata) async throws(OpenIdConnectError) -> JWK? {
+        try await key(named: kid, jwksUri: metadata.jwksUri)
+    }
+
+    /// ``key(named:metadata:)`` from the key set at `jwksUri` (a sign-in proxy's, which has
+    /// no discovery document).
+    func key(named kid: String?, jwksUri: String) async throws(OpenIdConnectError) -> JWK? {
         if keys == nil {
-            try await fetchKeys(metadata)
+            try await fetchKeys(jwksUri)
         } else if Self.pick(kid, from: keys ?? [:]) == nil {
             if let last = lastRefetch, clock().timeIntervalSince(last) < keyRefetchInterval { return nil }
             // Noted before the call: concurrent bogus kids wait their turn even while the
             // provider is slow.
             lastRefetch = clock()
-            try await fetchKeys(metadata)
+            try await fetchKeys(jwksUri)
         }
         return Self.pick(kid, from: keys ?? [:])
     }
@@ -105,11 +111,11 @@ actor OpenIdProvider {
         return keys.count == 1 ? keys.first?.value : nil
     }
 
-    private func fetchKeys(_ metadata: ProviderMetadata) async throws(OpenIdConnectError) {
+    private func fetchKeys(_ jwksUri: String) async throws(OpenIdConnectError) {
         keyFetches += 1
-        let answer = try await http.get(metadata.jwksUri)
+        let answer = try await http.get(jwksUri)
         guard answer.status == 200 else {
-            throw .providerUnavailable("the key set at \(metadata.jwksUri) answered \(answer.status)")
+            throw .providerUnavailable("the key set at \(jwksUri) answered \(answer.status)")
         }
         struct KeySet: Decodable { let keys: [Lenient] }
         // One key jwt-kit cannot read (another key type, say) does not hide the others.
@@ -121,7 +127,7 @@ actor OpenIdProvider {
         do {
             set = try JSONDecoder().decode(KeySet.self, from: answer.body)
         } catch {
-            throw .rejected("the key set at \(metadata.jwksUri) is not a JWKS: \(error)")
+            throw .rejected("the key set at \(jwksUri) is not a JWKS: \(error)")
         }
         var keys: [String: JWK] = [:]
         for (index, key) in set.keys.compactMap(\.key).enumerated() {
