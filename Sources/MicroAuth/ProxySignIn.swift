@@ -22,7 +22,7 @@ import MicroCore
 /// uses the account pages). A session the proxy signed in ends when a request comes without
 /// the proxy's word for it.
 ///
-/// Such a session proves no password (``/MicroCore/Request/isAuthenticatedByPassword`` is
+/// Such a session proves no password (``MicroCore/Request/isAuthenticatedByPassword`` is
 /// false), so the users page's changes still ask for the admin's password.
 public struct ProxySignIn: AppPlugin, Sendable {
     /// The header holding the username (`X-Forwarded-User`, oauth2-proxy's

@@ -16,7 +16,7 @@ import MicroCore
 /// ```
 ///
 /// Safer than a plain header (``/MicroAuth/ProxySignIn``): the token is checked as an ID token
-/// is (``JwtVerifier``: the signature by the key named by `kid`, RS256 or ES256, `iss`,
+/// is (the signature by the key named by `kid`, RS256 or ES256, `iss`,
 /// `aud`, `exp`, `iat`), with the key-set cache of single sign-on (an unknown `kid` refetches
 /// the set at most once a minute), so it proves itself from any address. The rest is
 /// ``/MicroAuth/ProxySignIn``'s: the identity is the request's, once per browser session.

@@ -13,11 +13,13 @@ enum SampleRoutes {
     /// The routes over `users`; failed sign-ins are counted in `throttleStore` when there is
     /// one (a database shared by instances); the encryption tool's bcrypt runs on `toolHasher`.
     /// The account pages keep their sessions and events in `accounts` (a database, or memory);
-    /// `singleSignOn` adds an OpenID Connect provider and may turn passwords off.
+    /// `singleSignOn` adds an OpenID Connect provider and may turn passwords off; `signInProxy`
+    /// signs in the person a proxy in front vouches for.
     static func install(
         in app: App, users: any UserStore, throttleStore: (any SignInThrottleStore)? = nil,
         accounts: Accounts = Accounts(), toolHasher: PasswordHasher = ToolRoutes.toolHasher,
-        signInHasher: PasswordHasher = .shared, singleSignOn: SingleSignOnSettings = SingleSignOnSettings()
+        signInHasher: PasswordHasher = .shared, singleSignOn: SingleSignOnSettings = SingleSignOnSettings(),
+        signInProxy: (any AppPlugin)? = nil
     ) {
         var authentication = Authentication(users: users)
         authentication.hasher = signInHasher
@@ -28,6 +30,7 @@ enum SampleRoutes {
         accounts.twoFactor.issuer = "Micro Tools"
         app.use(accounts)
         if let provider = singleSignOn.provider { app.use(provider) }
+        if let signInProxy { app.use(signInProxy) }
 
         app.get("/") { request in
             try request.render("index", ["title": "Engineering Utilities", "categories": categories])

@@ -6,7 +6,7 @@ import MicroPostgres
 /// Serves the app until Ctrl-C.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_DATA_KEY, MICRO_OIDC_*, MICRO_PASSWORD_SIGNIN).")
+        abstract: "Serve the app (HOST, PORT, MICRO_ENV, MICRO_CREDENTIALS, MICRO_USERS_DB, MICRO_DATABASE_URL, MICRO_DATA_KEY, MICRO_OIDC_*, MICRO_PROXY_*, MICRO_PASSWORD_SIGNIN).")
 
     func run() async throws {
         let (app, stores) = await Self.setUpApp()
@@ -41,7 +41,12 @@ struct Serve: AsyncParsableCommand {
         } else {
             users = app.configure { try UserSource.yaml(variables) }
         }
-        SampleRoutes.install(in: app, users: users, throttleStore: stores?.throttleStore, accounts: accounts, singleSignOn: singleSignOn)
+        let trustedProxies = app.settings.trustedProxies
+        let signInProxy = app.configure { () throws(ConfigurationError) -> (any AppPlugin)? in
+            try SignInProxySettings.fromEnvironment(variables, trustedProxies: trustedProxies)
+        }
+        SampleRoutes.install(
+            in: app, users: users, throttleStore: stores?.throttleStore, accounts: accounts, singleSignOn: singleSignOn, signInProxy: signInProxy)
         return (app, stores)
     }
 }

@@ -44,8 +44,8 @@ struct SingleSignOnSettings {
             for name in ["MICRO_OIDC_CLIENT_ID", "MICRO_OIDC_CLIENT_SECRET", "MICRO_OIDC_CLIENT_SECRET_FILE"] where value(name) != nil {
                 throw ConfigurationError("\(name) is set but MICRO_OIDC_ISSUER is not: set the provider's issuer URL too, or unset \(name).")
             }
-            guard settings.acceptsPasswords else {
-                throw ConfigurationError("MICRO_PASSWORD_SIGNIN is off but MICRO_OIDC_ISSUER is not set: nobody could sign in.")
+            guard settings.acceptsPasswords || value("MICRO_PROXY_AUTH") != nil else {
+                throw ConfigurationError("MICRO_PASSWORD_SIGNIN is off but neither MICRO_OIDC_ISSUER nor MICRO_PROXY_AUTH is set: nobody could sign in.")
             }
             return settings
         }
