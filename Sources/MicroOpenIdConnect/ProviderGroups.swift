@@ -19,16 +19,18 @@ struct ProviderGroups: Sendable {
     /// Refuses (`403`, a `sign_in_failed` event, nobody signed in) a person whose roles claim
     /// holds none of the required groups, or who has no roles claim while roles are synced.
     func check(_ request: Request, _ claims: IdTokenClaims) async throws {
-        let held = roles(claims)
         if !settings.requiredGroups.isEmpty {
+            // The groups as sent, not only those that are role names here: a group's name
+            // may hold a space or a slash.
             let required = Set(settings.requiredGroups.map { $0.lowercased() })
-            guard let held, !required.isDisjoint(with: held) else {
+            let sent = Set((claims.strings[settings.rolesClaim] ?? []).prefix(1024).map { $0.lowercased() })
+            guard !required.isDisjoint(with: sent) else {
                 try await refuse(
                     request, claims, why: "not in a required group (\(settings.requiredGroups.joined(separator: ", ")))",
                     shown: "your account at the identity provider is not in a group allowed here. Ask an administrator to add you.")
             }
         }
-        if settings.roleSync, held == nil {
+        if settings.roleSync, roles(claims) == nil {
             // A token without the claim must never wipe the roles a user has.
             try await refuse(
                 request, claims, why: "the ID token has no '\(LogText.escape(settings.rolesClaim, limit: 100))' claim, and roles are synced from it",

@@ -20,7 +20,7 @@ import Testing
         let provider = try await HostileProvider.start()
         defer { Task { await provider.stop() } }
         let activity = MemoryActivityLog()
-        let app = ssoApp(provider, activity: activity, configure: { $0.requiredGroups = ["Tools-Users", "admins"] })
+        let app = ssoApp(provider, activity: activity, configure: { $0.requiredGroups = ["Tools Users", "admins"] })
         provider.state.withLock { $0.claims["groups"] = .strings(["staff", "everyone"]) }
         let client = TestClient(app)
         let refused = try await signInThroughProvider(client, provider)
@@ -34,7 +34,8 @@ import Testing
         provider.state.withLock { $0.claims["groups"] = nil }
         #expect(try await signInThroughProvider(TestClient(app), provider).status == .forbidden)
         // One of them, in any case, lets the person in.
-        provider.state.withLock { $0.claims["groups"] = .strings(["staff", "TOOLS-users"]) }
+        // A group's name need not be a role's: spaces and all.
+        provider.state.withLock { $0.claims["groups"] = .strings(["staff", "TOOLS users"]) }
         let admitted = TestClient(app)
         #expect(try await signInThroughProvider(admitted, provider).status == .seeOther)
         #expect(try await admitted.get("/protected").status == .ok)
