@@ -1,0 +1,40 @@
+import Foundation
+import MicroAccounts
+import MicroAuth
+import MicroCore
+import MicroTestSupport
+import MicroTesting
+import Testing
+
+/// A sign-in proxy's sessions on the account pages: one `signed_in` event per browser
+/// session, with detail `proxy`.
+@Suite struct ProxySessionTests {
+    @Test func aProxySessionIsOneSignInEvent() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = isolatedApp { $0.trustedProxies = ["10.0.0.5"] }
+        let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
+        try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+        var authentication = Authentication(users: users)
+        authentication.hasher = PasswordHasher(threads: 1)
+        app.use(authentication)
+        var accounts = Accounts(features: [])
+        let activity = MemoryActivityLog()
+        accounts.activity = activity
+        app.use(accounts)
+        app.use(ProxySignIn())
+        let client = TestClient(app)
+        client.remoteAddress = "10.0.0.5"
+        for _ in 0..<3 {
+            #expect(try await client.get("/account/sessions", headers: ["X-Forwarded-User": "user"]).status == .ok)
+        }
+        let events = try await activity.events(of: "user", offset: 0, limit: 20).filter { $0.event == "signed_in" }
+        #expect(events.count == 1)
+        #expect(events.first?.detail == "proxy")
+        // Another browser is another session, and another event.
+        let other = TestClient(app)
+        other.remoteAddress = "10.0.0.5"
+        #expect(try await other.get("/account/sessions", headers: ["X-Forwarded-User": "user"]).status == .ok)
+        #expect(try await activity.events(of: "user", offset: 0, limit: 20).filter { $0.event == "signed_in" }.count == 2)
+    }
+}
