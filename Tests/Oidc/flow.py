@@ -14,8 +14,10 @@ the link still makes that person `user`. Exit status 0 when every check passed.
 """
 
 import argparse
+import os
 import re
 import sqlite3
+import subprocess
 import sys
 from urllib.parse import parse_qs, urlsplit, urlencode
 
@@ -119,6 +121,7 @@ def existing(args):
     check(any(e["event"] == "identity_linked" and "claim=preferred_username proven by password" in e["detail"] for e in events),
           "activity: identity_linked, proven by password")
     check(app.get(on_twin, allow_redirects=False).status_code == 400, "the same callback again: 400 (state used)")
+    back_channel(app, base)
     # A used code with a fresh state: the provider refuses it (invalid_grant).
     other = requests.Session()
     fresh = parse_qs(urlsplit(start(other, base)).query)["state"][0]
@@ -133,6 +136,24 @@ def existing(args):
     callback = approve(start(stranger, base), "stranger", "idp-stranger-pw", base + "/auth/oidc/callback")
     answer = stranger.get(callback, allow_redirects=False)
     check(answer.status_code == 403, "someone the provider vouches for but not in the store: 403", str(answer.status_code))
+
+
+def back_channel(app, base):
+    """The provider ends user's sessions: a logout token its own signer signs, posted by its
+    server to the instance that began the session; the session's cookie then opens nothing."""
+    cookie = app.cookies.get("micro.session")
+    provider = os.path.join(os.path.dirname(os.path.abspath(__file__)), "provider")
+    token = subprocess.run([sys.executable, "logout_token.py", "user"], cwd=provider, check=True, capture_output=True, text=True).stdout.strip()
+    ended = requests.post(base + "/auth/oidc/backchannel-logout", data={"logout_token": token}, allow_redirects=False)
+    check(ended.status_code == 200 and ended.headers.get("Cache-Control") == "no-store",
+          "the provider's back-channel logout token: 200, no-store", f"{ended.status_code} {ended.text[:200]}")
+    replayed = requests.get(base + "/protected", cookies={"micro.session": cookie}, allow_redirects=False)
+    check(replayed.status_code == 302, "the session it names is over, even for a copy of its cookie", str(replayed.status_code))
+    again = requests.post(base + "/auth/oidc/backchannel-logout", data={"logout_token": token}, allow_redirects=False)
+    check(again.status_code == 400 and again.json().get("error") == "invalid_request", "the same token again: 400 invalid_request", str(again.status_code))
+    # Signed in again for the scenarios that follow.
+    callback = approve(start(app, base), "user", "idp-user-pw", base + "/auth/oidc/callback")
+    check(app.get(callback, allow_redirects=False).status_code == 303, "signed in again by single sign-on")
 
 
 def anyone(args):
