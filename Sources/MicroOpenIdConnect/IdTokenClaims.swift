@@ -41,63 +41,47 @@ public struct IdTokenClaims: JWTIdentityToken, Sendable {
     /// Nothing here: `IdTokenVerifier` checks the claims against its own clock and settings.
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     /// Reads the claims; a required one missing or of the wrong type fails the decoding.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        issuer = try container.decode(String.self, forKey: Key("iss"))
-        subject = try container.decode(String.self, forKey: Key("sub"))
-        audience = try container.decode(AudienceClaim.self, forKey: Key("aud"))
-        authorizedParty = try container.decodeIfPresent(String.self, forKey: Key("azp"))
-        expires = try container.decode(Double.self, forKey: Key("exp"))
-        issuedAt = try container.decode(Double.self, forKey: Key("iat"))
-        nonce = try container.decodeIfPresent(String.self, forKey: Key("nonce"))
-        sessionId = try? container.decodeIfPresent(String.self, forKey: Key("sid"))
-        email = try? container.decodeIfPresent(String.self, forKey: Key("email"))
-        if let flag = try? container.decodeIfPresent(Bool.self, forKey: Key("email_verified")) {
+        let container = try decoder.container(keyedBy: ClaimKey.self)
+        issuer = try container.decode(String.self, forKey: ClaimKey("iss"))
+        subject = try container.decode(String.self, forKey: ClaimKey("sub"))
+        audience = try container.decode(AudienceClaim.self, forKey: ClaimKey("aud"))
+        authorizedParty = try container.decodeIfPresent(String.self, forKey: ClaimKey("azp"))
+        expires = try container.decode(Double.self, forKey: ClaimKey("exp"))
+        issuedAt = try container.decode(Double.self, forKey: ClaimKey("iat"))
+        nonce = try container.decodeIfPresent(String.self, forKey: ClaimKey("nonce"))
+        sessionId = try? container.decodeIfPresent(String.self, forKey: ClaimKey("sid"))
+        email = try? container.decodeIfPresent(String.self, forKey: ClaimKey("email"))
+        if let flag = try? container.decodeIfPresent(Bool.self, forKey: ClaimKey("email_verified")) {
             emailVerified = flag
         } else {
-            emailVerified = (try? container.decodeIfPresent(String.self, forKey: Key("email_verified"))) == "true"
+            emailVerified = (try? container.decodeIfPresent(String.self, forKey: ClaimKey("email_verified"))) == "true"
         }
-        preferredUsername = try? container.decodeIfPresent(String.self, forKey: Key("preferred_username"))
-        name = try? container.decodeIfPresent(String.self, forKey: Key("name"))
-        var strings: [String: [String]] = [:]
-        for key in container.allKeys {
-            if let text = try? container.decode(String.self, forKey: key) {
-                strings[key.stringValue] = [text]
-            } else if let list = try? container.decode([String].self, forKey: key) {
-                strings[key.stringValue] = list
-            }
-        }
-        self.strings = strings
+        preferredUsername = try? container.decodeIfPresent(String.self, forKey: ClaimKey("preferred_username"))
+        name = try? container.decodeIfPresent(String.self, forKey: ClaimKey("name"))
+        strings = ClaimKey.strings(in: container)
     }
 
     /// Writes the claims Micro reads (tests sign tokens of their own with it).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
+        var container = encoder.container(keyedBy: ClaimKey.self)
         let written: Set<String> = ["iss", "sub", "aud", "azp", "nonce", "sid", "email", "preferred_username", "name"]
         for (name, values) in strings where !written.contains(name) {
-            if values.count == 1 { try container.encode(values[0], forKey: Key(name)) } else { try container.encode(values, forKey: Key(name)) }
+            if values.count == 1 { try container.encode(values[0], forKey: ClaimKey(name)) } else { try container.encode(values, forKey: ClaimKey(name)) }
         }
-        try container.encode(issuer, forKey: Key("iss"))
-        try container.encode(subject, forKey: Key("sub"))
-        try container.encode(audience.value, forKey: Key("aud"))
-        try container.encodeIfPresent(authorizedParty, forKey: Key("azp"))
-        try container.encode(expires, forKey: Key("exp"))
-        try container.encode(issuedAt, forKey: Key("iat"))
-        try container.encodeIfPresent(nonce, forKey: Key("nonce"))
-        try container.encodeIfPresent(sessionId, forKey: Key("sid"))
-        try container.encodeIfPresent(email, forKey: Key("email"))
-        try container.encode(emailVerified, forKey: Key("email_verified"))
-        try container.encodeIfPresent(preferredUsername, forKey: Key("preferred_username"))
-        try container.encodeIfPresent(name, forKey: Key("name"))
+        try container.encode(issuer, forKey: ClaimKey("iss"))
+        try container.encode(subject, forKey: ClaimKey("sub"))
+        try container.encode(audience.value, forKey: ClaimKey("aud"))
+        try container.encodeIfPresent(authorizedParty, forKey: ClaimKey("azp"))
+        try container.encode(expires, forKey: ClaimKey("exp"))
+        try container.encode(issuedAt, forKey: ClaimKey("iat"))
+        try container.encodeIfPresent(nonce, forKey: ClaimKey("nonce"))
+        try container.encodeIfPresent(sessionId, forKey: ClaimKey("sid"))
+        try container.encodeIfPresent(email, forKey: ClaimKey("email"))
+        try container.encode(emailVerified, forKey: ClaimKey("email_verified"))
+        try container.encodeIfPresent(preferredUsername, forKey: ClaimKey("preferred_username"))
+        try container.encodeIfPresent(name, forKey: ClaimKey("name"))
     }
 }
 #endif

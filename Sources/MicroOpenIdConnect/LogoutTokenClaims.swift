@@ -28,26 +28,18 @@ struct LogoutTokenClaims: ProviderJwtClaims, Sendable {
     /// own clock and settings.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        issuer = try container.decode(String.self, forKey: Key("iss"))
-        audience = try container.decode(AudienceClaim.self, forKey: Key("aud"))
-        issuedAt = try container.decode(Double.self, forKey: Key("iat"))
-        expiresAt = try container.decodeIfPresent(Double.self, forKey: Key("exp"))
-        tokenId = try container.decodeIfPresent(String.self, forKey: Key("jti"))
-        subject = try container.decodeIfPresent(String.self, forKey: Key("sub"))
-        sessionId = try container.decodeIfPresent(String.self, forKey: Key("sid"))
-        hasNonce = container.contains(Key("nonce"))
-        if container.contains(Key("events")) {
-            let events = try container.nestedContainer(keyedBy: Key.self, forKey: Key("events"))
+        let container = try decoder.container(keyedBy: ClaimKey.self)
+        issuer = try container.decode(String.self, forKey: ClaimKey("iss"))
+        audience = try container.decode(AudienceClaim.self, forKey: ClaimKey("aud"))
+        issuedAt = try container.decode(Double.self, forKey: ClaimKey("iat"))
+        expiresAt = try container.decodeIfPresent(Double.self, forKey: ClaimKey("exp"))
+        tokenId = try container.decodeIfPresent(String.self, forKey: ClaimKey("jti"))
+        subject = try container.decodeIfPresent(String.self, forKey: ClaimKey("sub"))
+        sessionId = try container.decodeIfPresent(String.self, forKey: ClaimKey("sid"))
+        hasNonce = container.contains(ClaimKey("nonce"))
+        if container.contains(ClaimKey("events")) {
+            let events = try container.nestedContainer(keyedBy: ClaimKey.self, forKey: ClaimKey("events"))
             self.events = Set(events.allKeys.prefix(16).map(\.stringValue))
         } else {
             events = []
@@ -56,10 +48,10 @@ struct LogoutTokenClaims: ProviderJwtClaims, Sendable {
 
     /// Unused: Micro never writes logout tokens.
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(issuer, forKey: Key("iss"))
-        try container.encode(audience.value, forKey: Key("aud"))
-        try container.encode(issuedAt, forKey: Key("iat"))
+        var container = encoder.container(keyedBy: ClaimKey.self)
+        try container.encode(issuer, forKey: ClaimKey("iss"))
+        try container.encode(audience.value, forKey: ClaimKey("aud"))
+        try container.encode(issuedAt, forKey: ClaimKey("iat"))
     }
 }
 #endif
