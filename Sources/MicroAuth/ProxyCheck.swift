@@ -18,26 +18,56 @@ final class ProxyCheck: Sendable {
         // The answer depends on the header: no shared cache may give it to another person.
         request.response.headers.add(name: "Vary", value: settings.userHeader)
         let identity: ProxyIdentity?
-        if let identify = settings.identify {
-            identity = try await identify(request)
-        } else {
-            identity = try headerIdentity(request)
+        do {
+            if let identify = settings.identify {
+                identity = try await identify(request)
+            } else {
+                identity = try headerIdentity(request)
+            }
+        } catch {
+            // A refused identity leaves nobody signed in: the error page is drawn for this
+            // request, and must show nothing of the session's previous person.
+            endProxySession(request)
+            throw error
         }
         guard let identity else {
-            // The proxy names nobody: a session it signed in is not carried on without it.
-            if request.signInSource == ProxySignIn.source { request.signOut() }
+            // No word from the proxy. In header mode, a request from the proxy itself may
+            // reach a path it does not guard: the session stays. From anywhere else, or where
+            // a signed token is the only word, a session the proxy signed in is not carried on.
+            if settings.identify != nil || !request.isFromTrustedProxy { endProxySession(request) }
             return
         }
-        let user = try await resolve(identity, request)
-        if let current = request.currentUser, request.signInSource == ProxySignIn.source,
-            Username.key(current.username) == Username.key(user.username), current.roles == user.user.roles
+        // The same person as the session's, signed in by the proxy: nothing to look up (the
+        // session check has compared their stamp with the store's), unless the proxy's groups
+        // may have changed the roles of someone from outside the store.
+        var sameKey = false
+        if request.signInSource == ProxySignIn.source, let current = request.currentUser,
+            let named = try? Username.enforce(identity.username), Username.key(current.username) == Username.key(named)
         {
-            return
+            if settings.users == .existing || Self.roles(identity.roles ?? []) == current.roles { return }
+            sameKey = true
         }
-        // Someone else than the session's user: nothing of theirs is kept.
+        // Someone else: nothing of the session's person is kept, even when the new one is refused.
+        if !sameKey, request.isSignedIn { request.signOut() }
+        let user: (user: User, stamp: CredentialStamp, username: String)
+        do {
+            user = try await resolve(identity, request)
+        } catch {
+            endProxySession(request)
+            throw error
+        }
+        // A store user of `any`'s keeps the store's roles, whatever the groups say.
+        if sameKey, request.currentUser?.roles == user.user.roles { return }
         if request.isSignedIn { request.signOut() }
         try await request.signIn(user.user, credentialStamp: user.stamp, via: ProxySignIn.source, detail: "proxy")
         request.logger.info("Signed in by the sign-in proxy: \(user.username)")
+    }
+
+    /// Signs out a session the proxy signed in, when the session holds one. Reads the session
+    /// only when the request brings a cookie, so that answers without one do not vary on it.
+    private func endProxySession(_ request: Request) {
+        guard request.headers.contains(name: "Cookie"), request.signInSource == ProxySignIn.source else { return }
+        request.signOut()
     }
 
     /// The header's username (and groups), from a trusted proxy only.

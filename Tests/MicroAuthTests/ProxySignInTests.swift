@@ -128,10 +128,24 @@ import Testing
         let client = behindProxy(app)
         #expect(try await client.get("/page", headers: ["X-Forwarded-User": "ann"]).status == .ok)
         let cookie = try #require(client.cookies["micro.session"]?.value)
+        // A path the proxy does not guard: its request carries no header, and the session stays.
+        #expect(try await client.get("/page").status == .ok)
         // The cookie replayed straight to the app, past the proxy.
         let direct = TestClient(app)
         direct.remoteAddress = "203.0.113.7"
         #expect(try await direct.get("/page", headers: ["Cookie": "micro.session=\(cookie)"]).status == .found)
+        #expect(try await client.get("/page").status == .found)
+    }
+
+    @Test func aRefusedPersonLeavesNobodySignedIn() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = behindProxy(makeApp(try UserStoreKind.yaml.make(in: folder)))
+        #expect(try await client.get("/note", headers: ["X-Forwarded-User": "ann"]).status == .ok)
+        // The proxy now names someone who has no account here: refused, and ann is gone too.
+        let refused = try await client.get("/page", headers: ["X-Forwarded-User": "zed"])
+        #expect(refused.status == .forbidden)
+        #expect(!refused.text.contains("ann"))
         #expect(try await client.get("/page").status == .found)
     }
 
