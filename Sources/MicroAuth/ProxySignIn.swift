@@ -57,7 +57,7 @@ public struct ProxySignIn: AppPlugin, Sendable {
     public var problem: String? {
         if !Self.isHeaderName(userHeader) { return "ProxySignIn.userHeader '\(userHeader)' is not a header name." }
         if let groupsHeader, !Self.isHeaderName(groupsHeader) { return "ProxySignIn.groupsHeader '\(groupsHeader)' is not a header name." }
-        if let signOutUrl, !(signOutUrl.hasPrefix("/") || signOutUrl.hasPrefix("https://") || signOutUrl.hasPrefix("http://")) {
+        if let signOutUrl, !((signOutUrl.hasPrefix("/") && !signOutUrl.hasPrefix("//")) || signOutUrl.hasPrefix("https://") || signOutUrl.hasPrefix("http://")) {
             return "ProxySignIn.signOutUrl '\(signOutUrl)' is neither a path nor an http(s) URL."
         }
         return nil

@@ -24,7 +24,7 @@ struct BackChannelLogout: Sendable {
         self.settings = settings
         self.provider = provider
         var jwt = JwtVerifier(
-            name: "the logout token", issuer: settings.issuer, audience: settings.clientId, trustedAudiences: [],
+            name: "the logout token", issuer: settings.issuer, audience: settings.clientId, trustedAudiences: settings.trustedAudiences,
             leeway: settings.clockSkew / .seconds(1))
         // A logout token is sent at once and answered at once: one issued longer ago than the
         // clock skew is a replay, or the provider's clock is wrong.
@@ -62,8 +62,14 @@ struct BackChannelLogout: Sendable {
                 request.logger.warning("Back-channel logout refused: the logout token \(LogText.escape(claims.tokenId ?? "")) was used before")
                 return Self.json(.badRequest, error: "invalid_request", description: "this logout token was used before")
             }
-            sessions = try await settings.providerSessions.take(
-                issuer: claims.issuer, providerSessionId: claims.sessionId, subject: claims.subject, now: seconds)
+            do {
+                sessions = try await settings.providerSessions.take(
+                    issuer: claims.issuer, providerSessionId: claims.sessionId, subject: claims.subject, now: seconds)
+            } catch {
+                // Not acted on: the provider's retry must be heard.
+                try? await settings.providerSessions.forgetLogoutToken(claims.tokenId ?? "", issuer: claims.issuer)
+                throw error
+            }
         } catch {
             request.logger.error("Back-channel logout cannot read the single sign-on sessions: \(error)")
             return Self.json(.serviceUnavailable, error: "temporarily_unavailable", headers: ["Retry-After": "30"])
@@ -83,21 +89,20 @@ struct BackChannelLogout: Sendable {
         return response
     }
 
-    /// ``check(_:now:)`` under the sign-in throttle's limit per address, so that a burst of
-    /// bad tokens costs the sender as failed sign-ins do (the throttle's `429`); a bad token is
-    /// no one's failed sign-in, and is not recorded as one.
+    /// ``check(_:now:)``, a refusal counted against the sender's address in the sign-in
+    /// throttle, so that a burst of bad tokens costs the sender as failed sign-ins do (the
+    /// throttle's `429`). A token that verifies is never refused by the throttle (a provider
+    /// behind an address its users share must be heard); a bad one is no one's failed sign-in,
+    /// and is not recorded as one.
     private func throttled(_ request: Request, now: Date) async throws -> LogoutTokenClaims {
-        guard request.authenticationSettings != nil else { return try await check(request, now: now) }
-        return try await request.signInAttempt(username: nil) { attempt in
-            attempt.announcesFailure = false
-            do {
-                let claims = try await check(request, now: now)
-                attempt.outcome = .success
-                return claims
-            } catch {
-                if (error as? OpenIdConnectError)?.isProviderUnavailable == true { attempt.outcome = .unchecked }
-                throw error
+        do {
+            return try await check(request, now: now)
+        } catch {
+            guard request.authenticationSettings != nil, !error.isProviderUnavailable else { throw error }
+            try await request.signInAttempt(username: nil) { attempt in
+                attempt.announcesFailure = false
             }
+            throw error
         }
     }
 

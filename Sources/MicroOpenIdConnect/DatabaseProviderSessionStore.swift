@@ -117,5 +117,11 @@ public final class DatabaseProviderSessionStore: ProviderSessionStore {
                 .ignoringConflicts(with: ["issuer", "token_id"]).returning("token_id").all().isEmpty
         }
     }
+
+    public func forgetLogoutToken(_ tokenId: String, issuer: String) async throws {
+        try await database.run("forget a logout token") { sql in
+            try await sql.delete(from: "micro_logout_tokens").where("issuer", .equal, issuer).where("token_id", .equal, tokenId).run()
+        }
+    }
 }
 #endif

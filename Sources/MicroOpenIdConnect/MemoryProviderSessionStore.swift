@@ -94,5 +94,9 @@ public final class MemoryProviderSessionStore: ProviderSessionStore {
             return true
         }
     }
+
+    public func forgetLogoutToken(_ tokenId: String, issuer: String) async throws {
+        _ = tables.withLock { $0.tokens.removeValue(forKey: AtIssuer(issuer: issuer, name: tokenId)) }
+    }
 }
 #endif

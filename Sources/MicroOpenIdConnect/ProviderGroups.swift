@@ -30,11 +30,17 @@ struct ProviderGroups: Sendable {
                     shown: "your account at the identity provider is not in a group allowed here. Ask an administrator to add you.")
             }
         }
-        if settings.roleSync, roles(claims) == nil {
-            // A token without the claim must never wipe the roles a user has.
-            try await refuse(
-                request, claims, why: "the ID token has no '\(LogText.escape(settings.rolesClaim, limit: 100))' claim, and roles are synced from it",
-                shown: "the identity provider did not send your groups. Ask an administrator to look at the app's log.")
+        if settings.roleSync {
+            // A token without the claim, or whose groups are none of them role names here
+            // (Keycloak's full paths, one comma-joined string), must never wipe a user's roles.
+            let sent = claims.strings[settings.rolesClaim]
+            let kept = roles(claims) ?? []
+            if sent == nil || (kept.isEmpty && sent?.isEmpty == false) {
+                let why = sent == nil
+                    ? "the ID token has no '\(LogText.escape(settings.rolesClaim, limit: 100))' claim, and roles are synced from it"
+                    : "none of the groups in '\(LogText.escape(settings.rolesClaim, limit: 100))' is a role name here (\(LogText.escape((sent ?? []).prefix(5).joined(separator: ", "), limit: 200)))"
+                try await refuse(request, claims, why: why, shown: "the identity provider did not send groups this app can use. Ask an administrator to look at the app's log.")
+            }
         }
     }
 
@@ -59,7 +65,8 @@ struct ProviderGroups: Sendable {
         let hasher = authentication.hasher
         let stored: StoredUser?
         do { stored = try await authentication.users.find(username: username, using: hasher) } catch { throw unavailable(request, error) }
-        guard let stored, stored.user.roles.sorted() != roles else { return signedIn }
+        // A disabled user is refused at sign-in; their roles are not the provider's to write.
+        guard let stored, !stored.isDisabled, stored.user.roles.sorted() != roles else { return signedIn }
         guard let store = authentication.users as? any ManagedUserStore else {
             request.logger.error("Single sign-on cannot sync the roles of \(username): the user store cannot be changed (roles are synced only for users in a table)")
             throw HttpError(.serviceUnavailable, "Single sign-on is unavailable right now. Please try again in a minute.", headers: ["Retry-After": "30"])

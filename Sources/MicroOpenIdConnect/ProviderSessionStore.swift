@@ -19,5 +19,8 @@ public protocol ProviderSessionStore: Sendable {
     /// Notes the logout token `tokenId` of `issuer` as acted on, until `expiry`; returns
     /// false when it was noted before. Atomic: of two racing, one is first.
     func noteLogoutToken(_ tokenId: String, issuer: String, until expiry: Int64, now: Int64) async throws -> Bool
+    /// Forgets the logout token `tokenId` of `issuer` noted by a logout that then failed, so
+    /// that the provider's retry is acted on.
+    func forgetLogoutToken(_ tokenId: String, issuer: String) async throws
 }
 #endif

@@ -95,8 +95,6 @@ public struct ProxyJwtSignIn: AppPlugin, Sendable {
                     throw HttpError(.serviceUnavailable, "Signing in is unavailable right now: the sign-in proxy's keys cannot be read.", headers: ["Retry-After": "30"])
                 }
                 throw HttpError(.unauthorized, "The sign-in proxy's token is not valid. Please sign in again.")
-            } catch {
-                throw error
             }
             guard let username = Self.username(claims, claim: userClaim) else {
                 throw HttpError(.forbidden, "The sign-in proxy's token names no user (no \(userClaim ?? "verified email") claim).")

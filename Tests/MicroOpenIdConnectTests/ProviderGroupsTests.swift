@@ -93,6 +93,10 @@ import Testing
         #expect(refused.status == .forbidden)
         #expect(try await client.get("/protected").status == .found)
         #expect(try users.find(username: "ann")?.user.roles == ["editor"])
+        // Groups none of which is a role name here (a Keycloak full path): refused, nothing wiped.
+        provider.state.withLock { $0.claims["groups"] = .strings(["/tools/editors", "a b"]) }
+        #expect(try await signInThroughProvider(client, provider).status == .forbidden)
+        #expect(try users.find(username: "ann")?.user.roles == ["editor"])
         // An empty list is a claim: the person is in no group, and keeps no role.
         provider.state.withLock { $0.claims["groups"] = .strings([]) }
         #expect(try await signInThroughProvider(client, provider).status == .seeOther)

@@ -74,6 +74,10 @@ extension MicroPostgresTests {
                     return try await group.reduce(into: [Bool]()) { $0.append($1) }
                 }
                 #expect(firsts.filter { $0 }.count == 1)
+                // A logout that failed after noting its token forgets it: the retry is heard.
+                #expect(try await stores[0].noteLogoutToken("jti-retried", issuer: issuer, until: now + 120, now: now))
+                try await stores[1].forgetLogoutToken("jti-retried", issuer: issuer)
+                #expect(try await stores[0].noteLogoutToken("jti-retried", issuer: issuer, until: now + 120, now: now))
                 // Another issuer's jti of the same name is another token.
                 #expect(try await stores[1].noteLogoutToken("jti-1", issuer: "https://other.example", until: now + 120, now: now))
                 // Once expired, it is swept by the next note and may be noted again.
