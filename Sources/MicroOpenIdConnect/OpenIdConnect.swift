@@ -131,6 +131,13 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         app.get(path) { request in try flow.buttonPage(request) }
         app.post(path) { request -> String in try await flow.start(request) }
         app.get(path + "/callback") { request -> String in try await flow.complete(request) }
+        // A session single sign-on began ends with the revocation of the identity it began
+        // with, which a back-channel logout writes: checked from memory, as every revocation.
+        app.addSessionCheck("a session single sign-on began is not ended by the provider's back-channel logout") { data, revocations in
+            guard let value = data.values[ProviderSession.sessionKey] else { return true }
+            guard let original = Session.plainString(value) ?? (try? JSONDecoder().decode(String.self, from: Data(value.utf8))) else { return false }
+            return !revocations.isRevoked(id: original, created: data.createdMilliseconds)
+        }
         // The provider's server posts here, with a signed token instead of a session.
         let backChannel = BackChannelLogout(settings: self, provider: provider)
         app.skipCsrf(path + "/backchannel-logout")

@@ -169,9 +169,14 @@ final class OpenIdConnectFlow: Sendable {
     /// could not end: it is signed out again, and the browser told to try later.
     private func noteForBackChannel(_ request: Request, username: String, identity: ExternalIdentity, providerSessionId: String?) async throws {
         let now = Int64(request.settings.clock().timeIntervalSince1970)
+        // A name of the sign-in's own, carried in the session: the session's identity changes
+        // (a password changed, "sign out everywhere else", each retiring the one before), this
+        // does not, and a back-channel logout revokes it.
+        let signInId = PendingFlow.random()
+        request.session[ProviderSession.sessionKey] = signInId
         let session = ProviderSession(
             identity: identity, providerSessionId: providerSessionId.flatMap { $0.isEmpty || $0.utf8.count > 255 ? nil : $0 },
-            username: username, sessionId: request.session.id, expiresAt: now + 1 + request.sessionSettings.lifetimeSeconds)
+            username: username, sessionId: signInId, expiresAt: now + 1 + request.sessionSettings.lifetimeSeconds)
         do {
             try await settings.providerSessions.record(session, now: now)
         } catch {

@@ -24,8 +24,8 @@ struct PendingFlow: Codable, Sendable, Equatable {
     /// The PKCE `code_challenge` of the verifier (S256).
     var challenge: String { Self.base64Url(Data(SHA256.hash(data: Data(verifier.utf8)))) }
 
-    /// 32 random bytes, Base64url: 43 characters.
-    private static func random() -> String {
+    /// 32 random bytes, Base64url: 43 characters (a flow's values, a sign-in's name).
+    static func random() -> String {
         base64Url(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
     }
 

@@ -8,10 +8,15 @@ public struct ProviderSession: Sendable, Equatable {
     public var providerSessionId: String?
     /// The user signed in.
     public var username: String
-    /// The app's session (``/MicroCore/Session/id``), for its revocation.
+    /// The name of the sign-in the session carries (under ``sessionKey``), which outlives the
+    /// session's own identity: what a back-channel logout revokes.
     public var sessionId: String
     /// When the session ends however active it is (seconds since 1970): the entry goes then.
     public var expiresAt: Int64
+
+    /// The session key holding the sign-in's name (``sessionId``): a back-channel logout
+    /// revokes it, and ends the session whatever identity the session has been given since.
+    public static let sessionKey = "_oidc_session"
 
     /// A session begun by single sign-on.
     public init(identity: ExternalIdentity, providerSessionId: String?, username: String, sessionId: String, expiresAt: Int64) {

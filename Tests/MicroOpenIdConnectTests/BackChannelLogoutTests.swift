@@ -65,6 +65,21 @@ import Testing
         #expect(event.detail.contains("sid=sid-laptop"))
     }
 
+    @Test func aSessionGivenANewIdentitySinceIsEndedAllTheSame() async throws {
+        let provider = try await HostileProvider.start()
+        defer { Task { await provider.stop() } }
+        let app = ssoApp(provider, activity: MemoryActivityLog())
+        let laptop = try await Self.browser(app, provider, sid: "sid-laptop")
+        // "Sign out everywhere else" re-keys this session.
+        let before = try #require(laptop.cookies["micro.session"]?.value)
+        #expect(try await laptop.post("/account/sessions/sign-out-others", form: [:]).status == .seeOther)
+        #expect(laptop.cookies["micro.session"]?.value != before)
+        let still = try await laptop.get("/protected")
+        #expect(still.status == .ok, "\(still.status) \(still.location ?? "") \(still.text.prefix(300))")
+        #expect(try await Self.post(app, try provider.sign(Self.claims(provider, sid: "sid-laptop"))).status == .ok)
+        #expect(try await laptop.get("/protected").status == .found)
+    }
+
     @Test func aSubAloneEndsEverySingleSignOnSessionOfThePersonButNotTheirPasswordSession() async throws {
         let provider = try await HostileProvider.start()
         defer { Task { await provider.stop() } }
