@@ -32,8 +32,12 @@ public struct ProxyJwtSignIn: AppPlugin, Sendable {
     /// `/projects/NUMBER/global/backendServices/ID`, the client id for an ID token).
     public var audience: String
     /// The claim naming the user; nil: the local part of the `email` claim (refused when
-    /// `email_verified` is false).
+    /// `email_verified` is false), in one of ``allowedDomains``.
     public var userClaim: String?
+    /// The domains whose addresses name users by their local part (`corp.example`): needed
+    /// without ``userClaim``, since `ann@corp.example` and `ann@gmail.com` have one local part,
+    /// and a proxy may admit more than the company's accounts.
+    public var allowedDomains: [String] = []
     /// The claim holding the groups of a user from outside the store (``users`` `.any`).
     public var groupsClaim: String?
     /// Whom the proxy may name.
@@ -63,6 +67,9 @@ public struct ProxyJwtSignIn: AppPlugin, Sendable {
         if let problem = ProviderUrl.problem(jwksUrl) { return "ProxyJwtSignIn.jwksUrl \(problem)." }
         if issuer.isEmpty { return "ProxyJwtSignIn.issuer is empty." }
         if audience.isEmpty { return "ProxyJwtSignIn.audience is empty." }
+        if userClaim == nil, allowedDomains.isEmpty {
+            return "ProxyJwtSignIn names users by the local part of their email, and allowedDomains is empty: list the company's domains, or set userClaim."
+        }
         return nil
     }
 
@@ -74,6 +81,7 @@ public struct ProxyJwtSignIn: AppPlugin, Sendable {
             keyRefetchInterval: keyRefetchInterval / .seconds(1), logger: app.logger, clock: app.settings.clock)
         let verifier = JwtVerifier(name: "the proxy's JWT", issuer: issuer, audience: audience, trustedAudiences: [], leeway: clockSkew / .seconds(1))
         let (header, jwksUrl, userClaim, groupsClaim) = (header, jwksUrl, userClaim, groupsClaim)
+        let domains = Set(allowedDomains.map { $0.lowercased() })
         var door = ProxySignIn()
         door.userHeader = header
         door.users = users
@@ -96,18 +104,21 @@ public struct ProxyJwtSignIn: AppPlugin, Sendable {
                 }
                 throw HttpError(.unauthorized, "The sign-in proxy's token is not valid. Please sign in again.")
             }
-            guard let username = Self.username(claims, claim: userClaim) else {
-                throw HttpError(.forbidden, "The sign-in proxy's token names no user (no \(userClaim ?? "verified email") claim).")
+            guard let username = Self.username(claims, claim: userClaim, domains: domains) else {
+                throw HttpError(.forbidden, "The sign-in proxy's token names no user here (no \(userClaim ?? "verified email in an allowed domain")).")
             }
             return ProxyIdentity(username: username, roles: groupsClaim.flatMap { claims.strings[$0] })
         }
         app.use(door)
     }
 
-    /// The user `claims` name: `claim`'s value, else the local part of a verified `email`.
-    static func username(_ claims: ProxyJwtClaims, claim: String?) -> String? {
+    /// The user `claims` name: `claim`'s value, else the local part of a verified `email` in
+    /// one of `domains`.
+    static func username(_ claims: ProxyJwtClaims, claim: String?, domains: Set<String>) -> String? {
         if let claim { return claims.strings[claim]?.first }
-        guard claims.emailVerified != false, let email = claims.email, ProviderUsername.isAddress(email), let at = email.lastIndex(of: "@") else { return nil }
+        guard claims.emailVerified != false, let email = claims.email, ProviderUsername.isAddress(email), let at = email.lastIndex(of: "@"),
+            domains.contains(email[email.index(after: at)...].lowercased())
+        else { return nil }
         return String(email[..<at])
     }
 }

@@ -21,6 +21,7 @@ import Testing
         var door = ProxyJwtSignIn(header: Self.header, jwksUrl: provider.issuer + "/jwks", issuer: provider.issuer, audience: Self.audience)
         door.users = users
         door.groupsClaim = "groups"
+        door.allowedDomains = ["Example.com"]
         door.timeout = .seconds(2)
         app.use(door)
         app.get("/page") { request in
@@ -90,6 +91,9 @@ import Testing
         #expect(unverified.status == .forbidden)
         let stranger = try await TestClient(app).get("/page", headers: [Self.header: try token(provider, email: "zed@example.com")])
         #expect(stranger.status == .forbidden)
+        // ann at another domain is not ann.
+        let elsewhere = try await TestClient(app).get("/page", headers: [Self.header: try token(provider, email: "ann@gmail.com")])
+        #expect(elsewhere.status == .forbidden)
         let open = try await TestClient(makeApp(provider, users: .any)).get(
             "/page", headers: [Self.header: try token(provider, email: "zed@example.com") { $0["groups"] = .strings(["Ops"]) }])
         #expect(open.text == "page for zed [ops]")

@@ -31,6 +31,10 @@ struct SignInProxySettingsTests {
             "MICRO_PROXY_AUTH": "jwt", "MICRO_PROXY_JWT_HEADER": "X-Jwt", "MICRO_PROXY_JWKS_URL": "http://keys.example.com/jwks",
             "MICRO_PROXY_ISSUER": "https://i.example", "MICRO_PROXY_AUDIENCE": "a",
         ])?.contains("not https") == true)
+        #expect(problem([
+            "MICRO_PROXY_AUTH": "jwt", "MICRO_PROXY_JWT_HEADER": "X-Jwt", "MICRO_PROXY_JWKS_URL": "https://keys.example.com/jwks",
+            "MICRO_PROXY_ISSUER": "https://i.example", "MICRO_PROXY_AUDIENCE": "a",
+        ])?.contains("allowedDomains is empty") == true)
     }
 
     @Test func bothModesAreMade() throws {

@@ -21,7 +21,10 @@ enum SignInProxySettings {
         let signOutUrl = value("MICRO_PROXY_SIGNOUT_URL")
         switch value("MICRO_PROXY_AUTH")?.lowercased() {
         case nil:
-            for name in ["MICRO_PROXY_USER_HEADER", "MICRO_PROXY_GROUPS_HEADER", "MICRO_PROXY_JWT_HEADER", "MICRO_PROXY_JWKS_URL"] where value(name) != nil {
+            for name in [
+                "MICRO_PROXY_USER_HEADER", "MICRO_PROXY_GROUPS_HEADER", "MICRO_PROXY_JWT_HEADER", "MICRO_PROXY_JWKS_URL", "MICRO_PROXY_ISSUER",
+                "MICRO_PROXY_AUDIENCE", "MICRO_PROXY_USER_CLAIM", "MICRO_PROXY_GROUPS_CLAIM", "MICRO_PROXY_ALLOWED_DOMAINS",
+            ] where value(name) != nil {
                 throw ConfigurationError("\(name) is set but MICRO_PROXY_AUTH is not: set it to header or jwt, or unset \(name).")
             }
             return nil
@@ -48,6 +51,9 @@ enum SignInProxySettings {
             }
             var door = ProxyJwtSignIn(header: header, jwksUrl: jwks, issuer: issuer, audience: audience)
             door.userClaim = value("MICRO_PROXY_USER_CLAIM")
+            if let domains = value("MICRO_PROXY_ALLOWED_DOMAINS") {
+                door.allowedDomains = domains.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
             door.groupsClaim = value("MICRO_PROXY_GROUPS_CLAIM")
             door.users = users
             door.signOutUrl = signOutUrl
