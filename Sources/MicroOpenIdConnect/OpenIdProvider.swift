@@ -23,6 +23,13 @@ actor OpenIdProvider {
     private var lastRefetch: Date?
     /// How many times the key set was fetched (the tests count refetches).
     private(set) var keyFetches = 0
+    /// The fetch of a key set none is cached of yet, which concurrent callers share.
+    private var firstFetch: Task<Void, any Error>?
+    /// When such a fetch last failed: for a few seconds after, callers are answered at once.
+    private var lastFailedFetch: Date?
+    /// How long a failed first fetch answers for the next ones: a flood of tokens while the
+    /// key set is unreachable costs the provider one fetch each time, not one per token.
+    static let failureBackoff: TimeInterval = 5
 
     init(issuer: String, http: ProviderHttpClient, keyRefetchInterval: TimeInterval = 60, logger: Logger? = nil, clock: @escaping @Sendable () -> Date) {
         self.issuer = issuer
@@ -95,7 +102,7 @@ actor OpenIdProvider {
     /// no discovery document).
     func key(named kid: String?, jwksUri: String) async throws(OpenIdConnectError) -> JWK? {
         if keys == nil {
-            try await fetchKeys(jwksUri)
+            try await fetchFirstKeys(jwksUri)
         } else if Self.pick(kid, from: keys ?? [:]) == nil {
             if let last = lastRefetch, clock().timeIntervalSince(last) < keyRefetchInterval { return nil }
             // Noted before the call: concurrent bogus kids wait their turn even while the
@@ -104,6 +111,31 @@ actor OpenIdProvider {
             try await fetchKeys(jwksUri)
         }
         return Self.pick(kid, from: keys ?? [:])
+    }
+
+    /// Fetches the key set none is cached of: one fetch for concurrent callers, and none for a
+    /// few seconds after one failed.
+    private func fetchFirstKeys(_ jwksUri: String) async throws(OpenIdConnectError) {
+        let task: Task<Void, any Error>
+        if let running = firstFetch {
+            task = running
+        } else {
+            if let failed = lastFailedFetch, clock().timeIntervalSince(failed) < Self.failureBackoff {
+                throw .providerUnavailable("the key set at \(jwksUri) could not be fetched a moment ago")
+            }
+            task = Task { try await self.fetchKeys(jwksUri) }
+            firstFetch = task
+        }
+        do {
+            try await task.value
+            if firstFetch == task { firstFetch = nil }
+        } catch {
+            if firstFetch == task {
+                firstFetch = nil
+                lastFailedFetch = clock()
+            }
+            throw error as? OpenIdConnectError ?? .providerUnavailable("the key set at \(jwksUri): \(error)")
+        }
     }
 
     private static func pick(_ kid: String?, from keys: [String: JWK]) -> JWK? {

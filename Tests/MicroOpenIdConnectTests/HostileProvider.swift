@@ -32,6 +32,8 @@ final class HostileProvider: Sendable {
         var down = false
         var authMethods: [String]? = nil
         var jwksFetches = 0
+        /// Every request for the key set, answered or not.
+        var jwksAttempts = 0
         var tokenRequests: [[String: String]] = []
         var tokenAuthorization: [String?] = []
         /// Added to the wall time the tokens are stamped with: the app's clock, moved.
@@ -110,6 +112,7 @@ final class HostileProvider: Sendable {
 
     private func jwks(_ request: Request) throws -> String {
         let (down, rotated) = state.withLock { state -> (Bool, Bool) in
+            state.jwksAttempts += 1
             if !state.down { state.jwksFetches += 1 }
             return (state.down, state.rotated)
         }

@@ -110,9 +110,18 @@ import Testing
             #expect(page.status == .unauthorized)
         }
         #expect(provider.state.withLock { $0.jwksFetches } <= fetched + 1)
-        // A fresh app whose keys are away.
+        // A fresh app whose keys are away: a flood of tokens costs the provider one fetch.
         provider.state.withLock { $0.down = true }
-        let away = try await TestClient(makeApp(provider)).get("/page", headers: [Self.header: try token(provider)])
+        let attempts = provider.state.withLock { $0.jwksAttempts }
+        let fresh = makeApp(provider)
+        let signed = try token(provider)
+        let statuses = try await withThrowingTaskGroup(of: HttpStatus.self) { group in
+            for _ in 0..<10 { group.addTask { try await TestClient(fresh).get("/page", headers: [Self.header: signed]).status } }
+            return try await group.reduce(into: [HttpStatus]()) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { $0 == .serviceUnavailable })
+        #expect(provider.state.withLock { $0.jwksAttempts } == attempts + 1)
+        let away = try await TestClient(fresh).get("/page", headers: [Self.header: signed])
         #expect(away.status == .serviceUnavailable)
         #expect(away.headers.first(name: "Retry-After") != nil)
     }
