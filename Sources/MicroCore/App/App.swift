@@ -256,8 +256,11 @@ public final class App: RouteBuilder {
 
     /// Adds a check of every session a request brings, given the revocations the app serves
     /// with, named `what` in ``pipeline``: a session it refuses is over (no user, no values) and
-    /// its cookie is deleted. It runs on every request with a session, from memory.
-    package func addSessionCheck(
+    /// its cookie is deleted. It runs on every request with a session, from memory: it must
+    /// not wait on I/O. For a plugin whose sessions end by a rule of its own (a provider's
+    /// logout revoking a name the session carries). Values are JSON text, as the session
+    /// stores them.
+    public func addSessionCheck(
         _ what: String, file: String = #fileID, line: UInt = #line,
         _ check: @escaping @Sendable (SessionData, any SessionRevocations) -> Bool
     ) {
