@@ -44,7 +44,7 @@ final class ProxyCheck: Sendable {
         if request.signInSource == ProxySignIn.source, let current = request.currentUser,
             let named = try? Username.enforce(identity.username), Username.key(current.username) == Username.key(named)
         {
-            if settings.users == .existing || Self.roles(identity.roles ?? []) == current.roles { return }
+            if settings.users == .existing || User.roles(fromGroups: identity.roles ?? []) == current.roles { return }
             sameKey = true
         }
         // Someone else: nothing of the session's person is kept, even when the new one is refused.
@@ -140,15 +140,9 @@ final class ProxyCheck: Sendable {
             request.logger.notice("The sign-in proxy names \(name), who is no user here")
             throw HttpError(.forbidden, "You are signed in at the company's sign-in, but have no account here. Ask an administrator to add you.")
         }
-        let roles = Self.roles(identity.roles ?? [])
+        let roles = User.roles(fromGroups: identity.roles ?? [])
         let user = User(username: name, roles: roles)
         return (user, Self.outsideStamp(user), name)
-    }
-
-    /// The roles of a groups header that are role names, lowercased, without repeats, bounded
-    /// so that the session cookie always fits.
-    static func roles(_ sent: [String]) -> [String] {
-        Array(Set(sent.prefix(256).map { $0.lowercased() }.filter { User.problem(withRole: $0) == nil }).sorted().prefix(32))
     }
 
     /// The stamp of a user who is not in the store: their name and roles.

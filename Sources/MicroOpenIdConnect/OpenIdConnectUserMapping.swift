@@ -110,7 +110,7 @@ public struct OpenIdConnectUserMapping: Sendable {
             username = name
             linkedBy = named.claim
         }
-        let user = User(username: username, name: ProviderClaims.displayName(context.claims.name), roles: ProviderClaims.roles(context.claims.strings[context.rolesClaim] ?? []))
+        let user = User(username: username, name: ProviderClaims.displayName(context.claims.name), roles: User.roles(fromGroups: context.claims.strings[context.rolesClaim] ?? []))
         return Result(user: user, credentialStamp: outsideStamp(user), linkedBy: linkedBy)
     }
 

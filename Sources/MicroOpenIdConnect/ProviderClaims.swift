@@ -9,9 +9,6 @@ enum ProviderClaims {
     /// The longest display name kept, in characters (as the users page allows) and in bytes.
     static let maximumNameLength = 200
     static let maximumNameBytes = 800
-    /// The most roles kept, and the most bytes they take together.
-    static let maximumRoles = 32
-    static let maximumRolesBytes = 1024
 
     /// The `name` claim without controls or invisible formatting, cut to the limit; nil when
     /// nothing is left (the username is shown then).
@@ -27,20 +24,6 @@ enum ProviderClaims {
         }
         let trimmed = kept.trimmingCharacters(in: .whitespaces)
         return trimmed.isEmpty ? nil : trimmed
-    }
-
-    /// The roles of the roles claim that are role names, lowercased, sorted, without repeats,
-    /// within the bounds.
-    static func roles(_ sent: [String]) -> [String] {
-        let names = Set(sent.prefix(1024).map { $0.lowercased() }.filter { User.problem(withRole: $0) == nil }).sorted()
-        var kept: [String] = []
-        var bytes = 0
-        for name in names {
-            guard kept.count < maximumRoles, bytes + name.utf8.count + 1 <= maximumRolesBytes else { break }
-            kept.append(name)
-            bytes += name.utf8.count + 1
-        }
-        return kept
     }
 }
 #endif

@@ -13,7 +13,7 @@ struct ProviderGroups: Sendable {
     /// The claim's values as roles (folded to lowercase, bounded), or nil when the token does
     /// not carry the claim.
     func roles(_ claims: IdTokenClaims) -> [String]? {
-        claims.strings[settings.rolesClaim].map(ProviderClaims.roles)
+        claims.strings[settings.rolesClaim].map(User.roles(fromGroups:))
     }
 
     /// Refuses (`403`, a `sign_in_failed` event, nobody signed in) a person whose roles claim
