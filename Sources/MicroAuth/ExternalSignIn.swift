@@ -17,6 +17,10 @@ public struct ExternalSignIn: Sendable {
     /// Whether a session this way signed in for a user the store does not know (or whose
     /// stamp differs from the store's) still stands; the store's stamp is tried first.
     public var acceptsSession: @Sendable (User, CredentialStamp) -> Bool
+    /// Whether its sign-in proves the person at the browser, as a password typed does (a
+    /// provider that asked them): the users page takes it as the admin's recent proof. False
+    /// for a way that signs in again unasked (a sign-in proxy's header).
+    public var provesPerson = true
 
     /// A way in named `source`, its button `label` posting to `action`.
     public init(source: String, label: String, action: String, acceptsSession: @escaping @Sendable (User, CredentialStamp) -> Bool = { _, _ in false }) {
@@ -46,6 +50,16 @@ final class ExternalSignIns: Sendable {
 
     func way(_ source: String) -> ExternalSignIn? {
         all.withLock { $0.first { $0.source == source } }
+    }
+}
+
+extension Request {
+    /// Whether the session was signed in by a way beside the password that proves the person
+    /// at the browser (``ExternalSignIn/provesPerson``; a source no way was added for counts
+    /// as one, as a plugin's own ``signIn(_:credentialStamp:via:detail:)`` did before).
+    public var isSignedInByProvingWay: Bool {
+        guard let source = signInSource else { return false }
+        return service(ExternalSignIns.self)?.way(source)?.provesPerson ?? true
     }
 }
 

@@ -76,9 +76,12 @@ public struct ProxySignIn: AppPlugin, Sendable {
             app.addProblem("ProxySignIn reads a header only from trusted proxies, and settings.trustedProxies (MICRO_TRUSTED_PROXIES) is empty.")
         }
         let users = users
-        app.addExternalSignIn(ExternalSignIn(source: Self.source, label: "", action: "") { user, stamp in
+        var way = ExternalSignIn(source: Self.source, label: "", action: "") { user, stamp in
             users == .any && stamp == ProxyCheck.outsideStamp(user)
-        })
+        }
+        // It signs in again, unasked, whoever sits at the browser.
+        way.provesPerson = false
+        app.addExternalSignIn(way)
         let check = ProxyCheck(settings: self)
         app.addIdentityCheck("the person a sign-in proxy names (\(identify == nil ? userHeader : "its JWT"))") { request in
             try await check.run(request)

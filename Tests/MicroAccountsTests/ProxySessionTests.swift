@@ -37,4 +37,25 @@ import Testing
         #expect(try await other.get("/account/sessions", headers: ["X-Forwarded-User": "user"]).status == .ok)
         #expect(try await activity.events(of: "user", offset: 0, limit: 20).filter { $0.event == "signed_in" }.count == 2)
     }
+
+    @Test func aProxySignInIsNoProofForTheUsersPagesChanges() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = isolatedApp { $0.trustedProxies = ["10.0.0.5"] }
+        let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
+        try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: nil, roles: ["admin"])
+        try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+        var authentication = Authentication(users: users)
+        authentication.hasher = PasswordHasher(threads: 1)
+        app.use(authentication)
+        app.use(Accounts(features: []))
+        app.use(ProxySignIn())
+        let client = TestClient(app)
+        client.remoteAddress = "10.0.0.5"
+        #expect(try await client.get("/admin/users", headers: ["X-Forwarded-User": "ann"]).status == .ok)
+        // The proxy signed ann in, unasked: a change still needs her password.
+        let change = try await client.post("/admin/users/disable", form: ["username": "user"], headers: ["X-Forwarded-User": "ann"])
+        #expect(change.status == .unprocessableEntity || change.status == .forbidden, "\(change.status) \(change.text.prefix(200))")
+        #expect(try users.find(username: "user")?.isDisabled == false)
+    }
 }

@@ -46,11 +46,9 @@ final class AccountsService: Sendable {
         // would inherit that proof.
         request.session.remove(Request.twoFactorSignInKey)
         request.session.remove(AdminProof.sessionKey)
-        // A provider's sign-in is the only proof a session by single sign-on can give here. A
-        // sign-in proxy's is none: it signs in again, unasked, whoever sits at the browser.
-        if let source = request.signInSource, source != ProxySignIn.source {
-            AdminProof.note(request, lifetime: settings.adminProofLifetime.components.seconds)
-        }
+        // A provider's sign-in is the only proof a session by single sign-on can give here; a
+        // way that signs in again unasked (a sign-in proxy) gives none.
+        if request.isSignedInByProvingWay { AdminProof.note(request, lifetime: settings.adminProofLifetime.components.seconds) }
         do {
             for dropped in try await settings.sessions.add(session) { end(dropped, request) }
         } catch {
