@@ -118,7 +118,7 @@ public final class AuthenticationService: Sendable {
         do {
             return try await settings.hasher.run { () throws -> StoredUser? in
                 let new = try Password.hash(password, cost: cost)
-                let upgrade = Upgrade(from: CredentialStamp(stored), to: CredentialStamp(username: username, passwordHash: new, roles: stored.user.roles))
+                let upgrade = Upgrade(from: CredentialStamp(stored), to: CredentialStamp(username: username, passwordHash: new, roles: stored.user.roles, passwordChangeDue: stored.passwordChangeDue))
                 upgrades.withLock { $0[username, default: []] = $0[username, default: []].suffix(31) + [upgrade] }
                 do {
                     // False when another sign-in re-hashed it first: its note stands, not this one.
@@ -130,7 +130,7 @@ public final class AuthenticationService: Sendable {
                     upgrades.withLock { $0[username]?.removeAll { $0 == upgrade } }
                     throw error
                 }
-                return StoredUser(user: stored.user, passwordHash: new)
+                return StoredUser(user: stored.user, passwordHash: new, passwordChangeDue: stored.passwordChangeDue)
             }
         } catch {
             logger.warning("Could not re-hash the password of \(username) at cost \(cost): \(error)")
@@ -203,6 +203,9 @@ public final class AuthenticationService: Sendable {
         }) else { return }
         // The password alone does not open an account with a further step: nothing is cached.
         if let due = request.storage[SignInStepDue.self] { throw due.basicRefusal }
+        // Nor one whose password someone else set: never cached, so a later request is refused
+        // too (the mark goes only with a new password, which no cached entry holds).
+        if stored.passwordChangeDue { throw StoredUser.passwordChangeDueRefusal }
         basicCache.remember(stored, for: credentials, now: now)
         request.signInByPassword(stored.user)
     }

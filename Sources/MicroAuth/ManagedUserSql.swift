@@ -40,16 +40,34 @@ public enum ManagedUserSql {
         "% " + role.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "_", with: "\\_").replacingOccurrences(of: "%", with: "\\%") + " %"
     }
 
-    /// Adds a user unless one of that name exists.
-    public static func add(_ username: String, name: String?, roles: [String], hash: String) -> Statement {
+    /// Adds a user unless one of that name (or, through its unique index, of that address) exists.
+    public static func add(_ username: String, name: String?, roles: [String], email: String?, hash: String, changeDue: Bool) -> Statement {
         Statement(
-            sql: "INSERT INTO users (username, password_hash, name, roles) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-            binds: [username, hash, name, roles.isEmpty ? nil : roles.joined(separator: " ")])
+            sql: """
+                INSERT INTO users (username, password_hash, name, roles, email, password_change_due)
+                VALUES (?1, ?2, ?3, ?4, ?5, \(changeDue ? "TRUE" : "FALSE")) ON CONFLICT DO NOTHING
+                """,
+            binds: [username, hash, name, roles.isEmpty ? nil : roles.joined(separator: " "), email])
     }
 
-    /// Sets the hash, keeping the `!` of a disabled user.
-    public static func setHash(_ username: String, hash: String, match: String) -> Statement {
-        Statement(sql: "UPDATE users SET password_hash = CASE WHEN password_hash LIKE '!%' THEN '!' || ?2 ELSE ?2 END WHERE \(match)", binds: [username, hash])
+    /// Sets the hash, keeping the `!` of a disabled user, and whether it is to be changed.
+    public static func setHash(_ username: String, hash: String, changeDue: Bool, match: String) -> Statement {
+        Statement(
+            sql: """
+                UPDATE users SET password_hash = CASE WHEN password_hash LIKE '!%' THEN '!' || ?2 ELSE ?2 END,
+                password_change_due = \(changeDue ? "TRUE" : "FALSE") WHERE \(match)
+                """,
+            binds: [username, hash])
+    }
+
+    /// Sets the address (nil: none), unless another user has it in any case.
+    public static func setEmail(_ username: String, email: String?, match: String) -> Statement {
+        Statement(
+            sql: """
+                UPDATE users SET email = ?2 WHERE \(match) AND (?2 IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM users AS other WHERE other.username <> users.username AND lower(other.email) = lower(?2)))
+                """,
+            binds: [username, email])
     }
 
     /// Sets the roles; guarded when they leave out `adminRole`.

@@ -9,6 +9,9 @@ extension Session {
     static let priorCredentialKey = "_credential_prior"
     /// The key of the ``ExternalSignIn/source`` that signed the session in; absent for a password.
     static let sourceKey = "_signed_in_via"
+    /// The key present while the session's user signed in with a password someone else set
+    /// (``StoredUser/passwordChangeDue``) and has not chosen their own yet.
+    static let passwordChangeDueKey = "_password_change_due"
 
     /// The user signed in to the session `data`, decoded once for all requests.
     static func signedInUser(in data: SessionData) -> User? {
@@ -154,6 +157,7 @@ extension Request {
         session[Self.originalPathKey] = originalPath
         try session.set(Session.userKey, stored.user)
         session[Session.credentialKey] = CredentialStamp(stored).text
+        session[Session.passwordChangeDueKey] = stored.passwordChangeDue ? "1" : nil
         // A sign-in that re-hashed also keeps the stamp before it (the same password): an
         // instance that has not heard of the new hash yet still holds that one.
         session[Session.priorCredentialKey] = storage[RehashedFrom.self]?.text
@@ -168,6 +172,16 @@ extension Request {
     public func keepSignedIn(as stored: StoredUser) {
         session[Session.credentialKey] = CredentialStamp(stored).text
         session[Session.priorCredentialKey] = nil
+        session[Session.passwordChangeDueKey] = stored.passwordChangeDue ? "1" : nil
+    }
+
+    /// Whether the signed-in user of this session signed in with a password someone else set
+    /// (an admin, `add-user`) and must choose their own before anything else: the account
+    /// pages then lead every page of the session to the password's.
+    public var isPasswordChangeDue: Bool {
+        // Without a session cookie there is no session to look into (and none is loaded).
+        guard cookie(sessionSettings.cookieName) != nil, session[Session.passwordChangeDueKey] != nil else { return false }
+        return currentUser != nil
     }
 
     /// The user `username` and `password` name, checked as ``signIn(username:password:)``

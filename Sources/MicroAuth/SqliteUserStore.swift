@@ -75,7 +75,11 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
             throw (error as? ConfigurationError) ?? ConfigurationError("\(path): \(error)")
         }
         do {
-            if create { try Blocking.run { [backend] in try await backend.sql.raw(SQLQueryString(Self.schema)).run() } }
+            if create {
+                try Blocking.run { [backend] in
+                    for statement in Self.schema { try await backend.sql.raw(SQLQueryString(statement)).run() }
+                }
+            }
             try run("read the users table") { _ in }
         } catch let error as UserStoreError {
             throw ConfigurationError(error.description)
@@ -85,14 +89,19 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
         lastRefresh.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
-    static let schema = """
+    static let schema = [
+        """
         CREATE TABLE IF NOT EXISTS users (
             username TEXT NOT NULL UNIQUE COLLATE NOCASE,
             password_hash TEXT NOT NULL,
             name TEXT,
-            roles TEXT
+            roles TEXT,
+            email TEXT,
+            password_change_due BOOLEAN NOT NULL DEFAULT FALSE
         )
-        """
+        """,
+        "CREATE UNIQUE INDEX IF NOT EXISTS users_email_key ON users (lower(email))",
+    ]
 
     public var source: String { path }
 
@@ -151,11 +160,17 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
         }
     }
 
-    /// Adds the user, or changes their hash, name and roles when they exist. A table without
-    /// a `roles` column gets one when roles are given.
-    public func save(username: String, passwordHash: String, name: String?, roles: [String] = []) throws {
+    /// Adds the user, or changes their hash, name, roles and (when one is given) address when
+    /// they exist; `passwordChangeDue` marks a password the user did not choose. A table made
+    /// before a column this needs gets it.
+    public func save(
+        username: String, passwordHash: String, name: String?, roles: [String] = [], email: String? = nil, passwordChangeDue: Bool = false
+    ) throws {
         let key = try UserTable.key(username, passwordHash: passwordHash, roles: roles, source: path)
-        try run("save user '\(key)'") { try await $0.save(key, passwordHash: passwordHash, name: name, roles: roles) }
+        let email = try UserTable.address(email, of: key, source: path)
+        try run("save user '\(key)'") {
+            try await $0.save(key, passwordHash: passwordHash, name: name, roles: roles, email: email, passwordChangeDue: passwordChangeDue)
+        }
     }
 
     /// Removes the user; whether there was one. Their sessions end on their next request.

@@ -7,12 +7,23 @@ public struct StoredUser: Sendable, Equatable {
     /// The bcrypt hash of their password, as the store holds it: behind a `!` while the user
     /// is disabled (``isDisabled``), which no password verifies.
     public var passwordHash: String
+    /// Whether the password was set by someone else (an admin on the users page, `add-user`),
+    /// who knows it: until the user chooses their own, a session signed in with it reaches
+    /// only the page that changes it, and their scripts' credentials are refused.
+    public var passwordChangeDue: Bool
 
     /// A user with their hash.
-    public init(user: User, passwordHash: String) {
+    public init(user: User, passwordHash: String, passwordChangeDue: Bool = false) {
         self.user = user
         self.passwordHash = passwordHash
+        self.passwordChangeDue = passwordChangeDue
     }
+
+    /// The refusal of a script's credentials (HTTP Basic, an API token) while
+    /// ``passwordChangeDue``: the password someone else knows opens nothing but the page that
+    /// replaces it.
+    public static let passwordChangeDueRefusal = HttpError(
+        .forbidden, "Your password was set by an administrator: sign in with a browser and choose your own before using HTTP Basic or API tokens.")
 
     /// Whether an admin disabled the user: they cannot sign in by any means (a password,
     /// HTTP Basic, single sign-on, a token), and every session they had is over. Code that

@@ -8,10 +8,13 @@ public struct User: Codable, Sendable, Equatable {
     public var name: String
     /// What they may do beyond signing in (`admin`, say), as ``MicroCore/Request/authorize(role:)`` checks.
     public var roles: [String]
+    /// Where mail to them goes (a set-up link, a password reset), when the store knows: an
+    /// address ``MicroCore/MailAddress`` takes, as every store checks before keeping one.
+    public var email: String?
 
     /// A user; `name` defaults to the username capitalized. The username is kept in its
     /// enforced form; a store refuses a name outside the rule before it makes a user.
-    public init(username: String, name: String? = nil, roles: [String] = []) {
+    public init(username: String, name: String? = nil, roles: [String] = [], email: String? = nil) {
         self.username = Username.key(username)
         if let name, !name.isEmpty {
             self.name = name
@@ -19,12 +22,13 @@ public struct User: Codable, Sendable, Equatable {
             self.name = self.username.prefix(1).uppercased() + self.username.dropFirst()
         }
         self.roles = roles
+        self.email = email
     }
 
     /// Whether they have `role`.
     public func has(role: String) -> Bool { roles.contains(role) }
 
-    private enum CodingKeys: String, CodingKey { case username, name, roles }
+    private enum CodingKeys: String, CodingKey { case username, name, roles, email }
 
     /// Reads a user, also one a session kept from before users had roles (none).
     public init(from decoder: any Decoder) throws {
@@ -32,14 +36,24 @@ public struct User: Codable, Sendable, Equatable {
         username = try container.decode(String.self, forKey: .username)
         name = try container.decode(String.self, forKey: .name)
         roles = try container.decodeIfPresent([String].self, forKey: .roles) ?? []
+        email = try container.decodeIfPresent(String.self, forKey: .email)
     }
 
-    /// Writes a user; no `roles` key when there are none, as before users had roles.
+    /// Writes a user; no `roles` key when there are none, as before users had roles, and no
+    /// `email` key without an address.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(username, forKey: .username)
         try container.encode(name, forKey: .name)
         if !roles.isEmpty { try container.encode(roles, forKey: .roles) }
+        if let email { try container.encode(email, forKey: .email) }
+    }
+
+    /// The address of `text` as a store keeps it, nil for none (an empty text); throws a
+    /// ``MicroCore/MailAddressError`` saying what is wrong with any other.
+    public static func email(_ text: String?) throws(MailAddressError) -> String? {
+        guard let text, !text.trimmingSpaces().isEmpty else { return nil }
+        return try MailAddress(text).text
     }
 
     /// The roles of a list such as a table's `roles` column holds ("admin editor" or

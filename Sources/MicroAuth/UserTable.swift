@@ -67,7 +67,7 @@ public struct UserTable: Sendable {
 
     /// Every well-formed user, by name, with whether they are disabled (no hashes leave the store).
     public func list() async throws -> [ManagedUser] {
-        try await readAll(strict: false).map { ManagedUser(user: $0.user, isDisabled: $0.isDisabled) }.sorted { $0.user.username < $1.user.username }
+        try await readAll(strict: false).map { ManagedUser(user: $0.user, isDisabled: $0.isDisabled, passwordChangeDue: $0.passwordChangeDue) }.sorted { $0.user.username < $1.user.username }
     }
 
     /// Rewrites the rows whose name is not in its enforced form; throws, changing nothing,
@@ -91,31 +91,39 @@ public struct UserTable: Sendable {
         }
     }
 
-    /// Replaces the hash of `key` when it is still `old`; whether it did.
-    public func replaceHash(_ key: String, _ old: String, with new: String) async throws -> Bool {
-        let row = try await sql.raw("UPDATE users SET password_hash = \(bind: new) WHERE " + matching(key) + " AND password_hash = \(bind: old) RETURNING *").first()
+    /// Replaces the hash of `key` when it is still `old`; whether it did. With
+    /// `clearingChangeDue` (the user chose the new password) the mark of a password set by
+    /// someone else goes; a re-hash of the same password at another cost keeps it.
+    public func replaceHash(_ key: String, _ old: String, with new: String, clearingChangeDue: Bool = false) async throws -> Bool {
+        if clearingChangeDue { try await ensureColumns() }
+        let clearing = clearingChangeDue ? ", password_change_due = FALSE" : ""
+        let row = try await sql.raw("UPDATE users SET password_hash = \(bind: new)\(unsafeRaw: clearing) WHERE " + matching(key) + " AND password_hash = \(bind: old) RETURNING *").first()
         guard let row else { return false }
-        note(key, StoredUser(user: User(username: key, roles: try roles(in: row) ?? []), passwordHash: new))
+        note(key, try user(in: row, strict: false) ?? StoredUser(user: User(username: key, roles: try roles(in: row) ?? []), passwordHash: new))
         return true
     }
 
-    /// Adds the user, or changes their hash, name and roles when they exist. A SQLite table
-    /// without a `roles` column gets one when roles are given.
-    public func save(_ key: String, passwordHash: String, name: String?, roles: [String]) async throws {
+    /// Adds the user, or changes their hash, name, roles and (when one is given) address when they exist.
+    /// `passwordChangeDue` marks a password someone else chose (``StoredUser/passwordChangeDue``).
+    public func save(_ key: String, passwordHash: String, name: String?, roles: [String], email: String? = nil, passwordChangeDue: Bool = false) async throws {
         let list: String? = roles.isEmpty ? nil : roles.joined(separator: " ")
         let conflict = isSqlite ? "username" : "lower(username)"
-        if try await hasRolesColumn(adding: !roles.isEmpty) {
-            try await sql.raw("""
-                INSERT INTO users (username, password_hash, name, roles) VALUES (\(bind: key), \(bind: passwordHash), \(bind: name), \(bind: list))
-                ON CONFLICT (\(unsafeRaw: conflict)) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name, roles = excluded.roles
-                """).run()
-        } else {
-            try await sql.raw("""
-                INSERT INTO users (username, password_hash, name) VALUES (\(bind: key), \(bind: passwordHash), \(bind: name))
-                ON CONFLICT (\(unsafeRaw: conflict)) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name
-                """).run()
-        }
-        note(key, StoredUser(user: User(username: key, name: name, roles: roles), passwordHash: passwordHash))
+        try await ensureColumns()
+        try await sql.raw("""
+            INSERT INTO users (username, password_hash, name, roles, email, password_change_due)
+            VALUES (\(bind: key), \(bind: passwordHash), \(bind: name), \(bind: list), \(bind: email), \(unsafeRaw: passwordChangeDue ? "TRUE" : "FALSE"))
+            ON CONFLICT (\(unsafeRaw: conflict)) DO UPDATE SET password_hash = excluded.password_hash, name = excluded.name, roles = excluded.roles,
+                email = coalesce(excluded.email, users.email), password_change_due = excluded.password_change_due
+            """).run()
+        note(key, StoredUser(user: User(username: key, name: name, roles: roles, email: email), passwordHash: passwordHash, passwordChangeDue: passwordChangeDue))
+    }
+
+    /// The user whose address is `email` in any case, if any: the forms that give an address
+    /// refuse one another user has.
+    public func username(withEmail email: String) async throws -> String? {
+        guard try await hasColumn("email") else { return nil }
+        let lowered = String(decoding: email.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        return try await sql.raw("SELECT username FROM users WHERE lower(email) = \(bind: lowered)").first()?.decode(column: "username", as: String.self)
     }
 
     /// Removes the user; whether there was one.
@@ -133,7 +141,7 @@ public struct UserTable: Sendable {
     /// Runs `statement` (an admin's change to the user `key`); how many rows it changed. The
     /// user is read again afterwards, so that their stamp is what the table holds.
     public func change(_ key: String, _ statement: ManagedUserSql.Statement) async throws -> Int {
-        _ = try await hasRolesColumn(adding: true)
+        try await ensureColumns()
         var query = SQLQueryString("")
         var rest = Substring(statement.sql)
         while let mark = rest.firstIndex(of: "?") {
@@ -151,15 +159,29 @@ public struct UserTable: Sendable {
         return changed
     }
 
-    /// Whether the table has the `roles` column, which SQLite tables made before users had
-    /// roles lack; with `adding`, it has one afterwards.
-    private func hasRolesColumn(adding: Bool) async throws -> Bool {
+    /// The columns later versions added, with their SQLite types: a SQLite table made before
+    /// them gets them at its first change (PostgreSQL's schema adds them at start-up).
+    private static let laterColumns = [
+        ("roles", "TEXT"), ("email", "TEXT"), ("password_change_due", "BOOLEAN NOT NULL DEFAULT FALSE"),
+    ]
+
+    /// Adds to a SQLite table the columns it lacks (``laterColumns``).
+    func ensureColumns() async throws {
+        guard isSqlite else { return }
+        let columns = Set(try await sql.raw("PRAGMA table_info(users)").all().map { try $0.decode(column: "name", as: String.self) })
+        for (name, type) in Self.laterColumns where !columns.contains(name) {
+            try await sql.raw("ALTER TABLE users ADD COLUMN \(unsafeRaw: name) \(unsafeRaw: type)").run()
+        }
+        if !columns.contains("email") {
+            // Two rows of one address (written by hand) leave the table without the index: the
+            // forms still refuse a taken address, and the table stays writable.
+            try? await sql.raw("CREATE UNIQUE INDEX IF NOT EXISTS users_email_key ON users (lower(email))").run()
+        }
+    }
+
+    private func hasColumn(_ name: String) async throws -> Bool {
         guard isSqlite else { return true }
-        let columns = try await sql.raw("PRAGMA table_info(users)").all()
-        if try columns.contains(where: { try $0.decode(column: "name", as: String.self) == "roles" }) { return true }
-        guard adding else { return false }
-        try await sql.raw("ALTER TABLE users ADD COLUMN roles TEXT").run()
-        return true
+        return try await sql.raw("PRAGMA table_info(users)").all().contains { try $0.decode(column: "name", as: String.self) == name }
     }
 
     /// The roles of `row`; none where the table has no such column, nil when malformed.
@@ -168,22 +190,42 @@ public struct UserTable: Sendable {
         return User.roles(inList: try row.decode(column: "roles", as: String?.self) ?? "")
     }
 
-    /// The user of `row`; with `strict`, a malformed hash or role is an error naming the row,
-    /// else it gives no user.
+    /// The user of `row`; with `strict`, a malformed hash, role or address is an error naming
+    /// the row, else it gives no user.
     private func user(in row: any SQLRow, strict: Bool) throws -> StoredUser? {
         let username = try row.decode(column: "username", as: String?.self) ?? ""
         let problem: String
         if let hash = try row.decode(column: "password_hash", as: String?.self), StoredUser.isValidStoredHash(hash) {
             if let roles = try roles(in: row) {
-                return StoredUser(user: User(username: username, name: try row.decode(column: "name", as: String?.self), roles: roles), passwordHash: hash)
+                let typed = row.contains(column: "email") ? try row.decode(column: "email", as: String?.self) : nil
+                let due = row.contains(column: "password_change_due") ? try row.decode(column: "password_change_due", as: Bool?.self) ?? false : false
+                let name = try row.decode(column: "name", as: String?.self)
+                switch Result(catching: { () throws(MailAddressError) in try User.email(typed) }) {
+                case .success(let email):
+                    let user = User(username: username, name: name, roles: roles, email: email)
+                    return StoredUser(user: user, passwordHash: hash, passwordChangeDue: due)
+                case .failure(let error):
+                    problem = "email: \(error)"
+                }
+            } else {
+                problem = "roles holds a name that is not 1 to 64 lowercase letters, digits, '-' or '_'"
             }
-            problem = "roles holds a name that is not 1 to 64 lowercase letters, digits, '-' or '_'"
         } else {
             problem = "password_hash is not a bcrypt hash ($2a$, $2b$ or $2y$)"
         }
         guard strict else { return nil }
         let id = try row.decode(column: "micro_row", as: String.self)
-        throw UserStoreError("\(source): users row \(id) (user '\(username)'): \(problem).")
+        throw UserStoreError("\(source): users row \(id) (user '\(ControlEscapingLogHandler.escape(username))'): \(problem).")
+    }
+
+    /// The address a store keeps for `email` (nil for none); else an error naming the store's
+    /// `source` and the user `key`.
+    public static func address(_ email: String?, of key: String, source: String) throws(UserStoreError) -> String? {
+        do throws(MailAddressError) {
+            return try User.email(email)
+        } catch {
+            throw UserStoreError("\(source): user '\(key)': email: \(error).")
+        }
     }
 
     /// The enforced form of `username`, once `passwordHash` and `roles` are ones a store may

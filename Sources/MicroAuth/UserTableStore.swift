@@ -22,18 +22,40 @@ extension UserTableStore {
         try await withTable("list the users", guarded: false) { try await $0.list() }
     }
 
-    public func addUser(username: String, name: String?, roles: [String], passwordHash: String) async throws -> Bool {
+    public func addUser(username: String, name: String?, roles: [String], email: String?, passwordHash: String, passwordChangeDue: Bool) async throws -> Bool {
         let key = try UserTable.key(username, passwordHash: passwordHash, roles: roles, source: source)
-        let statement = ManagedUserSql.add(key, name: name, roles: roles, hash: passwordHash)
+        let email = try UserTable.address(email, of: key, source: source)
+        let statement = ManagedUserSql.add(key, name: name, roles: roles, email: email, hash: passwordHash, changeDue: passwordChangeDue)
         return try await withTable("add user '\(key)'", guarded: false) { try await $0.change(key, statement) } > 0
     }
 
-    public func setPasswordHash(of username: String, to passwordHash: String) async throws -> Bool {
+    public func setPasswordHash(of username: String, to passwordHash: String, changeDue: Bool) async throws -> Bool {
         let key = try UserTable.key(username, passwordHash: passwordHash, roles: [], source: source)
         return try await withTable("set the password of user '\(key)'", guarded: false) { table in
-            try await table.change(key, ManagedUserSql.setHash(key, hash: passwordHash, match: table.match))
+            try await table.change(key, ManagedUserSql.setHash(key, hash: passwordHash, changeDue: changeDue, match: table.match))
         } > 0
     }
+
+    public func replaceOwnPasswordHash(of username: String, _ old: String, with new: String) async throws -> Bool {
+        let key = try UserTable.key(username, passwordHash: new, roles: [], source: source)
+        return try await withTable("change the password of user '\(key)'", guarded: false) { table in
+            try await table.replaceHash(key, old, with: new, clearingChangeDue: true)
+        }
+    }
+
+    public func setEmail(of username: String, to email: String?) async throws -> EmailChange {
+        let key = Username.key(username)
+        let email = try UserTable.address(email, of: key, source: source)
+        let changed = try await withTable("set the email address of user '\(key)'", guarded: email != nil) { table in
+            try await table.change(key, ManagedUserSql.setEmail(key, email: email, match: table.match))
+        }
+        if changed > 0 { return .done }
+        return try await withTable("read the users table", guarded: false) { table in
+            guard let user = try await table.find(key) else { return .noSuchUser }
+            return user.user.email?.lowercased() == email?.lowercased() ? .done : .taken
+        }
+    }
+
 
     public func setRoles(of username: String, to roles: [String], keepingOne adminRole: String) async throws -> UserChange {
         let key = try UserTable.key(username, passwordHash: nil, roles: roles, source: source)

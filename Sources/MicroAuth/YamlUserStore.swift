@@ -8,13 +8,14 @@ import MicroCore
 /// username: user
 /// password_hash: $2a$10$38FTKkrtpylOYomyC03Mb..Efdzu1BFa7c7bZav1FKuYJUAzosx1u
 /// ```
-/// and a list, where a user may have a display name and roles:
+/// and a list, where a user may have a display name, roles and an email address:
 /// ```yaml
 /// users:
 ///   - username: ann
 ///     password_hash: $2b$12$...
 ///     name: Ann Smith
 ///     roles: [admin]
+///     email: ann@example.com
 /// ```
 /// A missing file, bad YAML, a missing key, a username outside ``Username``'s rule (a space,
 /// a control, the Kelvin sign), two spellings of one name (`Kate`, `kate`), or a malformed
@@ -152,13 +153,27 @@ public final class YamlUserStore: UserListing, Reloadable {
             guard Password.isValidHash(hash) else {
                 throw ConfigurationError("\(file):\(hashNode.line): the password_hash of user '\(username)' is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters). Make one with \(OperatorCommand.hashPassword()).")
             }
-            let user = User(username: username, name: entry["name"]?.text, roles: try roles(of: entry, username, file))
+            let user = User(
+                username: username, name: entry["name"]?.text, roles: try roles(of: entry, username, file), email: try email(of: entry, username, file))
             guard users[user.username] == nil else {
                 throw ConfigurationError("\(file):\(entry.line): user '\(username)' appears twice (usernames are case-insensitive: `ÉMILE` and `émile` are one name).")
             }
             users[user.username] = StoredUser(user: user, passwordHash: hash)
         }
         return users
+    }
+
+    /// The `email:` of a user entry, if any: an address ``MicroCore/MailAddress`` takes.
+    private static func email(of entry: YamlNode, _ username: String, _ file: String) throws(ConfigurationError) -> String? {
+        guard let node = entry["email"] else { return nil }
+        guard let text = node.text else {
+            throw ConfigurationError("\(file):\(node.line): the email of user '\(username)' must be an address, not a list or a mapping.")
+        }
+        do throws(MailAddressError) {
+            return try User.email(text)
+        } catch {
+            throw ConfigurationError("\(file):\(node.line): the email of user '\(username)': \(error).")
+        }
     }
 
     /// The `roles:` of a user entry: a list of role names (`roles: [admin, editor]`), or none.

@@ -29,6 +29,9 @@ struct AddUser: AsyncParsableCommand {
             .filter { !$0.isEmpty && seen.insert($0).inserted }
     }
 
+    @Option(help: "Where mail to the user goes (a set-up link, a password reset): name@example.com.")
+    var email: String?
+
     @Option(help: "The bcrypt cost, 4 to 31.")
     var cost = Password.defaultCost
 
@@ -39,6 +42,9 @@ struct AddUser: AsyncParsableCommand {
         try UsernameArgument.validate(username)
         for role in roles {
             if let problem = User.problem(withRole: role) { throw ValidationError("--role: \(problem).") }
+        }
+        if let email {
+            do throws(MailAddressError) { _ = try User.email(email) } catch { throw ValidationError("--email: \(error).") }
         }
     }
 
@@ -61,7 +67,12 @@ struct AddUser: AsyncParsableCommand {
                 }
                 hash = try Password.hash(password, cost: cost)
             }
-            try await table.save(username: key, passwordHash: hash, name: name, roles: roles)
+            // A password typed over an existing user's (a reset) is known to whoever typed it:
+            // the user chooses their own at their next sign-in, unless they are the table's
+            // only user (there is nobody else to know it). A new user's first password is
+            // theirs to keep, as the first admin's is; `--invite` gives none at all.
+            let changeDue = !ssoOnly && others.contains(key) && others != [key]
+            try await table.save(username: key, passwordHash: hash, name: name, roles: roles, email: email, passwordChangeDue: changeDue)
             let password = ssoOnly ? "no password (single sign-on only)" : "a new password"
             if others.contains(key) {
                 // A password reset after an incident: no token or passkey added before it may

@@ -33,10 +33,12 @@ enum CommandUserTable {
     }
 
     /// Adds the user, or changes their password, name and roles.
-    func save(username: String, passwordHash: String, name: String?, roles: [String]) async throws {
+    func save(username: String, passwordHash: String, name: String?, roles: [String], email: String?, passwordChangeDue: Bool) async throws {
         switch self {
-        case .sqlite(let store, _): try store.save(username: username, passwordHash: passwordHash, name: name, roles: roles)
-        case .postgres(let store, _): try await store.save(username: username, passwordHash: passwordHash, name: name, roles: roles)
+        case .sqlite(let store, _):
+            try store.save(username: username, passwordHash: passwordHash, name: name, roles: roles, email: email, passwordChangeDue: passwordChangeDue)
+        case .postgres(let store, _):
+            try await store.save(username: username, passwordHash: passwordHash, name: name, roles: roles, email: email, passwordChangeDue: passwordChangeDue)
         }
     }
 

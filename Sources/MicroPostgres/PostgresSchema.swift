@@ -19,6 +19,11 @@ enum PostgresSchema {
         // Role names separated by spaces: added to a table made before users had roles.
         "ALTER TABLE users ADD COLUMN IF NOT EXISTS roles text",
         "CREATE UNIQUE INDEX IF NOT EXISTS users_username_key ON users (lower(username))",
+        // Where mail to the user goes, and whether their password was set by someone else:
+        // added to a table made before either.
+        "ALTER TABLE users ADD COLUMN IF NOT EXISTS email text",
+        "ALTER TABLE users ADD COLUMN IF NOT EXISTS password_change_due boolean NOT NULL DEFAULT false",
+        "CREATE UNIQUE INDEX IF NOT EXISTS users_email_key ON users (lower(email))",
         """
         CREATE OR REPLACE FUNCTION micro_users_changed() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN

@@ -107,10 +107,16 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserTableStore
         return try await withTable("re-hash a password", guarded: false) { try await $0.replaceHash(key, old, with: new) }
     }
 
-    /// Adds the user, or changes their hash, name and roles when they exist.
-    public func save(username: String, passwordHash: String, name: String?, roles: [String] = []) async throws {
+    /// Adds the user, or changes their hash, name, roles and (when one is given) address when
+    /// they exist; `passwordChangeDue` marks a password the user did not choose.
+    public func save(
+        username: String, passwordHash: String, name: String?, roles: [String] = [], email: String? = nil, passwordChangeDue: Bool = false
+    ) async throws {
         let key = try UserTable.key(username, passwordHash: passwordHash, roles: roles, source: source)
-        try await withTable("save user '\(key)'", guarded: false) { try await $0.save(key, passwordHash: passwordHash, name: name, roles: roles) }
+        let email = try UserTable.address(email, of: key, source: source)
+        try await withTable("save user '\(key)'", guarded: false) {
+            try await $0.save(key, passwordHash: passwordHash, name: name, roles: roles, email: email, passwordChangeDue: passwordChangeDue)
+        }
     }
 
     /// Removes the user; whether there was one. Their sessions end on every instance.

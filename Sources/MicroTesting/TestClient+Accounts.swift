@@ -46,6 +46,23 @@ extension TestClient {
         return made.token
     }
 
+    /// Changes the signed-in user's password on the account pages (`POST /account/password`,
+    /// or `path`) from `current` to `new`: what a user whose password an admin set does first
+    /// (every other page leads there until then). Throws when the app refuses it.
+    ///
+    /// ```swift
+    /// try await client.signIn("bob", "the admin's choice 1")
+    /// try await client.changePassword(from: "the admin's choice 1", to: "bob's own choice 2")
+    /// ```
+    @discardableResult
+    public func changePassword(from current: String, to new: String, path: String = "/account/password") async throws -> TestResponse {
+        let answer = try await post(path, form: ["current_password": current, "new_password": new, "new_password_confirmation": new])
+        guard answer.status == .seeOther else {
+            throw TestClientError("The password was not changed: \(answer.status.code) \(answer.text)")
+        }
+        return answer
+    }
+
     private struct MadeToken: Decodable {
         let token: String
     }

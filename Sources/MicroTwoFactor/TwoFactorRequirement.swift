@@ -42,6 +42,10 @@ struct TwoFactorRequirement {
             {
                 return
             }
+            // A password someone else set is changed first (the account pages lead there): its
+            // page is not led away from, or the two requirements would send the browser
+            // back and forth.
+            if request.isPasswordChangeDue, path == prefix + "/password" || path == prefix + "/password/" { return }
             if try await service.isOn(user.username) {
                 request.session[Self.confirmedKey] = String(now)
                 return

@@ -53,9 +53,10 @@ import Testing
     }
 
     /// What the new bob sees: only his own sign-in and session.
-    private func expectNewBobStartsClean(_ app: App, password: String) async throws {
+    private func expectNewBobStartsClean(_ app: App, password: String, setByAdmin: Bool) async throws {
         let bob = TestClient(app)
         try await bob.signIn("bob", password)
+        if setByAdmin { try await bob.changePassword(from: password, to: "bob's own choice 3") }
         let sessions = try await list(bob, "/account/sessions")
         #expect(sessions.count == 1 && sessions.first?["current"] as? Bool == true)
         let events = try await list(bob, "/account/activity")
@@ -80,7 +81,7 @@ import Testing
         let added = try await ann.post(
             "/admin/users/add", form: ["new_username": "bob", "name": "Bob Two", "roles": "", "password": "another horse 9", "current_password": "ann-password"])
         #expect(added.status == .seeOther)
-        try await expectNewBobStartsClean(app, password: "another horse 9")
+        try await expectNewBobStartsClean(app, password: "another horse 9", setByAdmin: true)
         // The audit keeps the old bob's events, each marked as an earlier account's.
         let audit = try await list(ann, "/admin/audit?user=bob")
         let old = audit.filter { $0["accountEndedAt"] != nil }
@@ -102,7 +103,7 @@ import Testing
         try await AccountLeftovers.forget("bob", in: try #require(database))
         // A new bob put in by hand, not through add-user.
         try users.save(username: "bob", passwordHash: TestHashes.annPassword, name: "Bob Two")
-        try await expectNewBobStartsClean(app, password: "ann-password")
+        try await expectNewBobStartsClean(app, password: "ann-password", setByAdmin: false)
         let ann = TestClient(app)
         try await ann.signIn("ann", "ann-password")
         let audit = try await list(ann, "/admin/audit?user=bob")

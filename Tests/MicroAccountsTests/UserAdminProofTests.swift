@@ -221,10 +221,17 @@ import Testing
 
             // So do "Set password" and "Disable"; "Enable" brings none back.
             for action in ["password", "disable"] {
-                let password = action == "password" ? "secret123" : "a brand new one 42"
+                var password = action == "password" ? "secret123" : "a brand new one 42"
                 clock.advance(seconds: 1)
                 let fresh = TestClient(app)
                 try await fresh.signIn("user", password)
+                if action == "disable" {
+                    // The admin set it just before: no token until the user chose their own.
+                    let refused = try await fresh.post("/account/tokens", form: ["name": "early", "current_password": password])
+                    #expect(refused.status == .seeOther && refused.location == "/account/password")
+                    try await fresh.changePassword(from: password, to: "the user's own 43")
+                    password = "the user's own 43"
+                }
                 let made = try await makeToken(fresh, name: action, password: password)
                 #expect(try await script.get("/me", headers: Self.bearer(made)).text == "user")
                 clock.advance(seconds: 1)
@@ -236,8 +243,8 @@ import Testing
             // Revoke all.
             let fresh = TestClient(app)
             clock.advance(seconds: 1)
-            try await fresh.signIn("user", "a brand new one 42")
-            let last = try await makeToken(fresh, name: "last", password: "a brand new one 42")
+            try await fresh.signIn("user", "the user's own 43")
+            let last = try await makeToken(fresh, name: "last", password: "the user's own 43")
             #expect(try await ann.post("/admin/users/tokens/revoke-all", form: ["username": "user"]).status == .seeOther)
             #expect(try await script.get("/me", headers: Self.bearer(last)).status == .unauthorized)
             #expect(try await fresh.get("/me").text == "user")

@@ -125,6 +125,11 @@ import Testing
         #expect(try await add("\u{C9}MILE").text.contains("There is already a user of that name."))
         let emile = TestClient(app)
         try await emile.signIn("ÉMILE", "correct horse 7")
+        // The admin typed the password: it opens nothing but the page that changes it.
+        let led = try await emile.get("/me")
+        #expect(led.status == .found && led.location == "/account/password")
+        #expect(try await emile.get("/me", headers: ["Accept": "application/json"]).status == .forbidden)
+        try await emile.changePassword(from: "correct horse 7", to: "émile's own choice 8")
         #expect(try await emile.get("/me").text == "émile")
         let events = try await audit(ann, user: "émile")
         #expect(events.contains { $0["event"] == "user_added" && $0["detail"] == "by ann" && $0["user"] == "émile" })

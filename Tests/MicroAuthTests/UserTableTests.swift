@@ -10,7 +10,7 @@ import Testing
         defer { folder.remove() }
         let database = try await Database.sqlite(path: folder.file("users.db"))
         defer { Task { await database.shutdown() } }
-        try await database.sql.raw(SQLQueryString(SqliteUserStore.schema)).run()
+        for statement in SqliteUserStore.schema { try await database.sql.raw(SQLQueryString(statement)).run() }
         let table = UserTable(database.sql, source: "users.db") { _, _ in }
         let statement = ManagedUserSql.Statement(sql: "UPDATE users SET roles = ?2 WHERE username = ?1", binds: ["ann"])
         await #expect(throws: UserStoreError.self) { try await table.change("ann", statement) }

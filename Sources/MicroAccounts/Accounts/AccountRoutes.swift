@@ -34,6 +34,7 @@ struct AccountRoutes {
         let user = try request.authenticate()
         var values: [String: Any] = ["title": "Change your password", "user": values(of: user)]
         if store(request) == nil { values["readOnly"] = settings.readOnlyUsersMessage } else { values["canChange"] = true }
+        if request.isPasswordChangeDue { values["changeDue"] = settings.passwordChangeDueMessage }
         guard let problem else { return try page(request, "account/password", values) }
         var errors = FieldErrors()
         errors.add(problem.field, problem.message)
@@ -59,13 +60,24 @@ struct AccountRoutes {
             return try passwordPage(request, problem: ("new_password", problem))
         }
         guard new == confirmation else { return try passwordPage(request, problem: ("new_password_confirmation", settings.confirmationMessage)) }
+        // The password someone else set stays theirs too if kept: the change must change it.
+        if stored.passwordChangeDue || request.isPasswordChangeDue, new == current {
+            return try passwordPage(request, problem: ("new_password", settings.givenPasswordMessage))
+        }
         let hasher = authentication.settings.hasher
         let cost = authentication.settings.passwordCost
         let hash = try await hasher.run { try Password.hash(new, cost: cost) }
         // The check may have re-hashed the old password at the configured cost: swap against
         // what the store holds now.
         let now = try await store.find(username: user.username, using: hasher)?.passwordHash ?? stored.passwordHash
-        guard try await store.replacePasswordHash(of: user.username, now, with: hash, using: hasher) else {
+        let replaced: Bool
+        if let managed = store as? any ManagedUserStore {
+            // A table also drops the mark of a password someone else set.
+            replaced = try await managed.replaceOwnPasswordHash(of: user.username, now, with: hash)
+        } else {
+            replaced = try await store.replacePasswordHash(of: user.username, now, with: hash, using: hasher)
+        }
+        guard replaced else {
             throw HttpError(.conflict, "Your password was changed elsewhere meanwhile: sign in again.")
         }
         // This browser goes on under a new identity and the new stamp; every other session

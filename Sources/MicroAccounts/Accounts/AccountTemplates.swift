@@ -21,10 +21,12 @@ public enum AccountTemplates {
         </ul>
         """
 
-    /// `account/password`: `canChange` or `readOnly` (the message), and on a refusal `form`
-    /// (`form.errors.current_password`, `new_password`, `new_password_confirmation`).
+    /// `account/password`: `canChange` or `readOnly` (the message), `changeDue` (the message
+    /// while the password was set by someone else and must be changed), and on a refusal
+    /// `form` (`form.errors.current_password`, `new_password`, `new_password_confirmation`).
     public static let password = """
         <h1>{{title}}</h1>
+        {{#changeDue}}<p class="notice" role="alert" data-password-change-due>{{changeDue}}</p>{{/changeDue}}
         {{#readOnly}}<p class="read-only">{{readOnly}}</p>{{/readOnly}}
         {{#canChange}}
         <form method="post" action="{{accountPath}}/password">

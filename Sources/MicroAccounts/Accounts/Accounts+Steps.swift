@@ -53,6 +53,7 @@ extension Accounts {
         app.before { request in
             if request.cookie(request.sessionSettings.cookieName) != nil { service.seen(request) }
         }
+        PasswordChangeRequirement(settings: self).install(in: app)
         AccountRoutes(service: service).install(in: app)
         AppEventRoutes(service: service).install(in: app)
     }

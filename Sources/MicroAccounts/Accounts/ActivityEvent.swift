@@ -50,6 +50,7 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         public static let userDisabled = "user_disabled"
         public static let userEnabled = "user_enabled"
         public static let rolesChanged = "roles_changed"
+        public static let emailChanged = "email_changed"
         public static let passwordReset = "password_reset"
         public static let sessionsEnded = "sessions_ended"
     }

@@ -115,6 +115,7 @@ final class ApiTokenService: Sendable {
             let user = try await authentication.settings.users.find(username: stored.username, using: authentication.settings.hasher),
             !user.isDisabled
         else { return nil }
+        if user.passwordChangeDue { throw StoredUser.passwordChangeDueRefusal }
         return Entry(token: stored, user: user.user, stamp: CredentialStamp(user), checked: now)
     }
 

@@ -13,10 +13,34 @@ extension UserAdminRoutes {
         }
         let hash = try await hash(password, request)
         let set: Bool
-        do { set = try await store.setPasswordHash(of: username, to: hash) } catch { throw unavailable(request, error) }
+        // The admin knows it: the user is asked to choose their own at their next sign-in.
+        do { set = try await store.setPasswordHash(of: username, to: hash, changeDue: true) } catch { throw unavailable(request, error) }
         guard set else { throw HttpError(.notFound, texts.noSuchUser) }
         await request.endSessions(of: username, everyWayIn: true)
         return try await done(request, admin: admin, user: username, event: ActivityEvent.Kind.passwordReset, flash: texts.passwordSet)
+    }
+
+    /// Gives the user an email address, or takes it away (an empty field).
+    func setEmail(_ request: Request) async throws -> Response {
+        let (admin, store) = try begin(request)
+        let username = try target(request)
+        let typed = String((request.params["email"] ?? "").prefix(1024))
+        let email: String?
+        do throws(MailAddressError) {
+            email = try User.email(typed)
+        } catch {
+            let shown = String(String.UnicodeScalarView(typed.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
+            return try await refuse(request, username: username, "\(error).", typedEmail: (username, shown))
+        }
+        let change: EmailChange
+        do { change = try await store.setEmail(of: username, to: email) } catch { throw unavailable(request, error) }
+        switch change {
+        case .done: break
+        case .noSuchUser: throw HttpError(.notFound, texts.noSuchUser)
+        case .taken: return try await refuse(request, username: username, texts.emailTaken, typedEmail: (username, typed))
+        }
+        return try await done(
+            request, admin: admin, user: username, event: ActivityEvent.Kind.emailChanged, flash: texts.emailChanged, detail: email ?? "none")
     }
 
     func setRoles(_ request: Request) async throws -> Response {

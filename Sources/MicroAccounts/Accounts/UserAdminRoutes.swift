@@ -34,7 +34,7 @@ struct UserAdminRoutes {
     /// can write (``ManagedUserStore``).
     private var storeChanges: [(String, @Sendable (Request) async throws -> Response)] {
         [
-            ("/add", add), ("/password", setPassword), ("/roles", setRoles), ("/disable", { try await setDisabled($0, true) }),
+            ("/add", add), ("/password", setPassword), ("/email", setEmail), ("/roles", setRoles), ("/disable", { try await setDisabled($0, true) }),
             ("/enable", { try await setDisabled($0, false) }), ("/remove", remove), ("/sign-out", endSessions),
             ("/two-factor-off", turnTwoFactorOff), ("/tokens/revoke", revokeToken), ("/tokens/revoke-all", revokeTokens),
         ]
@@ -64,7 +64,8 @@ struct UserAdminRoutes {
 
     /// The page, with `problem` (a row's refusal) or `form` (the add form's) on a refusal.
     func page(
-        _ request: Request, problem: String? = nil, typedRoles: (user: String, roles: String)? = nil, form: FormError? = nil
+        _ request: Request, problem: String? = nil, typedRoles: (user: String, roles: String)? = nil,
+        typedEmail: (user: String, email: String)? = nil, form: FormError? = nil
     ) async throws -> Response {
         let admin = try request.authorize(role: settings.adminRole)
         let store = users(request)
@@ -106,7 +107,8 @@ struct UserAdminRoutes {
                 return [
                     "username": listed.user.username, "name": listed.user.name,
                     "roles": listed.user.roles.isEmpty ? "none" : listed.user.roles.joined(separator: ", "), "rolesList": roles,
-                    "disabled": listed.isDisabled, "twoFactor": withTwoFactor.contains(Username.key(listed.user.username)),
+                    "email": typedEmail?.user == listed.user.username ? typedEmail?.email ?? "" : listed.user.email ?? "",
+                    "disabled": listed.isDisabled, "passwordChangeDue": listed.passwordChangeDue, "twoFactor": withTwoFactor.contains(Username.key(listed.user.username)),
                     "hasTokens": tokens[listed.user.username] != nil,
                     "tokens": (tokens[listed.user.username] ?? []).map { token -> [String: Any] in
                         [
@@ -167,6 +169,7 @@ struct UserAdminRoutes {
         let typed = (request.params["new_username"] ?? "").trimmingSpaces()
         let name = (request.params["name"] ?? "").trimmingSpaces()
         let rolesText = request.params["roles"] ?? ""
+        let emailText = String((request.params["email"] ?? "").prefix(1024))
         let password = request.params["password"] ?? ""
         // A user for another way in only (single sign-on): no password, none asked.
         let noPassword = request.params["no_password"] == "on" && hasExternalSignIn(request)
@@ -195,6 +198,21 @@ struct UserAdminRoutes {
             }
         }
         if !Self.isAcceptable(name: name) { errors.add("name", texts.badName) }
+        var email: String?
+        do throws(MailAddressError) {
+            email = try User.email(emailText)
+        } catch {
+            errors.add("email", error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
+        }
+        if let email, errors.isEmpty {
+            do {
+                if try await store.managedUsers().contains(where: { $0.user.email.map { $0.lowercased() == email.lowercased() } ?? false }) {
+                    errors.add("email", texts.emailTaken)
+                }
+            } catch {
+                throw unavailable(request, error)
+            }
+        }
         let roles = Self.roles(rolesText)
         if roles == nil { errors.add("roles", texts.badRoles) }
         if !noPassword, let problem = settings.passwordRules.problem(with: password, username: username.isEmpty ? typed : username) {
@@ -204,12 +222,15 @@ struct UserAdminRoutes {
         let hash = noPassword ? StoredUser.noPasswordHash : try await hash(password, request)
         let added: Bool
         do {
-            added = try await store.addUser(username: username, name: name.isEmpty ? nil : name, roles: roles, passwordHash: hash)
+            // A password the admin typed is theirs as much as the user's: to be changed.
+            added = try await store.addUser(
+                username: username, name: name.isEmpty ? nil : name, roles: roles, email: email, passwordHash: hash, passwordChangeDue: !noPassword)
         } catch {
             throw unavailable(request, error)
         }
         guard added else {
-            errors.add("new_username", texts.nameTaken)
+            // The name, or (two admins at once) the address: the store's unique indexes refused it.
+            errors.add("new_username", texts.nameTaken + (email == nil ? "" : " (or of that email address)"))
             return try await refuse(request, errors)
         }
         await forgetLeftovers(of: username, request)
@@ -236,10 +257,17 @@ struct UserAdminRoutes {
         switch change {
         case .done: return nil
         case .noSuchUser: throw HttpError(.notFound, texts.noSuchUser)
-        case .lastAdmin:
-            if request.wantsJson { throw HttpError(.unprocessableEntity, texts.lastAdmin) }
-            return try await page(request, problem: "\(username): \(texts.lastAdmin)", typedRoles: typedRoles)
+        case .lastAdmin: return try await refuse(request, username: username, texts.lastAdmin, typedRoles: typedRoles)
         }
+    }
+
+    /// A row's form refused with `message`: the page with it beside what was typed.
+    func refuse(
+        _ request: Request, username: String, _ message: String, typedRoles: (user: String, roles: String)? = nil,
+        typedEmail: (user: String, email: String)? = nil
+    ) async throws -> Response {
+        if request.wantsJson { throw HttpError(.unprocessableEntity, message) }
+        return try await page(request, problem: "\(username): \(message)", typedRoles: typedRoles, typedEmail: typedEmail)
     }
 
     /// The add form again, with what was typed but the password.

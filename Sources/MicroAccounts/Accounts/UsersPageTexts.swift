@@ -30,6 +30,10 @@ public struct UsersPageTexts: Sendable {
     public var badRoles = "Roles are names of lowercase letters, digits, '-' or '_', separated by spaces or commas."
     /// The refusal of a display name that is too long or holds control characters.
     public var badName = "The name must be at most 200 characters, with no control characters."
+    /// The refusal of an address another user has.
+    public var emailTaken = "Another user has that email address."
+    /// The flash after changing a user's email address.
+    public var emailChanged = "The email address of NAME has been changed."
     /// The refusal of a change that would leave no enabled admin.
     public var lastAdmin = "That would leave no enabled admin: make another user an admin first."
     /// The refusal of a change asked with an API token: tokens do not manage users.

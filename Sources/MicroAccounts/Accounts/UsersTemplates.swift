@@ -4,12 +4,13 @@ import MicroCore
 /// The admin's users page's built-in template, rendered in the app's layout. An app restyles
 /// it by writing its own `views/admin/users.mustache` from the same values.
 public enum UsersTemplates {
-    /// `admin/users`: `users` (each `username`, `name`, `roles`, `disabled`, `twoFactor`,
+    /// `admin/users`: `users` (each `username`, `name`, `roles`, `email` (empty for none),
+    /// `disabled`, `passwordChangeDue` (a password someone else set, not yet changed), `twoFactor`,
     /// `tokens`: each live API token's `id`, `name`, `createdAt`, `lastUsedText`, `expiresAt`),
     /// `proof` while changes need the acting admin's `current_password` (and `proof.code`: a
     /// `code` too), or `signInAgain` (the message) where they need a fresh sign-in,
     /// `canManage` or `readOnly` (the message), `action` (the page's path: forms post to
-    /// `action/add`, `action/password`, `action/roles`, `action/disable`, `action/enable`,
+    /// `action/add`, `action/password`, `action/email`, `action/roles`, `action/disable`, `action/enable`,
     /// `action/remove`, `action/sign-out`, `action/two-factor-off`, `action/tokens/revoke` (with `id`), `action/confirm`,
     /// `action/tokens/revoke-all`, each with the field `username`), each user's `sections` (what plugins add:
     /// ``UsersPageSection``), `minimumLength`, `externalSignIn` (the add form's `no_password` box), and on a refusal
@@ -26,13 +27,15 @@ public enum UsersTemplates {
           <button type="submit">Confirm</button></form>{{/proof}}
         {{#signInAgain}}<p class="proof">{{signInAgain}}</p>{{/signInAgain}}
         <table class="users">
-          <thead><tr><th scope="col">Username</th><th scope="col">Name</th><th scope="col">Roles</th>{{#canManage}}<th scope="col">Status</th><th scope="col">Manage</th>{{/canManage}}</tr></thead>
+          <thead><tr><th scope="col">Username</th><th scope="col">Name</th><th scope="col">Roles</th><th scope="col">Email</th>{{#canManage}}<th scope="col">Status</th><th scope="col">Manage</th>{{/canManage}}</tr></thead>
           <tbody>
             {{#users}}
-            <tr data-user="{{username}}"{{#disabled}} data-disabled{{/disabled}}><td>{{username}}</td><td>{{name}}</td><td>{{roles}}</td>{{#canManage}}<td>{{#disabled}}Disabled{{/disabled}}{{^disabled}}Enabled{{/disabled}}{{#twoFactor}}, <span data-two-factor>two-factor on</span>{{/twoFactor}}</td>
+            <tr data-user="{{username}}"{{#disabled}} data-disabled{{/disabled}}><td>{{username}}</td><td>{{name}}</td><td>{{roles}}</td><td>{{email}}</td>{{#canManage}}<td>{{#disabled}}Disabled{{/disabled}}{{^disabled}}Enabled{{/disabled}}{{#passwordChangeDue}}, <span data-password-change-due>password to be changed</span>{{/passwordChangeDue}}{{#twoFactor}}, <span data-two-factor>two-factor on</span>{{/twoFactor}}</td>
               <td>
                 <form class="inline" method="post" action="{{action}}/password">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
                   <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="{{minimumLength}}" required></label> {{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Set password</button></form>
+                <form class="inline" method="post" action="{{action}}/email">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
+                  <label>Email <input name="email" type="email" value="{{email}}" autocomplete="off"></label> {{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Change email</button></form>
                 <form class="inline" method="post" action="{{action}}/roles">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
                   <label>Roles <input name="roles" value="{{rolesList}}"></label> {{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Change roles</button></form>
                 {{#disabled}}<form class="inline" method="post" action="{{action}}/enable">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Enable</button></form>{{/disabled}}
@@ -47,7 +50,7 @@ public enum UsersTemplates {
                   <form class="inline" method="post" action="{{action}}/tokens/revoke-all">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Revoke all tokens</button></form></details>{{/hasTokens}}
                 <form class="inline" method="post" action="{{action}}/remove">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Remove</button></form>
               </td>{{/canManage}}</tr>
-            {{#sections}}<tr class="user-section" data-section-of="{{username}}"><td colspan="5">{{sectionTitle}}:<ul>{{#sectionLines}}<li>{{lineText}}
+            {{#sections}}<tr class="user-section" data-section-of="{{username}}"><td colspan="6">{{sectionTitle}}:<ul>{{#sectionLines}}<li>{{lineText}}
               {{#button}}<form class="inline" method="post" action="{{buttonAction}}">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#buttonFields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/buttonFields}}
                 {{#buttonInput}}<label>{{buttonInputLabel}} <input name="{{buttonInput}}" required></label> {{/buttonInput}}{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">{{buttonLabel}}</button></form>{{/button}}</li>{{/sectionLines}}</ul></td></tr>{{/sections}}
             {{/users}}
@@ -69,6 +72,10 @@ public enum UsersTemplates {
           <input id="new-roles" name="roles" value="{{form.values.roles}}"
             {{#form.errors.roles}}aria-invalid="true" aria-describedby="new-roles-error"{{/form.errors.roles}}>
           {{#form.errors.roles}}<span class="field-error" id="new-roles-error">{{.}}</span>{{/form.errors.roles}}</p>
+          <p><label for="new-email">Email (optional)</label><br>
+          <input id="new-email" name="email" type="email" value="{{form.values.email}}" autocomplete="off"
+            {{#form.errors.email}}aria-invalid="true" aria-describedby="new-email-error"{{/form.errors.email}}>
+          {{#form.errors.email}}<span class="field-error" id="new-email-error">{{.}}</span>{{/form.errors.email}}</p>
           <p><label for="new-password">Password</label><br>
           <input id="new-password" name="password" type="password" autocomplete="new-password" minlength="{{minimumLength}}"{{^externalSignIn}} required{{/externalSignIn}}
             {{#form.errors.password}}aria-invalid="true" aria-describedby="new-password-error"{{/form.errors.password}}>
