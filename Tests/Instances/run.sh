@@ -5,12 +5,17 @@
 #
 # Installs Debian's nginx when missing (as root, or through sudo), runs itself again inside a
 # throwaway PostgreSQL (Tests/Postgres/with-postgres.sh, which exports MICRO_TEST_DATABASE_URL;
-# one already exported is used as it is), builds SampleApp and starts two of it on free ports of
-# 127.0.0.1 in production mode, with the same MICRO_SESSION_SECRET and MICRO_DATABASE_URL and
-# 127.0.0.1 as their trusted proxy, then nginx in front of both, its configuration, PID file,
+# one already exported is used as it is), starts django-oidc-provider (Tests/Support/
+# oidc-provider.sh, which installs it into a virtual environment when missing), builds
+# SampleApp and starts two of it on free ports of 127.0.0.1 in production mode, with the same
+# MICRO_SESSION_SECRET and MICRO_DATABASE_URL, 127.0.0.1 as their trusted proxy and the
+# provider for single sign-on, then nginx in front of both, its configuration, PID file,
 # logs and temporary folders in a temporary folder of its own (as root or as any user). Runs
-# the scenarios (users, a session on both, sign-out on both, the shared throttle, the client's
-# address through nginx, one instance killed), prints a summary and stops everything by its PID
+# back-channel logout's first half (Tests/Instances/backchannel.py: a single sign-on ended by
+# the provider's logout token, on both instances), the scenarios (users, a session on both,
+# sign-out on both, the shared throttle, the client's address through nginx, one instance
+# killed), restarts both instances and runs back-channel logout's second half (the ended
+# session stays ended, the others go on); prints a summary and stops everything by its PID
 # at the end, whatever happened. Exits non-zero when any check fails; KEEP_LOGS=1 keeps the
 # logs' folder.
 set -euo pipefail
@@ -23,6 +28,7 @@ export MICRO_INSTANCES_STARTED="${MICRO_INSTANCES_STARTED:-$(date +%s)}"
 say() { printf '[instances] %s\n' "$*"; }
 
 source "$repo/Tests/Support/sample-app.sh"
+source "$repo/Tests/Support/oidc-provider.sh"
 
 # 1. nginx, then the database (this script again, inside with-postgres.sh).
 if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
@@ -35,8 +41,9 @@ if [ -z "${MICRO_TEST_DATABASE_URL:-}" ]; then
     exec bash "$repo/Tests/Postgres/with-postgres.sh" bash "$repo/Tests/Instances/run.sh" "$@"
 fi
 database_url="$MICRO_TEST_DATABASE_URL"
+oidc_provider_install
 
-# 2. The instances.
+# 2. The provider, then the instances.
 sample_app_build
 # Readable by nginx's workers, which run as nobody when nginx is started as root.
 work="$(mktemp -d "${TMPDIR:-/tmp}/micro-instances.XXXXXX")"
@@ -47,6 +54,7 @@ cleanup() {
     local status=$?
     [ -z "$nginx_pid" ] || stop_by_pid "$nginx_pid"
     sample_app_stop_all
+    [ -z "$OIDC_PROVIDER_PID" ] || stop_by_pid "$OIDC_PROVIDER_PID" TERM
     if [ "$status" -ne 0 ]; then
         for log in "$work"/*.log; do
             [ -f "$log" ] || continue
@@ -64,15 +72,24 @@ secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
 port_one="$(sample_app_free_port 4660)"
 port_two="$(sample_app_free_port $((port_one + 1)))"
 port_proxy="$(sample_app_free_port $((port_two + 1)))"
-pids=()
-for port in "$port_one" "$port_two"; do
-    sample_app_start "$work/instance-$port.log" PORT="$port" MICRO_ENV=production MICRO_SESSION_SECRET="$secret" \
-        MICRO_DATABASE_URL="$database_url" MICRO_TRUSTED_PROXIES=127.0.0.1
-    pids+=("$SAMPLE_APP_PID")
-done
-sample_app_wait "http://127.0.0.1:$port_one/css/app.css" "${pids[0]}" "$work/instance-$port_one.log"
-sample_app_wait "http://127.0.0.1:$port_two/css/app.css" "${pids[1]}" "$work/instance-$port_two.log"
-say "SampleApp on 127.0.0.1:$port_one (PID ${pids[0]}) and 127.0.0.1:$port_two (PID ${pids[1]}), production, one secret, PostgreSQL"
+port_idp="$(sample_app_free_port $((port_proxy + 1)))"
+oidc_provider_start "$work" "$port_idp" "http://127.0.0.1:$port_one/auth/oidc/callback" "http://127.0.0.1:$port_two/auth/oidc/callback"
+printf '%s' "$OIDC_CLIENT_SECRET" >"$work/client-secret"
+say "django-oidc-provider at $OIDC_ISSUER (PID $OIDC_PROVIDER_PID)"
+# Both instances, started (again) on their ports; sets pids.
+start_instances() {
+    pids=()
+    for port in "$port_one" "$port_two"; do
+        sample_app_start "$work/instance-$port.log" PORT="$port" MICRO_ENV=production MICRO_SESSION_SECRET="$secret" \
+            MICRO_DATABASE_URL="$database_url" MICRO_TRUSTED_PROXIES=127.0.0.1 MICRO_OIDC_ISSUER="$OIDC_ISSUER" \
+            MICRO_OIDC_CLIENT_ID="$OIDC_CLIENT_ID" MICRO_OIDC_CLIENT_SECRET_FILE="$work/client-secret" MICRO_OIDC_NAME="Test IdP"
+        pids+=("$SAMPLE_APP_PID")
+    done
+    sample_app_wait "http://127.0.0.1:$port_one/css/app.css" "${pids[0]}" "$work/instance-$port_one.log"
+    sample_app_wait "http://127.0.0.1:$port_two/css/app.css" "${pids[1]}" "$work/instance-$port_two.log"
+}
+start_instances
+say "SampleApp on 127.0.0.1:$port_one (PID ${pids[0]}) and 127.0.0.1:$port_two (PID ${pids[1]}), production, one secret, PostgreSQL, single sign-on"
 
 # 3. nginx in front of both. A dead instance's requests go to the other (proxy_next_upstream;
 # max_fails takes it out for fail_timeout). X-Upstream tells the scenarios which one answered.
@@ -115,15 +132,24 @@ nginx_pid=$!
 sample_app_wait "http://127.0.0.1:$port_proxy/css/app.css" "$nginx_pid" "$work/nginx-error.log" nginx
 say "$("$nginx" -v 2>&1 | sed 's/^nginx version: //') on 127.0.0.1:$port_proxy (PID $nginx_pid)"
 
-# 4. The scenarios.
-status=0
+# 4. The scenarios: back-channel logout's first half while both instances run, the others
+# (which end by killing instance one), then both restarted for back-channel logout's second half.
+back_channel() {
+    timeout 120 "$OIDC_PYTHON" "$repo/Tests/Instances/backchannel.py" --phase "$1" --one "http://127.0.0.1:$port_one" \
+        --two "http://127.0.0.1:$port_two" --binary "$SAMPLE_APP" --database-url "$database_url" --state "$work/backchannel.json"
+}
+failed() {
+    [ "$1" -eq 124 ] && say "$2 took more than its time"
+    say "FAILED after $(($(date +%s) - MICRO_INSTANCES_STARTED)) s"
+    exit "$1"
+}
+back_channel ended || failed $? "back-channel logout"
 timeout 300 "$python" "$repo/Tests/Instances/scenarios.py" \
     --one "http://127.0.0.1:$port_one" --two "http://127.0.0.1:$port_two" --proxy "http://127.0.0.1:$port_proxy" \
-    --binary "$SAMPLE_APP" --database-url "$database_url" --kill-pid "${pids[0]}" || status=$?
-seconds=$(($(date +%s) - MICRO_INSTANCES_STARTED))
-if [ "$status" -ne 0 ]; then
-    [ "$status" -eq 124 ] && say "the scenarios took more than 300 s"
-    say "FAILED after $seconds s"
-    exit "$status"
-fi
-say "passed in $seconds s"
+    --binary "$SAMPLE_APP" --database-url "$database_url" --kill-pid "${pids[0]}" || failed $? "the scenarios"
+restarted=$(date +%s)
+sample_app_stop_all
+start_instances
+say "both instances restarted in $(($(date +%s) - restarted)) s (PIDs ${pids[*]})"
+back_channel restarted || failed $? "back-channel logout after the restart"
+say "passed in $(($(date +%s) - MICRO_INSTANCES_STARTED)) s"

@@ -35,3 +35,5 @@ OIDC_IDTOKEN_INCLUDE_CLAIMS = True
 OIDC_USERINFO = "userinfo.claims"
 # `groups` beside them (userinfo.GroupClaims): the roles MICRO_OIDC_USERS=any gives.
 OIDC_EXTRA_SCOPE_CLAIMS = "userinfo.GroupClaims"
+# `sid` in the ID token (userinfo.session_id): what a logout token's `sid` names.
+OIDC_IDTOKEN_PROCESSING_HOOK = "userinfo.session_id"

@@ -1,3 +1,5 @@
+import uuid
+
 from oidc_provider.lib.claims import ScopeClaims
 
 
@@ -16,3 +18,12 @@ class GroupClaims(ScopeClaims):
 
     def scope_profile(self):
         return {"groups": sorted(group.name for group in self.user.groups.all())}
+
+
+def session_id(id_token, user, token, request, **kwargs):
+    """OIDC_IDTOKEN_PROCESSING_HOOK: a `sid` in each ID token, new for each sign-in at the
+    provider, as providers that send back-channel logouts put there (django-oidc-provider has
+    none of its own). It is kept with the token (sessions.py lists them), so that a logout
+    token (logout_token.py --sid) can name the one sign-in to end."""
+    id_token["sid"] = uuid.uuid4().hex
+    return id_token
