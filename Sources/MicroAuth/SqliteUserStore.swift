@@ -30,7 +30,7 @@ import Synchronization
 /// locked by another writer is waited for up to `busyTimeout`; a file that became unreadable or
 /// corrupt closes the connection, and the next look-up opens the file afresh; a file moved away
 /// is reported missing; another file put in its place (a restored backup) is opened instead.
-/// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:roles:)``.
+/// A read-only file works: the store only reads, unless you ``save(username:passwordHash:name:roles:email:passwordChangeDue:)``.
 public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, Reloadable {
     /// The database file.
     public let path: String

@@ -9,7 +9,7 @@ public struct User: Codable, Sendable, Equatable {
     /// What they may do beyond signing in (`admin`, say), as ``MicroCore/Request/authorize(role:)`` checks.
     public var roles: [String]
     /// Where mail to them goes (a set-up link, a password reset), when the store knows: an
-    /// address ``MicroCore/MailAddress`` takes, as every store checks before keeping one.
+    /// address `MailAddress` takes, as every store checks before keeping one.
     public var email: String?
 
     /// A user; `name` defaults to the username capitalized. The username is kept in its
@@ -50,7 +50,7 @@ public struct User: Codable, Sendable, Equatable {
     }
 
     /// The address of `text` as a store keeps it, nil for none (an empty text); throws a
-    /// ``MicroCore/MailAddressError`` saying what is wrong with any other.
+    /// `MailAddressError` saying what is wrong with any other.
     public static func email(_ text: String?) throws(MailAddressError) -> String? {
         guard let text, !text.trimmingSpaces().isEmpty else { return nil }
         return try MailAddress(text).text

@@ -163,7 +163,7 @@ public final class YamlUserStore: UserListing, Reloadable {
         return users
     }
 
-    /// The `email:` of a user entry, if any: an address ``MicroCore/MailAddress`` takes.
+    /// The `email:` of a user entry, if any: an address `MailAddress` takes.
     private static func email(of entry: YamlNode, _ username: String, _ file: String) throws(ConfigurationError) -> String? {
         guard let node = entry["email"] else { return nil }
         guard let text = node.text else {

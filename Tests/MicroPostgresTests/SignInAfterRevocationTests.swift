@@ -107,6 +107,10 @@ extension MicroPostgresTests {
                 case .setPassword:
                     password = "a fresh start 9"
                     #expect(try await admin.post("/admin/users/password", form: ["username": "user", "new_password": password]).status == .seeOther)
+                    // The password is marked as the admin's, to be changed; lifted here in the
+                    // store (the same hash) so that the sessions below reach every page.
+                    let hash = try #require(try await users.find(username: "user", using: .shared)).passwordHash
+                    #expect(try await users.replaceOwnPasswordHash(of: "user", hash, with: hash))
                 case .disable:
                     password = "secret123"
                     #expect(try await admin.post("/admin/users/disable", form: ["username": "user"]).status == .seeOther)

@@ -44,7 +44,7 @@ public struct Accounts: AppPlugin, Sendable {
     /// The refusal of a wrong current password.
     public var wrongPasswordMessage = "That is not your current password."
     /// What a session signed in with a password someone else set is told, on the password
-    /// page it is led to (``MicroAuth/StoredUser/passwordChangeDue``).
+    /// page it is led to (`StoredUser.passwordChangeDue`).
     public var passwordChangeDueMessage = "Your password was set by an administrator: choose your own to go on."
     /// The refusal of the given password as the new one, while a change is due.
     public var givenPasswordMessage = "Choose a password of your own, not the one you were given."

@@ -1,7 +1,7 @@
 import MicroAuth
 import MicroCore
 
-/// A session signed in with a password someone else set (``MicroAuth/StoredUser/passwordChangeDue``:
+/// A session signed in with a password someone else set (`StoredUser.passwordChangeDue`:
 /// an admin on the users page, `add-user`) reaches only the page that changes it, and sign-out,
 /// until the user chooses their own: every other page leads there (a JSON request gets a
 /// `403` saying why). A password two people know is nobody's proof, so nothing else opens
