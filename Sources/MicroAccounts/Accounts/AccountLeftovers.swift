@@ -15,9 +15,11 @@ public enum AccountLeftovers {
     public static func forget(
         _ username: String, in database: Database, features: [any AccountFeature], now: Int64 = Int64(Date().timeIntervalSince1970)
     ) async throws {
-        try await database.migrate(DatabaseApiTokenStore.migrations + DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations)
+        try await database.migrate(
+            DatabaseApiTokenStore.migrations + DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations + DatabaseSetupLinkStore.migrations)
         let name = Username.key(username)
         try await DatabaseApiTokenStore(database).removeAll(of: name)
+        try await DatabaseSetupLinkStore(database).removeAll(of: name)
         for feature in features { try await feature.forget(name, in: database) }
         _ = try await DatabaseSessionRegistry(database).removeAll(of: name, keeping: nil)
         try await DatabaseActivityLog(database).endAccount(of: name, at: now)

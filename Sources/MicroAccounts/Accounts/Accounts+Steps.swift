@@ -32,6 +32,9 @@ extension Accounts {
                 try await database.migrate(DatabaseSessionRegistry.migrations + DatabaseActivityLog.migrations)
             }
         }
+        if let database = (setupLinks as? DatabaseSetupLinkStore)?.database {
+            app.addPreparation("migrations: set-up links") { try await database.migrate(DatabaseSetupLinkStore.migrations) }
+        }
         if let database = (appEvents as? DatabaseAppEventLog)?.database {
             app.addPreparation("migrations: app events") { try await database.migrate(DatabaseAppEventLog.migrations) }
         }
@@ -40,6 +43,8 @@ extension Accounts {
     /// The admin's users page (``usersPath``).
     func addUsersPage(_ service: AccountsService, in app: App) {
         app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
+        app.addBuiltInTemplates(SetupLinkTemplates.all)
+        SetupLinkRoutes(service: service).install(in: app)
         UserAdminRoutes(service: service).install(in: app)
     }
 

@@ -59,6 +59,16 @@ public struct Accounts: AppPlugin, Sendable {
     public var sessionEndedMessage = "That session has been signed out."
     /// The flash after ending every other session.
     public var othersEndedMessage = "Your other sessions have been signed out."
+    /// Where a set-up link leads (``SetupLink``): its page, outside the signed-in pages.
+    public var setupPath = "/password/setup"
+    /// Where set-up links are kept: in memory, or with ``init(database:features:)`` in its table.
+    public var setupLinks: any SetupLinkStore
+    /// How long a set-up link an admin made opens: 72 hours by default.
+    public var setupLinkLifetime: Duration = .seconds(259_200)
+    /// The flash after a set-up link set the password.
+    public var setupDoneMessage = "Your password is set."
+    /// The page of a set-up link that opens nothing.
+    public var setupGoneMessage = "This link has been used or has expired, or a newer one was made. Ask an administrator for a new one."
     /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:features:)``.
     public var apiTokens = ApiTokenSettings()
     /// What other modules add to these pages (two-factor sign-in, passkeys), installed after
@@ -75,6 +85,7 @@ public struct Accounts: AppPlugin, Sendable {
         sessions = MemorySessionRegistry()
         activity = MemoryActivityLog()
         appEvents = MemoryAppEventLog()
+        setupLinks = MemorySetupLinkStore()
         self.features = features
     }
 
@@ -85,6 +96,7 @@ public struct Accounts: AppPlugin, Sendable {
         activity = DatabaseActivityLog(database)
         appEvents = DatabaseAppEventLog(database)
         apiTokens.store = DatabaseApiTokenStore(database)
+        setupLinks = DatabaseSetupLinkStore(database)
         self.features = features
     }
 

@@ -52,6 +52,8 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         public static let rolesChanged = "roles_changed"
         public static let emailChanged = "email_changed"
         public static let passwordReset = "password_reset"
+        public static let passwordSet = "password_set"
+        public static let setupLinkMade = "setup_link_made"
         public static let sessionsEnded = "sessions_ended"
     }
 }

@@ -76,6 +76,10 @@ extension UserAdminRoutes {
             throw unavailable(request, error)
         }
         if let refused = try await refusal(change, request, username: username) { return refused }
+        // A set-up link made before a disabling stays dead once the user is enabled again.
+        if disabled {
+            do { try await settings.setupLinks.removeAll(of: Username.key(username)) } catch { throw unavailable(request, error) }
+        }
         // Enabling ends them too: the stamp the user had before being disabled is theirs
         // again, and no cookie from before may come back to life with it.
         await request.endSessions(of: username, everyWayIn: true)
@@ -129,6 +133,7 @@ extension UserAdminRoutes {
                 for feature in settings.features { try await feature.forget(Username.key(username), in: database) }
             }
             _ = try await settings.sessions.removeAll(of: username, keeping: nil)
+            try await settings.setupLinks.removeAll(of: Username.key(username))
             try await settings.activity.endAccount(of: username, at: request.session.now)
         } catch {
             request.logger.error("Cannot delete the tokens, second factor, passkeys or history left by \(username): \(error)")

@@ -30,6 +30,8 @@ public struct UsersPageTexts: Sendable {
     public var badRoles = "Roles are names of lowercase letters, digits, '-' or '_', separated by spaces or commas."
     /// The refusal of a display name that is too long or holds control characters.
     public var badName = "The name must be at most 200 characters, with no control characters."
+    /// The refusal of a set-up link for a disabled user (it would open nothing).
+    public var setupLinkDisabled = "A disabled user's link would open nothing: enable them first."
     /// The refusal of an address another user has.
     public var emailTaken = "Another user has that email address."
     /// The flash after changing a user's email address.

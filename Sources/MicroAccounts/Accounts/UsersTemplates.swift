@@ -10,7 +10,8 @@ public enum UsersTemplates {
     /// `proof` while changes need the acting admin's `current_password` (and `proof.code`: a
     /// `code` too), or `signInAgain` (the message) where they need a fresh sign-in,
     /// `canManage` or `readOnly` (the message), `action` (the page's path: forms post to
-    /// `action/add`, `action/password`, `action/email`, `action/roles`, `action/disable`, `action/enable`,
+    /// `action/add`, `action/invite` (the add form's fields but the password: a set-up link instead),
+    /// `action/setup-link`, `action/password`, `action/email`, `action/roles`, `action/disable`, `action/enable`,
     /// `action/remove`, `action/sign-out`, `action/two-factor-off`, `action/tokens/revoke` (with `id`), `action/confirm`,
     /// `action/tokens/revoke-all`, each with the field `username`), each user's `sections` (what plugins add:
     /// ``UsersPageSection``), `minimumLength`, `externalSignIn` (the add form's `no_password` box), and on a refusal
@@ -34,6 +35,7 @@ public enum UsersTemplates {
               <td>
                 <form class="inline" method="post" action="{{action}}/password">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
                   <label>New password <input name="new_password" type="password" autocomplete="new-password" minlength="{{minimumLength}}" required></label> {{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Set password</button></form>
+                <form class="inline" method="post" action="{{action}}/setup-link">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Send set-up link</button></form>
                 <form class="inline" method="post" action="{{action}}/email">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
                   <label>Email <input name="email" type="email" value="{{email}}" autocomplete="off"></label> {{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Change email</button></form>
                 <form class="inline" method="post" action="{{action}}/roles">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">
@@ -85,7 +87,7 @@ public enum UsersTemplates {
           <input id="proof-password" name="current_password" type="password" autocomplete="current-password" required></p>
           {{#code}}<p><label for="proof-code">Your code</label><br>
           <input id="proof-code" name="code" inputmode="numeric" autocomplete="one-time-code" required></p>{{/code}}{{/proof}}
-          <p><button type="submit">Add user</button></p>
+          <p><button type="submit">Add user</button> <button type="submit" formaction="{{action}}/invite" formnovalidate>Invite with a set-up link instead</button></p>
         </form>
         {{/canManage}}
         """

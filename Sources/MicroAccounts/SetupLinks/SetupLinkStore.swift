@@ -1,0 +1,16 @@
+import MicroCore
+
+/// Where ``SetupLink``s are kept: in memory (``MemorySetupLinkStore``, one instance) or in a
+/// database (``DatabaseSetupLinkStore``, shared by every instance). A user has at most one link:
+/// adding one removes the older, so the table holds no more links than users.
+public protocol SetupLinkStore: Sendable {
+    /// Keeps `link` in place of any other of its user's; expired links go too.
+    func add(_ link: SetupLink, now: Int64) async throws
+    /// The live link of `digest`, without using it (its page's form is shown).
+    func find(digest: String, now: Int64) async throws -> SetupLink?
+    /// Removes and returns the live link of `digest`: of two posts racing, on one instance or
+    /// two, one gets it.
+    func take(digest: String, now: Int64) async throws -> SetupLink?
+    /// Removes every link of `username` (removed, disabled, or given a password).
+    func removeAll(of username: String) async throws
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Micro
+import MicroAccounts
+import MicroAuth
+import MicroCore
+import MicroTestSupport
+import MicroTesting
+import Testing
+
+/// Set-up links: an admin invites a user or sends an existing one a link, never a password;
+/// the link sets the password once, until it expires, is superseded, or its user changes.
+@Suite struct SetupLinkTests {
+    /// An app over `users.db` in `folder`: `ann` (admin, ann-password) and `user` (secret123).
+    private func makeApp(_ folder: TemporaryFolder, clock: TestClock, database: Database? = nil) throws -> (App, SqliteUserStore) {
+        let app = isolatedApp { $0.clock = { clock.now } }
+        let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
+        try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: ["admin"])
+        try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+        var authentication = Authentication(users: users)
+        authentication.hasher = PasswordHasher(threads: 1)
+        authentication.passwordCost = 4
+        app.use(authentication)
+        app.use(database.map { Accounts(database: $0) } ?? Accounts())
+        app.get("/me") { request in try request.authenticate().username }
+        return (app, users)
+    }
+
+    private func admin(_ app: App) async throws -> TestClient {
+        let ann = TestClient(app)
+        try await ann.signIn("ann", "ann-password")
+        try await ann.confirmAdmin("ann-password")
+        return ann
+    }
+
+    /// The link a page shows in its `data-setup-link` attribute.
+    private func link(in page: TestResponse) throws -> String {
+        let range = try #require(page.text.range(of: #"data-setup-link="[^"]+""#, options: .regularExpression))
+        return String(page.text[range].dropFirst("data-setup-link=\"".count).dropLast())
+    }
+
+    /// The path and query of `link` (`http://host/password/setup?key=...`).
+    private func target(_ link: String) throws -> String {
+        let url = try #require(URLComponents(string: link))
+        return url.path + "?" + (url.query ?? "")
+    }
+
+    /// Opens `link` in `client`: the secret goes to the session, the browser to the form.
+    private func open(_ client: TestClient, _ link: String) async throws -> TestResponse {
+        let first = try await client.get(try target(link))
+        guard first.status == .seeOther else { return first }
+        #expect(first.location == "/password/setup")
+        return try await client.get("/password/setup")
+    }
+
+    private func choose(_ client: TestClient, _ password: String, again: String? = nil) async throws -> TestResponse {
+        try await client.post("/password/setup", form: ["new_password": password, "new_password_confirmation": again ?? password])
+    }
+
+    @Test func anInvitationGivesALinkThatSetsThePasswordOnceAndSignsIn() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock(Date())
+        let (app, users) = try makeApp(folder, clock: clock)
+        let ann = try await admin(app)
+        let made = try await ann.post("/admin/users/invite", form: ["new_username": "bob", "name": "Bob Brown", "roles": "editor", "email": "bob@example.com"])
+        #expect(made.status == .ok)
+        #expect(made.headers.first(name: "Cache-Control") == "no-store" && made.headers.first(name: "Referrer-Policy") == "no-referrer")
+        let url = try link(in: made)
+        #expect(url.hasPrefix("http://") && url.contains("/password/setup?key="))
+        let secret = String(url[url.range(of: "key=")!.upperBound...])
+        #expect(secret.utf8.count == 43)
+        let bob = try #require(try users.find(username: "bob"))
+        #expect(!bob.hasPassword && bob.user.roles == ["editor"] && bob.user.email == "bob@example.com" && !bob.passwordChangeDue)
+
+        let browser = TestClient(app)
+        let form = try await open(browser, url)
+        #expect(form.status == .ok && form.text.contains("Choose your password") && form.text.contains("bob"))
+        #expect(!form.text.contains(secret))
+        #expect(form.headers.first(name: "Referrer-Policy") == "no-referrer")
+        // Refusals keep the link.
+        #expect(try await choose(browser, "short").status == .unprocessableEntity)
+        #expect(try await choose(browser, "bob's own choice 1", again: "bob's own choice 2").status == .unprocessableEntity)
+        let set = try await choose(browser, "bob's own choice 1")
+        #expect(set.status == .seeOther && set.location == "/account")
+        #expect(try await browser.get("/me").text == "bob")
+        #expect(try users.find(username: "bob")?.hasPassword == true)
+        let audit = try await ann.get("/admin/audit?user=bob", headers: ["Accept": "application/json"]).text
+        #expect(audit.contains("password_set") && audit.contains("by setup link") && audit.contains("invited by ann") && audit.contains("setup_link_made"))
+
+        // Used: the same link, in this browser or another, opens nothing.
+        #expect(try await open(TestClient(app), url).status == .gone)
+        #expect(try await open(browser, url).status == .gone)
+        let other = TestClient(app)
+        try await other.signIn("bob", "bob's own choice 1")
+        #expect(try await other.get("/me").text == "bob")
+    }
+
+    @Test func twoPostsRacingSetThePasswordOnce() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock(Date())
+        let database = try await Database.sqlite(path: folder.file("accounts.db"))
+        let (app, users) = try makeApp(folder, clock: clock, database: database)
+        let ann = try await admin(app)
+        let url = try link(in: try await ann.post("/admin/users/invite", form: ["new_username": "bob", "roles": ""]))
+        let first = TestClient(app), second = TestClient(app)
+        #expect(try await open(first, url).status == .ok)
+        #expect(try await open(second, url).status == .ok)
+        async let a = choose(first, "the first choice 1")
+        async let b = choose(second, "the second choice 2")
+        let statuses = [try await a.status, try await b.status].map(\.code).sorted()
+        #expect(statuses == [303, 410])
+        let stored = try #require(try users.find(username: "bob"))
+        #expect(Password.verify("the first choice 1", against: stored.passwordHash) != Password.verify("the second choice 2", against: stored.passwordHash))
+        await database.shutdown()
+    }
+
+    @Test func aLinkEndsWithItsLifetimeANewerLinkADisablingOrARemoval() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock(Date())
+        let (app, _) = try makeApp(folder, clock: clock)
+        // Expired (the admin's session too: she signs in again).
+        let expiring = try link(in: try await admin(app).post("/admin/users/setup-link", form: ["username": "user"]))
+        clock.advance(seconds: 259_201)
+        #expect(try await open(TestClient(app), expiring).status == .gone)
+        let ann = try await admin(app)
+        // Superseded.
+        let older = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
+        let newer = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
+        #expect(try await open(TestClient(app), older).status == .gone)
+        // Opened, then the user disabled: the form's post changes nothing.
+        let browser = TestClient(app)
+        #expect(try await open(browser, newer).status == .ok)
+        #expect(try await ann.post("/admin/users/disable", form: ["username": "user"]).status == .seeOther)
+        #expect(try await choose(browser, "a choice of mine 1").status == .gone)
+        #expect(try await ann.post("/admin/users/enable", form: ["username": "user"]).status == .seeOther)
+        #expect(try await open(TestClient(app), newer).status == .gone)
+        // A disabled user gets no link.
+        #expect(try await ann.post("/admin/users/disable", form: ["username": "user"]).status == .seeOther)
+        #expect(try await ann.post("/admin/users/setup-link", form: ["username": "user"]).status == .unprocessableEntity)
+        #expect(try await ann.post("/admin/users/enable", form: ["username": "user"]).status == .seeOther)
+        // Removed, and a user of the name invited again: the old link is not theirs.
+        let removedOnes = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
+        #expect(try await ann.post("/admin/users/remove", form: ["username": "user"]).status == .seeOther)
+        _ = try await ann.post("/admin/users/invite", form: ["new_username": "user", "roles": ""])
+        #expect(try await open(TestClient(app), removedOnes).status == .gone)
+    }
+
+    @Test func sendingALinkEndsTheUsersSessionsAndNoPasswordIsAsked() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock(Date())
+        let (app, _) = try makeApp(folder, clock: clock)
+        let user = TestClient(app)
+        try await user.signIn("user", "secret123")
+        clock.advance(seconds: 1)
+        let ann = try await admin(app)
+        let made = try await ann.post("/admin/users/setup-link", form: ["username": "user"])
+        #expect(made.status == .ok && !made.text.contains("secret123"))
+        #expect(try await user.get("/me").location == "/signin")
+        clock.advance(seconds: 1)
+        let browser = TestClient(app)
+        #expect(try await open(browser, try link(in: made)).status == .ok)
+        #expect(try await choose(browser, "a reset of mine 1").status == .seeOther)
+        #expect(try await browser.get("/me").text == "user")
+        #expect(try await ann.post("/admin/users/setup-link", form: ["username": "nobody"]).status == .notFound)
+    }
+
+    @Test func aMalformedForeignOrMissingSecretIsTheSameGoneAndCountsAgainstTheAddress() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (app, _) = try makeApp(folder, clock: TestClock(Date()))
+        let hostile = [
+            "", "short", String(repeating: "A", count: 43), String(repeating: "A", count: 5000), "%0D%0ASet-Cookie:%20x=1",
+            "\u{202E}" + String(repeating: "a", count: 42), "e\u{301}" + String(repeating: "a", count: 41),
+        ]
+        let client = TestClient(app)
+        for key in hostile {
+            let answer = try await client.get("/password/setup?key=" + PercentEncoding.encode(key))
+            #expect(answer.status == .gone, "\(key.prefix(20))")
+            #expect(answer.text.contains("used or has expired"))
+        }
+        #expect(try await client.get("/password/setup").status == .gone)
+        #expect(try await client.post("/password/setup", form: ["new_password": "a long phrase 1", "new_password_confirmation": "a long phrase 1"]).status == .gone)
+        // Past the throttle's limit for one address: refused before any look-up.
+        var last = HttpStatus.ok
+        for _ in 0..<30 { last = try await client.get("/password/setup?key=" + String(repeating: "B", count: 43)).status }
+        #expect(last == .tooManyRequests)
+    }
+}
