@@ -35,6 +35,9 @@ struct AddUser: AsyncParsableCommand {
     @Option(help: "The bcrypt cost, 4 to 31.")
     var cost = Password.defaultCost
 
+    @Flag(help: "Invite a new user: no password is read; a set-up link they choose theirs with is printed on the last line (MICRO_PUBLIC_URL names the app's address; MICRO_SETUP_LINK_LIFETIME, in seconds, how long it opens).")
+    var invite = false
+
     @Flag(help: "A user for single sign-on only: no password (none is read), and a first single sign-on whose username or verified email names them links to them at once, with no password asked.")
     var ssoOnly = false
 
@@ -43,6 +46,7 @@ struct AddUser: AsyncParsableCommand {
         for role in roles {
             if let problem = User.problem(withRole: role) { throw ValidationError("--role: \(problem).") }
         }
+        if invite, ssoOnly { throw ValidationError("--invite and --sso-only: choose one (an invited user chooses a password; a single sign-on user has none).") }
         if let email {
             do throws(MailAddressError) { _ = try User.email(email) } catch { throw ValidationError("--email: \(error).") }
         }
@@ -50,15 +54,20 @@ struct AddUser: AsyncParsableCommand {
 
     func run() async throws {
         let key = try Username.enforce(username)
+        let environment = ProcessInfo.processInfo.environment
+        let link = invite ? try SetupLinkCommand(environment: environment) : nil
         try await database.withTable(create: true) { table in
             let others = try await table.usernames()
+            if invite, others.contains(key) {
+                throw CommandFailure("'\(key)' exists: --invite adds a new user. The users page's Send set-up link gives an existing user one; add-user \(key) sets their password.")
+            }
             if let lookalike = UsernameConfusables.lookalike(of: key, among: others) {
                 FileHandle.standardError.write(Data((
                     "Warning: '\(key)' looks like the existing user '\(lookalike)' (Unicode's confusables, UTS #39): "
                     + "make sure this is who you mean, not someone posing as them.\n").utf8))
             }
             let hash: String
-            if ssoOnly {
+            if ssoOnly || invite {
                 hash = StoredUser.noPasswordHash
             } else {
                 let password = try PasswordPrompt.read()
@@ -91,8 +100,13 @@ struct AddUser: AsyncParsableCommand {
                     try await AccountLeftovers.forget(key, in: database)
                     return try await Self.dropLinks(of: key, in: database)
                 }
-                print("Saved new user '\(key)' in \(table.place)\(ssoOnly ? " for single sign-on only" : "").")
+                print("Saved new user '\(key)' in \(table.place)\(ssoOnly ? " for single sign-on only" : invite ? ", invited" : "").")
                 for line in dropped { print(line) }
+                if let link {
+                    let url = try await table.withDatabase { database in try await link.make(for: key, hash: hash, in: database) }
+                    print("Give them this set-up link (it opens once, until \(link.expiry)):")
+                    print(url)
+                }
             }
         }
     }

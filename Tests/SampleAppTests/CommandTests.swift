@@ -2,6 +2,8 @@ import Foundation
 import Micro
 import MicroPasskeys
 import MicroPostgres
+import MicroTestSupport
+import MicroTesting
 @testable import SampleApp
 import Testing
 
@@ -139,6 +141,43 @@ import Testing
         #expect(try await store.allUsers().map(\.username) == ["ann", "bob"])
         let bob = try #require(try store.find(username: "bob"))
         #expect(bob.passwordChangeDue && bob.user.email == "Bob@Example.com")
+    }
+
+    @Test func addUserInvitesWithALinkOnItsLastLineThatSetsThePasswordOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("users.db").path
+        #expect(try run(["add-user", "ann", "--db", file, "--role", "admin", "--cost", "4"], input: "a first long phrase\n").status == 0)
+        let invited = try run(["add-user", "bob", "--db", file, "--invite", "--role", "editor", "--email", "bob@example.com"], input: "")
+        #expect(invited.status == 0)
+        let url = try #require(invited.output.split(separator: "\n").last.map(String.init))
+        #expect(url.hasPrefix("http://localhost:4567/password/setup?key="), "\(invited.output)")
+        #expect(try run(["add-user", "bob", "--db", file, "--invite"], input: "").status != 0)
+        #expect(try run(["add-user", "carl", "--db", file, "--invite", "--sso-only"], input: "").status != 0)
+
+        // The link opens in the app serving that file, once.
+        let users = try SqliteUserStore(path: file)
+        #expect(try users.find(username: "bob").map { !$0.hasPassword && $0.user.roles == ["editor"] } == true)
+        let database = try await Database.sqlite(path: file)
+        let app = isolatedApp()
+        var authentication = Authentication(users: users)
+        authentication.passwordCost = 4
+        app.use(authentication)
+        app.use(Accounts(database: database))
+        app.get("/me") { request in try request.authenticate().username }
+        let components = try #require(URLComponents(string: url))
+        let browser = TestClient(app)
+        let target = components.path + "?" + (components.query ?? "")
+        let opened = try await browser.get(target)
+        #expect(opened.location == "/password/setup")
+        let set = try await browser.post("/password/setup", form: ["new_password": "bob's own phrase 1", "new_password_confirmation": "bob's own phrase 1"])
+        #expect(set.status == .seeOther)
+        #expect(try await browser.get("/me").text == "bob")
+        let again = try await TestClient(app).get(target)
+        #expect(again.status == .gone)
+        await database.shutdown()
+        await users.shutdown()
     }
 
     @Test func addUserRefusesThePublishedDemoPasswordAndWeakOnes() throws {

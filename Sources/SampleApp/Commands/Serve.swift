@@ -41,6 +41,7 @@ struct Serve: AsyncParsableCommand {
         } else {
             users = app.configure { try UserSource.yaml(variables) }
         }
+        accounts.setupLinkLifetime = app.configure { () throws(ConfigurationError) in try Accounts.setupLinkLifetime(variables) }
         let trustedProxies = app.settings.trustedProxies
         let signInProxy = app.configure { () throws(ConfigurationError) -> (any AppPlugin)? in
             try SignInProxySettings.fromEnvironment(variables, trustedProxies: trustedProxies)
