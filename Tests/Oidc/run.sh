@@ -19,18 +19,14 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$repo"
 say() { printf '[oidc] %s\n' "$*"; }
 source "$repo/Tests/Support/sample-app.sh"
+source "$repo/Tests/Support/oidc-provider.sh"
 started=$SECONDS
 # No __pycache__ folders in the work tree.
 export PYTHONDONTWRITEBYTECODE=1
 
 # 1. The provider's Python packages.
-venv="${OIDC_VENV:-$repo/.build-oidc-venv}"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import oidc_provider, django, requests, selenium' 2>/dev/null; then
-    say "installing django-oidc-provider and selenium into $venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q "django>=4.2,<5.3" "django-oidc-provider==0.9.0" "requests>=2.31" "selenium>=4.20"
-fi
-python="$venv/bin/python"
+oidc_provider_install
+python="$OIDC_PYTHON"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing chromium and chromium-driver (Debian)"
     as_root apt-get update -q >/dev/null
@@ -38,7 +34,6 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/micro-oidc.XXXXXX")"
-provider_pid=""
 driver_pid=""
 cleanup() {
     local status=$?
@@ -47,16 +42,9 @@ cleanup() {
         for child in $(cat "/proc/$driver_pid/task/$driver_pid/children" 2>/dev/null); do kill -TERM "$child" 2>/dev/null || true; done
         stop_by_pid "$driver_pid" TERM
     fi
-    [ -z "$provider_pid" ] || stop_by_pid "$provider_pid" TERM
+    [ -z "$OIDC_PROVIDER_PID" ] || stop_by_pid "$OIDC_PROVIDER_PID" TERM
     sample_app_stop_all
-    if [ "$status" -ne 0 ]; then
-        for log in "$work"/*.log; do
-            [ -f "$log" ] || continue
-            say "last lines of $(basename "$log"):"
-            tail -n 8 "$log" | sed 's/^/    /' || true
-        done
-    fi
-    if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    leave_work "$status" "$work"
     exit "$status"
 }
 trap cleanup EXIT
@@ -69,16 +57,11 @@ port_one="$(sample_app_free_port $((port_idp + 1)))"
 port_two="$(sample_app_free_port $((port_one + 1)))"
 port_any="$(sample_app_free_port $((port_two + 1)))"
 port_db="$(sample_app_free_port $((port_any + 1)))"
-issuer="http://127.0.0.1:$port_idp/openid"
 client_secret="$("$python" -c 'import secrets; print(secrets.token_hex(24))')"
-export OIDC_WORK="$work" OIDC_PORT="$port_idp" OIDC_CLIENT_ID=micro-sample OIDC_CLIENT_SECRET="$client_secret"
+export OIDC_CLIENT_ID=micro-sample OIDC_CLIENT_SECRET="$client_secret"
 export OIDC_REDIRECT_URIS="http://127.0.0.1:$port_one/auth/oidc/callback http://127.0.0.1:$port_any/auth/oidc/callback http://127.0.0.1:$port_db/auth/oidc/callback"
-(cd "$repo/Tests/Oidc/provider" && "$python" setup.py)
-(cd "$repo/Tests/Oidc/provider" && DJANGO_SETTINGS_MODULE=settings exec "$python" -m django runserver "127.0.0.1:$port_idp" --noreload) \
-    >"$work/provider.log" 2>&1 &
-provider_pid=$!
-sample_app_wait "$issuer/.well-known/openid-configuration" "$provider_pid" "$work/provider.log" provider
-say "django-oidc-provider at $issuer (PID $provider_pid)"
+oidc_provider_start "$port_idp" "$work"
+issuer="$OIDC_ISSUER"
 
 # 3. The apps.
 secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
