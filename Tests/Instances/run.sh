@@ -55,14 +55,8 @@ cleanup() {
     [ -z "$nginx_pid" ] || stop_by_pid "$nginx_pid"
     sample_app_stop_all
     [ -z "$OIDC_PROVIDER_PID" ] || stop_by_pid "$OIDC_PROVIDER_PID" TERM
-    if [ "$status" -ne 0 ]; then
-        for log in "$work"/*.log; do
-            [ -f "$log" ] || continue
-            say "last lines of $(basename "$log"):"
-            grep -v ' GET \| POST ' "$log" | tail -n 8 | sed 's/^/    /' || true
-        done
-    fi
-    if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    # The instances' and nginx's logs are mostly requests: the lines before a failure are not.
+    leave_work "$status" "$work" ' GET \| POST '
     exit "$status"
 }
 trap cleanup EXIT
@@ -75,7 +69,6 @@ port_proxy="$(sample_app_free_port $((port_two + 1)))"
 port_idp="$(sample_app_free_port $((port_proxy + 1)))"
 oidc_provider_start "$work" "$port_idp" "http://127.0.0.1:$port_one/auth/oidc/callback" "http://127.0.0.1:$port_two/auth/oidc/callback"
 printf '%s' "$OIDC_CLIENT_SECRET" >"$work/client-secret"
-say "django-oidc-provider at $OIDC_ISSUER (PID $OIDC_PROVIDER_PID)"
 # Both instances, started (again) on their ports; sets pids.
 start_instances() {
     pids=()

@@ -19,11 +19,14 @@ import re
 import sqlite3
 import subprocess
 import sys
+from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlsplit, urlencode
 
 import requests
 
 failures = []
+# The users who gave their consent on the provider's consent page (approve).
+consents = []
 
 
 def check(ok, what, detail=""):
@@ -55,9 +58,26 @@ def start(app, base):
     return answer.headers["Location"]
 
 
-def approve(authorize, username, password, callback_prefix):
-    """The person at the provider: signs in there; the URL the provider sends back to."""
-    idp = requests.Session()
+class ConsentForm(HTMLParser):
+    """The provider's consent page: its form's action and hidden fields."""
+
+    def __init__(self):
+        super().__init__()
+        self.action, self.hidden = None, {}
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "form":
+            self.action = attributes.get("action")
+        elif tag == "input" and attributes.get("type") == "hidden" and attributes.get("name"):
+            self.hidden[attributes["name"]] = attributes.get("value") or ""
+
+
+def approve(authorize, username, password, callback_prefix, session=None):
+    """The person at the provider: signs in there, and gives consent when asked; the URL the
+    provider sends back to. The provider's cookies go to `session` (a browser of the caller's)
+    when given, else to a session of their own."""
+    idp = session or requests.Session()
     location = authorize
     for _ in range(10):
         answer = idp.get(location, allow_redirects=False)
@@ -66,18 +86,28 @@ def approve(authorize, username, password, callback_prefix):
             if location.startswith(callback_prefix):
                 return location
             continue
-        match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', answer.text)
-        if answer.status_code == 200 and match:
-            form = {"csrfmiddlewaretoken": match.group(1), "username": username, "password": password,
+        sign_in = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', answer.text)
+        consent = answer.status_code == 200 and 'name="allow"' in answer.text
+        if consent:
+            # The consent page of a client that asks for it: its hidden fields, and Authorize.
+            page = ConsentForm()
+            page.feed(answer.text)
+            form = dict(page.hidden, allow="Authorize")
+            target = requests.compat.urljoin(location, page.action or location)
+        elif answer.status_code == 200 and sign_in:
+            form = {"csrfmiddlewaretoken": sign_in.group(1), "username": username, "password": password,
                     "next": parse_qs(urlsplit(location).query).get("next", [""])[0]}
-            answer = idp.post(location, data=form, headers={"Referer": location}, allow_redirects=False)
-            if answer.status_code not in (302, 303):
-                raise AssertionError(f"the provider's sign-in answered {answer.status_code}")
-            location = requests.compat.urljoin(location, answer.headers["Location"])
-            if location.startswith(callback_prefix):
-                return location
-            continue
-        raise AssertionError(f"the provider answered {answer.status_code} at {location}: {answer.text[:200]}")
+            target = location
+        else:
+            raise AssertionError(f"the provider answered {answer.status_code} at {location}: {answer.text[:200]}")
+        answer = idp.post(target, data=form, headers={"Referer": location}, allow_redirects=False)
+        if answer.status_code not in (302, 303):
+            raise AssertionError(f"the provider's {'consent page' if consent else 'sign-in'} answered {answer.status_code}")
+        if consent:
+            consents.append(username)
+        location = requests.compat.urljoin(target, answer.headers["Location"])
+        if location.startswith(callback_prefix):
+            return location
     raise AssertionError("the provider never sent the browser back")
 
 
@@ -220,7 +250,11 @@ def main():
         parser.add_argument(name)
     parser.add_argument("--phase", choices=("linked", "restarted"))
     args = parser.parse_args()
-    scenarios = (existing, anyone) if args.existing else ((linked,) if args.phase == "linked" else (restarted,))
+    return run((existing, anyone) if args.existing else ((linked,) if args.phase == "linked" else (restarted,)), args)
+
+
+def run(scenarios, args):
+    """Each scenario with `args`, an exception failing that scenario alone; the exit status."""
     for scenario in scenarios:
         try:
             scenario(args)

@@ -23,7 +23,7 @@ source "$repo/Tests/Support/oidc-provider.sh"
 started=$SECONDS
 
 # 1. The provider's Python packages.
-oidc_provider_install "selenium>=4.20" selenium
+oidc_provider_install
 python="$OIDC_PYTHON"
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
     say "installing chromium and chromium-driver (Debian)"
@@ -42,14 +42,7 @@ cleanup() {
     fi
     [ -z "$OIDC_PROVIDER_PID" ] || stop_by_pid "$OIDC_PROVIDER_PID" TERM
     sample_app_stop_all
-    if [ "$status" -ne 0 ]; then
-        for log in "$work"/*.log; do
-            [ -f "$log" ] || continue
-            say "last lines of $(basename "$log"):"
-            tail -n 8 "$log" | sed 's/^/    /' || true
-        done
-    fi
-    if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    leave_work "$status" "$work"
     exit "$status"
 }
 trap cleanup EXIT
@@ -66,7 +59,6 @@ oidc_provider_start "$work" "$port_idp" "http://127.0.0.1:$port_one/auth/oidc/ca
     "http://127.0.0.1:$port_any/auth/oidc/callback" "http://127.0.0.1:$port_db/auth/oidc/callback"
 issuer="$OIDC_ISSUER"
 client_secret="$OIDC_CLIENT_SECRET"
-say "django-oidc-provider at $issuer (PID $OIDC_PROVIDER_PID)"
 
 # 3. The apps.
 secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"

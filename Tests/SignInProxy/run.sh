@@ -35,14 +35,7 @@ cleanup() {
     [ -z "$nginx_pid" ] || stop_by_pid "$nginx_pid"
     [ -z "$door_pid" ] || stop_by_pid "$door_pid" TERM
     sample_app_stop_all
-    if [ "$status" -ne 0 ]; then
-        for log in "$work"/*.log; do
-            [ -f "$log" ] || continue
-            say "last lines of $(basename "$log"):"
-            tail -n 8 "$log" | sed 's/^/    /' || true
-        done
-    fi
-    if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $work"; else rm -rf "$work"; fi
+    leave_work "$status" "$work"
     exit "$status"
 }
 trap cleanup EXIT

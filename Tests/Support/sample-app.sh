@@ -61,12 +61,14 @@ sample_app_start() {
 }
 
 # Waits (at most 30 s) until GET $1 answers 200; fails at once when the process $2 exits. On
-# failure, says so with the last lines of its log, the file $3; $4 names it (SampleApp).
+# failure, says so with the last lines of its log, the file $3; $4 names it (SampleApp). With
+# $5, waits instead until GET $1, asked for HTML, answers a redirect to a URL starting with $5
+# (a sign-in proxy sending a browser to its provider).
 sample_app_wait() {
-    local url="$1" pid="$2" log="$3" name="${4:-SampleApp}"
-    if ! "${PYTHON:-python3}" - "$url" "$pid" <<'PY'
-import os, sys, time, urllib.request
-url, pid = sys.argv[1], int(sys.argv[2])
+    local url="$1" pid="$2" log="$3" name="${4:-SampleApp}" redirect="${5:-}"
+    if ! "${PYTHON:-python3}" - "$url" "$pid" "$redirect" <<'PY'
+import http.client, os, sys, time, urllib.parse, urllib.request
+url, pid, redirect = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 deadline = time.time() + 30
 while time.time() < deadline:
     try:
@@ -74,9 +76,17 @@ while time.time() < deadline:
     except OSError:
         sys.exit("the server exited")
     try:
-        with urllib.request.urlopen(url, timeout=2) as answer:
-            if answer.status == 200:
+        if redirect:
+            parts = urllib.parse.urlsplit(url)
+            connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=2)
+            connection.request("GET", parts.path or "/", headers={"Accept": "text/html"})
+            answer = connection.getresponse()
+            if answer.status in (302, 303) and answer.getheader("Location", "").startswith(redirect):
                 sys.exit(0)
+        else:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200:
+                    sys.exit(0)
     except Exception:
         pass
     time.sleep(0.2)
@@ -110,4 +120,19 @@ sample_app_stop_all() {
     local pid
     for pid in "${SAMPLE_APP_PIDS[@]}"; do stop_by_pid "$pid" "${1:-INT}"; done
     SAMPLE_APP_PIDS=()
+}
+
+# The end of a script's cleanup: when its status $1 is a failure, the last lines of each log in
+# its temporary folder $2 (leaving out those that match the grep pattern $3, when given); then
+# the folder removed, or kept with KEEP_LOGS=1.
+leave_work() {
+    local status="$1" work="$2" skip="${3:-}" log
+    if [ "$status" -ne 0 ]; then
+        for log in "$work"/*.log; do
+            [ -f "$log" ] || continue
+            say "last lines of $(basename "$log"):"
+            if [ -n "$skip" ]; then grep -v "$skip" "$log"; else cat "$log"; fi | tail -n 8 | sed 's/^/    /' || true
+        done
+    fi
+    if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $work"; else rm -rf "$work"; fi
 }

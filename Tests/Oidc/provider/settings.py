@@ -32,6 +32,9 @@ LOGIN_URL = "/accounts/login/"
 SITE_URL = f"http://127.0.0.1:{PORT}"
 # The user's name, email and username in the ID token itself, as Micro reads them.
 OIDC_IDTOKEN_INCLUDE_CLAIMS = True
+# How long an ID token lives: django-oidc-provider's ten minutes, unless a test wants to see one
+# expire (OIDC_IDTOKEN_EXPIRE, in seconds).
+OIDC_IDTOKEN_EXPIRE = int(os.environ.get("OIDC_IDTOKEN_EXPIRE", 600))
 OIDC_USERINFO = "userinfo.claims"
 # `groups` beside them (userinfo.GroupClaims): the roles MICRO_OIDC_USERS=any gives.
 OIDC_EXTRA_SCOPE_CLAIMS = "userinfo.GroupClaims"

@@ -1,4 +1,7 @@
-"""Makes the provider's database: an RSA key, the client Micro is, and its users."""
+"""Makes the provider's database: an RSA key, the client Micro (or the proxy in front of it) is,
+and its users. The client is OIDC_CLIENT_ID with OIDC_CLIENT_SECRET, its redirect URIs
+OIDC_REDIRECT_URIS and its post-logout redirect URIs OIDC_POST_LOGOUT_URIS (optional), both
+separated by spaces; with OIDC_REQUIRE_CONSENT=1 the provider asks each user's consent once."""
 
 import os
 import sys
@@ -17,8 +20,10 @@ call_command("migrate", verbosity=0)
 call_command("creatersakey")
 client = Client.objects.create(
     name="Micro SampleApp", client_type="confidential", client_id=os.environ["OIDC_CLIENT_ID"],
-    client_secret=os.environ["OIDC_CLIENT_SECRET"], jwt_alg="RS256", require_consent=False, reuse_consent=True,
-    _redirect_uris="\n".join(os.environ["OIDC_REDIRECT_URIS"].split()))
+    client_secret=os.environ["OIDC_CLIENT_SECRET"], jwt_alg="RS256",
+    require_consent=os.environ.get("OIDC_REQUIRE_CONSENT") == "1", reuse_consent=True,
+    _redirect_uris="\n".join(os.environ["OIDC_REDIRECT_URIS"].split()),
+    _post_logout_redirect_uris="\n".join(os.environ.get("OIDC_POST_LOGOUT_URIS", "").split()))
 client.response_types.add(ResponseType.objects.get(value="code"))
 admins = Group.objects.create(name="admin")
 # user is in the store (credentials.yml); ada and bo are not: with MICRO_OIDC_USERS=any their
