@@ -165,4 +165,12 @@ import Testing
         }
         #expect(message.rendered.hasSuffix("\r\n\r\none\r\ntwo\r\nthree\r\nfour\r\n\r\n"))
     }
+
+    @Test func dataDotStuffsEachLineThatStartsWithADot() {
+        let message = MailMessage(from: tools, to: ann, subject: "x", body: ".hidden\n..two\n.\nend.\n")
+        let data = SmtpMailer.data(message)
+        let lines = data.components(separatedBy: "\r\n")
+        #expect(lines.suffix(5) == ["..hidden", "...two", "..", "end.", "."])
+        #expect(!lines.dropLast().contains("."))
+    }
 }
