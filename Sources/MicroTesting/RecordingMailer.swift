@@ -1,6 +1,6 @@
 import MicroCore
 
-/// A ``MicroCore/Mailer`` for tests: keeps each message it is given instead of sending it, or
+/// A `Mailer` for tests: keeps each message it is given instead of sending it, or
 /// fails with the error it was told to.
 ///
 /// ```swift
@@ -37,7 +37,7 @@ public final class RecordingMailer: Mailer {
     }
 
     /// The messages sent once there are at least `count` of them, or those sent when `timeout`
-    /// has passed: for a message sent in the background (a ``MicroCore/MailQueue``).
+    /// has passed: for a message sent in the background (a `MailQueue`).
     public func messages(atLeast count: Int, within timeout: Duration = .seconds(5)) async -> [MailMessage] {
         let deadline = ContinuousClock.now + timeout
         while messages.count < count, ContinuousClock.now < deadline {

@@ -27,6 +27,8 @@ enum MailHeader {
     /// `Subject: text`: as it is when it is printable ASCII in words that fold; else
     /// encoded-words (which is also how text that looks like an encoded-word is sent).
     static func unstructured(_ field: String, _ text: String) -> String {
+        // An encoded-word holds at least one character: an empty subject is the field alone.
+        guard !text.isEmpty else { return field + ":" }
         let words = text.split(separator: " ", omittingEmptySubsequences: false)
         if isPlainAscii(text), !text.contains("=?"), words.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 60 }) {
             return fold(field, words.map(String.init))

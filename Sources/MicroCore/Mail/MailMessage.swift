@@ -49,7 +49,7 @@ public struct MailMessage: Sendable, Equatable {
 
     /// The message as it goes over the wire: the headers, an empty line and the body in
     /// quoted-printable, each line ended by CRLF and at most 78 characters long (a line with a
-    /// long address alone may be longer, within SMTP's 998).
+    /// long address or domain alone may be longer, within SMTP's 998).
     public var rendered: String {
         var lines = [
             "Date: " + MailHeader.date(date),

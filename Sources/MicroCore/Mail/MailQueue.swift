@@ -6,7 +6,7 @@ import Logging
 ///
 /// ```swift
 /// let mail = MailQueue(mailer: try SmtpMailer(settings: smtp), logger: app.logger)
-/// if !mail.enqueue(message) { throw Halt(.serviceUnavailable) }
+/// guard mail.enqueue(message) else { throw HttpError(.serviceUnavailable, "Mail cannot be sent right now.") }
 /// ...
 /// await mail.shutdown()
 /// ```

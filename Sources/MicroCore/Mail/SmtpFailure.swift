@@ -19,10 +19,12 @@ extension SmtpFailure {
             self = failure
         } else if let error = error as? NIOSSLError, case .uncleanShutdown = error {
             self.init("the server closed the connection")
+        } else if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            self.init("the server's certificate does not name the host it was reached by: TLS failed (\(error))")
         } else if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
             let text = String(describing: error)
             if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                self.init("the server's certificate is not signed by a CA this client trusts (the system's, or MICRO_SMTP_CA_FILE's): TLS failed (\(text))")
+                self.init("the server's certificate was refused (is it signed by a CA this client trusts, the system's or MICRO_SMTP_CA_FILE's, and still valid?): TLS failed (\(text))")
             } else {
                 self.init("TLS failed (\(text))")
             }

@@ -18,8 +18,9 @@ extension SmtpMailer {
         try await session.expect([250, 251], to: "RCPT TO:<\(message.to)>", what: "RCPT TO", refusal: "the server refused the recipient \(message.to)")
         try await session.expect([354], to: "DATA", what: "DATA", refusal: "the server refused DATA")
         try await session.expect([250], to: Self.data(message), what: "the message", refusal: "the server refused the message")
-        // Sent: a server that does not say goodbye properly changes nothing.
-        _ = try? await session.reply(to: "QUIT", what: "QUIT")
+        // Sent: a server that does not say goodbye changes nothing, and is not waited for long
+        // (a queue's next message waits meanwhile).
+        _ = try? await session.reply(to: "QUIT", what: "QUIT", limit: .seconds(2))
     }
 
     /// `EHLO` and the extensions the server offers.

@@ -113,6 +113,12 @@ import Testing
         #expect(head.allSatisfy { $0.isASCII })
     }
 
+    @Test func anEmptySubjectIsTheFieldAlone() {
+        let message = MailMessage(from: tools, to: ann, subject: " \r\n ", body: "x")
+        #expect(message.subject == "")
+        #expect(Self.headers(message.rendered).contains("Subject:"))
+    }
+
     @Test func aLongPlainSubjectFoldsAtItsSpaces() {
         let subject = Array(repeating: "password", count: 20).joined(separator: " ")
         let message = MailMessage(from: tools, to: ann, subject: subject, body: "x")

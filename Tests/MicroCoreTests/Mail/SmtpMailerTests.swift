@@ -169,14 +169,14 @@ import Testing
         try await withCertificates { certificate, stranger in
             try await withServer(implicitTls: try FakeSmtpServer.tls(stranger)) { server in
                 let failure = try await outcome(makeMailer(server, host: "localhost", security: .implicitTls, ca: certificate.certificate))
-                #expect(failure.hasPrefix("localhost:\(server.port): the server's certificate is not signed by a CA this client trusts"), "\(failure)")
+                #expect(failure.hasPrefix("localhost:\(server.port): the server's certificate was refused (is it signed by a CA this client trusts"), "\(failure)")
                 #expect(server.commands.isEmpty)
             }
             var behaviour = FakeSmtpServer.Behaviour()
             behaviour.startTls = try FakeSmtpServer.tls(stranger)
             try await withServer(behaviour) { server in
                 let failure = try await outcome(makeMailer(server, host: "localhost", security: .startTls, ca: certificate.certificate))
-                #expect(failure.hasPrefix("localhost:\(server.port): the server's certificate is not signed by a CA this client trusts"), "\(failure)")
+                #expect(failure.hasPrefix("localhost:\(server.port): the server's certificate was refused (is it signed by a CA this client trusts"), "\(failure)")
                 #expect(server.verbs == ["EHLO", "STARTTLS"])
             }
         }
@@ -217,6 +217,18 @@ import Testing
             let mailer = try makeMailer(server)
             #expect(await outcome(mailer) == "127.0.0.1:\(server.port): the server closed the connection")
             #expect(server.messages.isEmpty)
+        }
+    }
+
+    @Test func aServerThatDoesNotAnswerQuitIsNotWaitedForLong() async throws {
+        var behaviour = FakeSmtpServer.Behaviour()
+        behaviour.quietAfter = "."
+        try await withServer(behaviour) { server in
+            let mailer = try makeMailer(server, replyTimeout: .seconds(30))
+            let start = ContinuousClock.now
+            #expect(await outcome(mailer) == "sent")
+            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(server.messages.count == 1)
         }
     }
 
