@@ -47,7 +47,7 @@ server_pid=""
 cleanup() {
     local status=$?
     [ -z "$server_pid" ] || stop_by_pid "$server_pid" TERM
-    if [ "$status" -ne 0 ] && [ -f "$work/server.log" ]; then
+    if [ "$status" -ne 0 ] && [ -s "$work/server.log" ]; then
         say "last lines of server.log:"
         tail -n 20 "$work/server.log" | sed 's/^/    /' || true
     fi

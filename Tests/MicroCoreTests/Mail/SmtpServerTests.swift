@@ -134,7 +134,7 @@ struct SmtpServerTests {
         let start = ContinuousClock.now
         let failure = try await outcome(makeMailer(port: socket, host: "127.0.0.1", security: .plain), Self.message("down"))
         #expect(failure == "127.0.0.1:\(socket): connection refused")
-        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test(arguments: [("tls", SmtpSecurity.implicitTls), ("starttls", SmtpSecurity.startTls)])
