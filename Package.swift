@@ -250,6 +250,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                // The fake mail server's STARTTLS and implicit TLS (SmtpMailerTests).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(

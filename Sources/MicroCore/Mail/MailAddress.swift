@@ -1,8 +1,8 @@
 /// An email address a message can be sent to: `local@domain`, in ASCII, as RFC 5321's
 /// mailbox without its quoted and address-literal forms.
 ///
-/// The local part is a dot-atom (letters, digits and the punctuation RFC 5322's `atext`
-/// allows, dots between them), at most 64 bytes; the domain is dot-separated labels of letters, digits and inner
+/// The local part is a dot-atom (letters, digits, any of `!#$%&'*+-/=?^_{|}~` and the
+/// backquote, dots between them), at most 64 bytes; the domain is dot-separated labels of letters, digits and inner
 /// hyphens, at least two of them (or `localhost`, as Django allows), at most 255 bytes; the
 /// whole at most 254 bytes. Everything else is refused: spaces, controls (a CR or LF would
 /// end an SMTP command or a header early), quotes, angle brackets, a second `@`, and any
