@@ -62,10 +62,13 @@ public enum ManagedUserSql {
 
     /// Sets the address (nil: none), unless another user has it in any case.
     public static func setEmail(_ username: String, email: String?, match: String) -> Statement {
-        Statement(
+        // Two statements rather than `?2 IS NULL OR ...`: PostgreSQL cannot tell the type of a
+        // parameter bound to NULL that only `IS NULL` reads.
+        guard let email else { return Statement(sql: "UPDATE users SET email = NULL WHERE \(match)", binds: [username]) }
+        return Statement(
             sql: """
-                UPDATE users SET email = ?2 WHERE \(match) AND (?2 IS NULL OR NOT EXISTS (
-                    SELECT 1 FROM users AS other WHERE other.username <> users.username AND lower(other.email) = lower(?2)))
+                UPDATE users SET email = ?2 WHERE \(match) AND NOT EXISTS (
+                    SELECT 1 FROM users AS other WHERE other.username <> users.username AND lower(other.email) = lower(?2))
                 """,
             binds: [username, email])
     }

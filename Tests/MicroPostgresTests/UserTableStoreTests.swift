@@ -77,6 +77,40 @@ import Testing
     }
 
     @Test(arguments: TestDatabaseKind.available)
+    func addressesAreOneUsersAndAPasswordSetBySomeoneElseIsMarkedUntilTheirOwnChange(_ kind: TestDatabaseKind) async throws {
+        try await withStore(kind) { store async throws in
+            #expect(try await store.addUser(
+                username: "ann", name: nil, roles: ["admin"], email: "Ann@Example.com", passwordHash: TestHashes.annPassword, passwordChangeDue: false))
+            // The address is taken in any case: the unique index refuses it.
+            #expect(try await store.addUser(
+                username: "bob", name: nil, roles: [], email: "ann@example.COM", passwordHash: TestHashes.secret123, passwordChangeDue: true) == false)
+            #expect(try await store.addUser(
+                username: "bob", name: nil, roles: [], email: nil, passwordHash: TestHashes.secret123, passwordChangeDue: true))
+            #expect(try await store.setEmail(of: "bob", to: "ANN@example.com") == .taken)
+            #expect(try await store.setEmail(of: "bob", to: "bob@example.com") == .done)
+            #expect(try await store.setEmail(of: "bob", to: "bob@example.com") == .done)
+            #expect(try await store.setEmail(of: "nobody", to: "x@example.com") == .noSuchUser)
+            #expect(try await store.setEmail(of: "ann", to: nil) == .done)
+            #expect(try await store.setEmail(of: "bob", to: "ann@example.com") == .done)
+            await #expect(throws: UserStoreError.self) { try await store.setEmail(of: "bob", to: "bob@example.com\r\nBcc: x@y.com") }
+            let listed = try await store.managedUsers()
+            #expect(listed.map(\.user.email) == [nil, "ann@example.com"] && listed.map(\.passwordChangeDue) == [false, true])
+
+            // The mark is part of the stamp; the user's own change drops it, a re-hash keeps it.
+            let bob = try #require(try await store.find(username: "bob", using: PasswordHasher.shared))
+            #expect(bob.passwordChangeDue && store.isCurrent(CredentialStamp(bob), username: "bob"))
+            #expect(try store.replacePasswordHash(of: "bob", TestHashes.secret123, with: TestHashes.annPassword))
+            #expect(try await store.find(username: "bob", using: PasswordHasher.shared)?.passwordChangeDue == true)
+            #expect(try await store.replaceOwnPasswordHash(of: "bob", TestHashes.secret123, with: TestHashes.annPassword) == false)
+            #expect(try await store.replaceOwnPasswordHash(of: "bob", TestHashes.annPassword, with: TestHashes.secret123))
+            let own = try #require(try await store.find(username: "bob", using: PasswordHasher.shared))
+            #expect(!own.passwordChangeDue && store.isCurrent(CredentialStamp(own), username: "bob") && !store.isCurrent(CredentialStamp(bob), username: "bob"))
+            #expect(try await store.setPasswordHash(of: "bob", to: TestHashes.annPassword, changeDue: true))
+            #expect(try await store.find(username: "bob", using: PasswordHasher.shared)?.passwordChangeDue == true)
+        }
+    }
+
+    @Test(arguments: TestDatabaseKind.available)
     func aUserWithoutAPasswordIsKeptAndStaysSoWhenDisabled(_ kind: TestDatabaseKind) async throws {
         try await withStore(kind) { store async throws in
             #expect(try await store.addUser(username: "dee", name: nil, roles: [], passwordHash: StoredUser.noPasswordHash))
