@@ -118,8 +118,8 @@ public struct UserTable: Sendable {
         note(key, StoredUser(user: User(username: key, name: name, roles: roles, email: email), passwordHash: passwordHash, passwordChangeDue: passwordChangeDue))
     }
 
-    /// The user whose address is `email` in any case, if any: the forms that give an address
-    /// refuse one another user has.
+    /// The user whose address is `email` in any case, if any: `add-user --email` names them
+    /// rather than leave the refusal to the unique index.
     public func username(withEmail email: String) async throws -> String? {
         guard try await hasColumn("email") else { return nil }
         let lowered = String(decoding: email.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
