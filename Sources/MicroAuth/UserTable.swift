@@ -200,7 +200,7 @@ public struct UserTable: Sendable {
                 let typed = row.contains(column: "email") ? try row.decode(column: "email", as: String?.self) : nil
                 let due = row.contains(column: "password_change_due") ? try row.decode(column: "password_change_due", as: Bool?.self) ?? false : false
                 let name = try row.decode(column: "name", as: String?.self)
-                switch Result(catching: { () throws(MailAddressError) in try User.email(typed) }) {
+                switch Result(catching: { () throws(MailAddressError) in try User.checkedEmail(typed) }) {
                 case .success(let email):
                     let user = User(username: username, name: name, roles: roles, email: email)
                     return StoredUser(user: user, passwordHash: hash, passwordChangeDue: due)
@@ -222,7 +222,7 @@ public struct UserTable: Sendable {
     /// `source` and the user `key`.
     public static func address(_ email: String?, of key: String, source: String) throws(UserStoreError) -> String? {
         do throws(MailAddressError) {
-            return try User.email(email)
+            return try User.checkedEmail(email)
         } catch {
             throw UserStoreError("\(source): user '\(key)': email: \(error).")
         }

@@ -178,7 +178,7 @@ public final class YamlUserStore: UserListing, Reloadable {
             throw ConfigurationError("\(file):\(node.line): the email of user '\(username)' must be an address, not a list or a mapping.")
         }
         do throws(MailAddressError) {
-            return try User.email(text)
+            return try User.checkedEmail(text)
         } catch {
             throw ConfigurationError("\(file):\(node.line): the email of user '\(username)': \(error).")
         }

@@ -48,7 +48,7 @@ struct AddUser: AsyncParsableCommand {
         }
         if invite, ssoOnly { throw ValidationError("--invite and --sso-only: choose one (an invited user chooses a password; a single sign-on user has none).") }
         if let email {
-            do throws(MailAddressError) { _ = try User.email(email) } catch { throw ValidationError("--email: \(error).") }
+            do throws(MailAddressError) { _ = try User.checkedEmail(email) } catch { throw ValidationError("--email: \(error).") }
         }
     }
 

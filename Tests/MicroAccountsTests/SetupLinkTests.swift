@@ -188,4 +188,34 @@ import Testing
         for _ in 0..<30 { last = try await client.get("/password/setup?key=" + String(repeating: "B", count: 43)).status }
         #expect(last == .tooManyRequests)
     }
+
+    @Test func theLifetimeIsReadFromItsVariableAndABadOneIsNamed() throws {
+        #expect(try Accounts.setupLinkLifetime([:]) == .seconds(259_200))
+        #expect(try Accounts.setupLinkLifetime(["MICRO_SETUP_LINK_LIFETIME": "3600"]) == .seconds(3600))
+        for bad in ["59", "2592001", "1h", "-5", "3600\n", "\u{1B}[31m"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try Accounts.setupLinkLifetime(["MICRO_SETUP_LINK_LIFETIME": bad]) }
+        }
+        #expect { try Accounts.setupLinkLifetime(["MICRO_SETUP_LINK_LIFETIME": "1h"]) } throws: { error in
+            "\(error)".contains("MICRO_SETUP_LINK_LIFETIME is '1h'; it must be a whole number of seconds from 60 to 2592000")
+        }
+    }
+
+    @Test func aMemoryStoreKeepsOneLinkPerUserAndNoMoreThanItsCapacity() async throws {
+        let store = MemorySetupLinkStore(capacity: 3)
+        func link(_ digest: String, _ user: String, expires: Int64) -> SetupLink {
+            SetupLink(digest: digest, username: user, purpose: .setup, hashDigest: "h", createdAt: 0, expiresAt: expires)
+        }
+        try await store.add(link("a1", "ann", expires: 100), now: 0)
+        try await store.add(link("a2", "ann", expires: 100), now: 0)
+        #expect(try await store.find(digest: "a1", now: 0) == nil)
+        try await store.add(link("b", "bob", expires: 50), now: 0)
+        try await store.add(link("c", "cat", expires: 200), now: 0)
+        try await store.add(link("d", "dan", expires: 300), now: 0)
+        // Full: the one that ends soonest went.
+        #expect(try await store.find(digest: "b", now: 0) == nil)
+        #expect(try await store.find(digest: "a2", now: 0) != nil && store.count == 3)
+        #expect(try await store.find(digest: "c", now: 200) == nil)
+        #expect(try await store.take(digest: "d", now: 0)?.username == "dan")
+        #expect(try await store.take(digest: "d", now: 0) == nil)
+    }
 }
