@@ -32,9 +32,16 @@ public protocol ManagedUserStore: UserListing {
     func setDisabled(_ disabled: Bool, username: String, keepingOne adminRole: String) async throws -> UserChange
     /// Removes the user, unless they are the last enabled one with `adminRole`.
     func removeUser(username: String, keepingOne adminRole: String) async throws -> UserChange
+    /// The user whose address is `email`, in any case; nil when nobody has it.
+    func username(withEmail email: MailAddress) async throws -> String?
 }
 
 extension ManagedUserStore {
+    /// Reads every user: a store that can look an address up by an index says so instead.
+    public func username(withEmail email: MailAddress) async throws -> String? {
+        try await managedUsers().first { $0.user.email.map { (try? MailAddress($0)) == email } ?? false }?.user.username
+    }
+
     /// Adds the user without an address, with a password they chose.
     public func addUser(username: String, name: String?, roles: [String], passwordHash: String) async throws -> Bool {
         try await addUser(username: username, name: name, roles: roles, email: nil, passwordHash: passwordHash, passwordChangeDue: false)

@@ -43,6 +43,10 @@ extension UserTableStore {
         }
     }
 
+    public func username(withEmail email: MailAddress) async throws -> String? {
+        try await withTable("find a user by email address", guarded: false) { try await $0.username(withEmail: email.description) }
+    }
+
     public func setEmail(of username: String, to email: String?) async throws -> EmailChange {
         let key = Username.key(username)
         let email = try UserTable.address(email, of: key, source: source)

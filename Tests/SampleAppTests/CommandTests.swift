@@ -312,4 +312,14 @@ import Testing
         #expect(message.contains("Micro cannot start: MICRO_ENV is 'prod'"))
         #expect(!message.contains("Fatal error"))
     }
+
+    @Test func mailSettingsThatCannotWorkStopStartUpNamingTheirVariable() throws {
+        let withoutSender = try failedStart(["PORT": "0", "MICRO_SMTP_URL": "smtp+starttls://mail.example.com:587"])
+        #expect(withoutSender.status == 1)
+        #expect(withoutSender.message.contains("Micro cannot start: MICRO_SMTP_URL is set but MICRO_MAIL_FROM is not"), "\(withoutSender.message)")
+        // A password that would cross the network in clear.
+        let clear = try failedStart(["PORT": "0", "MICRO_SMTP_URL": "smtp://tools:secret@mail.example.com:25", "MICRO_MAIL_FROM": "tools@example.com"])
+        #expect(clear.status == 1 && clear.message.contains("MICRO_SMTP_URL gives a login"), "\(clear.message)")
+        #expect(!clear.message.contains("secret"))
+    }
 }

@@ -49,6 +49,9 @@ extension Accounts {
         app.addBuiltInTemplates(["admin/users": UsersTemplates.users])
         app.addBuiltInTemplates(SetupLinkTemplates.all)
         SetupLinkRoutes(service: service).install(in: app)
+        if let mail, let queue = service.mailQueue {
+            ForgotPasswordRoutes(service: service, mail: mail, queue: queue).install(in: app)
+        }
         UserAdminRoutes(service: service).install(in: app)
     }
 

@@ -69,6 +69,15 @@ public struct Accounts: AppPlugin, Sendable {
     public var setupDoneMessage = "Your password is set."
     /// The page of a set-up link that opens nothing.
     public var setupGoneMessage = "This link has been used or has expired, or a newer one was made. Ask an administrator for a new one."
+    /// The mail the account pages send (``AccountMail``): set-up links to invited users, and
+    /// "forgot password" at ``forgotPath``. Nil (the default): links are passed on by hand.
+    public var mail: AccountMail?
+    /// Where "forgot password" is, with ``mail``: the sign-in page links to it.
+    public var forgotPath = "/password/forgot"
+    /// What "forgot password" answers every address, known or not.
+    public var forgotSentMessage = "If an account has that address, a message with a link to choose a new password is on its way. The link works once, for an hour."
+    /// What "forgot password" answers while no message can be sent (503).
+    public var forgotUnavailableMessage = "No message can be sent right now. Please try again in a few minutes, or ask an administrator."
     /// API tokens (`/account/tokens`, `Authorization: Bearer`): on with ``init(database:features:)``.
     public var apiTokens = ApiTokenSettings()
     /// What other modules add to these pages (two-factor sign-in, passkeys), installed after

@@ -17,11 +17,15 @@ final class AccountsService: Sendable {
     private let lockouts = Locked<[String: Int64]>([:])
     private static let memoryBound = 100_000
 
+    /// The reset messages waiting to be sent (with ``Accounts/mail``).
+    let mailQueue: MailQueue?
+
     init(_ settings: Accounts, logger: Logger) {
         self.settings = settings
         var logger = logger
         logger[metadataKey: "component"] = "accounts"
         self.logger = logger
+        mailQueue = settings.mail.map { MailQueue(mailer: $0.mailer, capacity: $0.queueCapacity, logger: logger) }
     }
 
     /// The key under which a session keeps when it last told the registry it was seen.

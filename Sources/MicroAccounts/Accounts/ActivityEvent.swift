@@ -54,6 +54,8 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         public static let passwordReset = "password_reset"
         public static let passwordSet = "password_set"
         public static let setupLinkMade = "setup_link_made"
+        public static let setupLinkMailed = "setup_link_mailed"
+        public static let resetLinkMailed = "reset_link_mailed"
         public static let sessionsEnded = "sessions_ended"
     }
 }

@@ -32,6 +32,16 @@ public final class DatabaseSetupLinkStore: SetupLinkStore {
             try await sql.create(index: "micro_setup_links_user").on("micro_setup_links").column("username").run()
             try await sql.create(index: "micro_setup_links_expiry").on("micro_setup_links").column("expires_at").run()
         },
+        // A user's reset messages of the last window, one row per place of its limit.
+        Migration("micro 2 reset messages") { sql in
+            try await sql.create(table: "micro_setup_link_resets").ifNotExists()
+                .column("username", type: .text, .notNull)
+                .column("slot", type: .int, .notNull)
+                .column("sent_at", type: .bigint, .notNull)
+                .primaryKey("username", "slot")
+                .run()
+            try await sql.create(index: "micro_setup_link_resets_time").on("micro_setup_link_resets").column("sent_at").run()
+        },
     ]
 
     private struct Row: Decodable {
@@ -89,6 +99,26 @@ public final class DatabaseSetupLinkStore: SetupLinkStore {
     public func removeAll(of username: String) async throws {
         try await database.run("remove set-up links") { sql in
             try await sql.delete(from: "micro_setup_links").where("username", .equal, username).run()
+        }
+    }
+
+    /// The user has `limit` places, each taken by a message until `window` has passed: a message
+    /// takes the first free place in one statement, which two instances cannot both win.
+    public func countReset(of username: String, now: Int64, limit: Int, window: Int64) async throws -> Bool {
+        try await database.run("count a reset message") { sql in
+            // Places whose window passed: the table keeps no more than `limit` rows per user who
+            // asked within a window.
+            try await sql.delete(from: "micro_setup_link_resets").where("sent_at", .lessThanOrEqual, now - window).run()
+            for slot in 0..<max(0, limit) {
+                let taken = try await sql.raw("""
+                    INSERT INTO micro_setup_link_resets (username, slot, sent_at) VALUES (\(bind: username), \(bind: slot), \(bind: now))
+                    ON CONFLICT (username, slot) DO UPDATE SET sent_at = excluded.sent_at
+                    WHERE micro_setup_link_resets.sent_at <= \(bind: now - window)
+                    RETURNING slot
+                    """).first()
+                if taken != nil { return true }
+            }
+            return false
         }
     }
 }

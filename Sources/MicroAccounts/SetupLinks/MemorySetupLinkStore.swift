@@ -6,6 +6,9 @@ public final class MemorySetupLinkStore: SetupLinkStore {
     /// The most links kept at once.
     public let capacity: Int
     private let links = Locked([String: SetupLink]())
+    /// When reset messages were counted, by user: at most ``capacity`` users, each with the
+    /// times of one window.
+    private let resets = Locked([String: [Int64]]())
 
     /// An empty store of at most `capacity` links.
     public init(capacity: Int = 10_000) {
@@ -35,5 +38,21 @@ public final class MemorySetupLinkStore: SetupLinkStore {
 
     public func removeAll(of username: String) async throws {
         links.withLock { $0 = $0.filter { $0.value.username != username } }
+    }
+
+    public func countReset(of username: String, now: Int64, limit: Int, window: Int64) async throws -> Bool {
+        resets.withLock { resets in
+            let recent = (resets[username] ?? []).filter { $0 > now - window }
+            guard recent.count < limit else { return false }
+            if resets[username] == nil, resets.count >= capacity {
+                resets = resets.filter { $0.value.contains { $0 > now - window } }
+                // Still full of live windows: the oldest user's goes.
+                if resets.count >= capacity, let oldest = resets.min(by: { ($0.value.max() ?? 0) < ($1.value.max() ?? 0) }) {
+                    resets[oldest.key] = nil
+                }
+            }
+            resets[username] = recent + [now]
+            return true
+        }
     }
 }

@@ -37,4 +37,14 @@ public struct SetupLink: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }
+
+    /// A new link of `username`, whose password hash is now `passwordHash`, opening from `now`
+    /// for `lifetime`, and its secret (for the URL only).
+    static func make(for username: String, passwordHash: String, purpose: Purpose, now: Int64, lifetime: Duration) -> (link: SetupLink, secret: String) {
+        let secret = SetupLinkSecret.make()
+        let link = SetupLink(
+            digest: SetupLinkSecret.digest(of: secret), username: username, purpose: purpose,
+            hashDigest: SetupLinkSecret.digest(of: passwordHash), createdAt: now, expiresAt: now + lifetime.components.seconds)
+        return (link, secret)
+    }
 }

@@ -13,4 +13,8 @@ public protocol SetupLinkStore: Sendable {
     func take(digest: String, now: Int64) async throws -> SetupLink?
     /// Removes every link of `username` (removed, disabled, or given a password).
     func removeAll(of username: String) async throws
+    /// Counts one reset message to `username` at `now`, unless `limit` were counted in the
+    /// `window` seconds before it: whether it counted it. Of many requests at once, on one
+    /// instance or several, no more than `limit` are counted in any window.
+    func countReset(of username: String, now: Int64, limit: Int, window: Int64) async throws -> Bool
 }

@@ -25,14 +25,39 @@ public enum SetupLinkTemplates {
 
     /// `admin/setup-link`: the link an admin made, shown this once. `username`, `link` (the
     /// absolute URL, also in the `data-setup-link` attribute), `expiresAt`/`expiresText`,
-    /// `usersPath`.
+    /// `usersPath`; with mail, `mailedTo` (the address it was sent to) or `mailFailed` (the
+    /// address it could not be sent to).
     public static let made = """
         <h1>{{title}}</h1>
+        {{#mailedTo}}<p class="notice" role="status">The link was mailed to {{mailedTo}}.</p>{{/mailedTo}}
+        {{#mailFailed}}<p class="field-error" role="alert">The message to {{mailFailed}} could not be sent: pass the link on yourself, or send a new one later.</p>{{/mailFailed}}
         <p>Give this link to <strong>{{username}}</strong>, and to nobody else: it lets them choose their password once, until <time datetime="{{expiresAt}}">{{expiresText}}</time>. It is shown only now.</p>
         <p><input class="setup-link" readonly value="{{link}}" data-setup-link="{{link}}" aria-label="Set-up link" onfocus="this.select()"></p>
         <p><a href="{{usersPath}}">Back to the users</a></p>
         """
 
+    /// `account/forgot`: "forgot password". `action` (where it posts), `email` (what was typed),
+    /// and on a refusal `form` (`form.errors.email`).
+    public static let forgot = """
+        <h1>{{title}}</h1>
+        <p>Type the email address of your account: a link to choose a new password will be sent to it.</p>
+        <form method="post" action="{{action}}">
+          {{{csrfField}}}
+          <p><label for="email">Email address</label><br>
+          <input id="email" name="email" type="email" value="{{email}}" autocomplete="email" autocapitalize="none" spellcheck="false" maxlength="254" required autofocus
+            {{#form.errors.email}}aria-invalid="true" aria-describedby="email-error"{{/form.errors.email}}>
+          {{#form.errors.email}}<span class="field-error" id="email-error">{{.}}</span>{{/form.errors.email}}</p>
+          <p><button type="submit">Send the link</button></p>
+        </form>
+        """
+
+    /// `account/forgot-sent`: what every address is answered. `message`, `email`, `signInPath`.
+    public static let forgotSent = """
+        <h1>{{title}}</h1>
+        <p role="status">{{message}}</p>
+        <p><a href="{{signInPath}}">Back to sign-in</a></p>
+        """
+
     /// Every template, by name.
-    static let all = ["account/setup": setup, "admin/setup-link": made]
+    static let all = ["account/setup": setup, "admin/setup-link": made, "account/forgot": forgot, "account/forgot-sent": forgotSent]
 }

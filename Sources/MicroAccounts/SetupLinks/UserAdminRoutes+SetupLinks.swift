@@ -33,33 +33,51 @@ extension UserAdminRoutes {
         return try await link(for: username, request, admin: admin)
     }
 
-    /// Makes the link of `username` (in place of any older one) and shows it, once.
+    /// Makes the link of `username` (in place of any older one), mails it to the user's address
+    /// when there is mail and an address, and shows it, once: a message that could not be sent
+    /// is a 503 that still shows the link, for the admin to pass on (the user is added).
     private func link(for username: String, _ request: Request, admin: User) async throws -> Response {
         let hasher = request.authenticationSettings?.hasher ?? .shared
         let now = Int64(request.session.now)
-        let secret = SetupLinkSecret.make()
-        let expiresAt = now + settings.setupLinkLifetime.components.seconds
+        let stored: StoredUser
+        let made: (link: SetupLink, secret: String)
         do {
-            guard let stored = try await users(request)?.find(username: username, using: hasher) else { throw HttpError(.notFound, texts.noSuchUser) }
-            try await settings.setupLinks.add(
-                SetupLink(
-                    digest: SetupLinkSecret.digest(of: secret), username: stored.user.username, purpose: .setup,
-                    hashDigest: SetupLinkSecret.digest(of: stored.passwordHash), createdAt: now, expiresAt: expiresAt),
-                now: now)
+            guard let found = try await users(request)?.find(username: username, using: hasher) else { throw HttpError(.notFound, texts.noSuchUser) }
+            stored = found
+            made = SetupLink.make(for: stored.user.username, passwordHash: stored.passwordHash, purpose: .setup, now: now, lifetime: settings.setupLinkLifetime)
+            try await settings.setupLinks.add(made.link, now: now)
+        } catch let error as HttpError {
+            throw error
         } catch {
             throw unavailable(request, error)
         }
         await service.record(request, username: username, event: ActivityEvent.Kind.setupLinkMade, detail: "by \(admin.username)")
-        let url = request.absoluteUrl(settings.setupPath) + "?key=" + secret
+        let url = request.absoluteUrl(settings.setupPath) + "?key=" + made.secret
+        let expiresAt = made.link.expiresAt
+        var values: [String: any Sendable] = [
+            "title": "Set-up link", "username": username, "link": url, "expiresAt": AccountTime.iso(expiresAt),
+            "expiresText": AccountTime.shown(expiresAt), "usersPath": request.url(settings.usersPath),
+        ]
+        if let mail = settings.mail, let queue = service.mailQueue, let address = stored.user.email.flatMap({ try? MailAddress($0) }) {
+            let message = SetupLinkMail.invitation(mail, to: address, user: stored.user, link: url, expires: AccountTime.shown(expiresAt), site: request.absoluteUrl("/"))
+            if let failure = await queue.send(message, waitingAtMost: mail.sendTimeout) {
+                request.logger.error("The set-up link of \(username) was not mailed to \(address): \(failure)")
+                request.response.status = .serviceUnavailable
+                values["mailFailed"] = address.description
+            } else {
+                await service.record(request, username: username, event: ActivityEvent.Kind.setupLinkMailed, detail: "to \(address)")
+                values["mailedTo"] = address.description
+            }
+        }
         // Shown this once: no copy of the page may be kept, nor its address sent on.
         for (name, value) in SetupLinkRoutes.privateHeaders { request.response.headers.replaceOrAdd(name: name, value: value) }
         if request.wantsJson {
-            request.response.status = .created
-            return try JsonBody(["username": username, "link": url, "expiresAt": AccountTime.iso(expiresAt)]).makeResponse(for: request)
+            if request.response.status != .serviceUnavailable { request.response.status = .created }
+            var json: [String: String] = ["username": username, "link": url, "expiresAt": AccountTime.iso(expiresAt)]
+            if let to = values["mailedTo"] as? String { json["mailedTo"] = to }
+            if let to = values["mailFailed"] as? String { json["error"] = "The message to \(to) could not be sent: pass the link on yourself." }
+            return try JsonBody(json).makeResponse(for: request)
         }
-        return try request.render("admin/setup-link", [
-            "title": "Set-up link", "username": username, "link": url, "expiresAt": AccountTime.iso(expiresAt),
-            "expiresText": AccountTime.shown(expiresAt), "usersPath": request.url(settings.usersPath),
-        ]).makeResponse(for: request)
+        return try request.render("admin/setup-link", values).makeResponse(for: request)
     }
 }

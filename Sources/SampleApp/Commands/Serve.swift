@@ -42,6 +42,8 @@ struct Serve: AsyncParsableCommand {
             users = app.configure { try UserSource.yaml(variables) }
         }
         accounts.setupLinkLifetime = app.configure { () throws(ConfigurationError) in try Accounts.setupLinkLifetime(variables) }
+        // MICRO_SMTP_URL and MICRO_MAIL_FROM: invitations mailed, and "forgot password".
+        accounts.mail = app.configure { () throws(ConfigurationError) in try AccountMail.fromProcess(variables) }
         let trustedProxies = app.settings.trustedProxies
         let signInProxy = app.configure { () throws(ConfigurationError) -> (any AppPlugin)? in
             try SignInProxySettings.fromEnvironment(variables, trustedProxies: trustedProxies)

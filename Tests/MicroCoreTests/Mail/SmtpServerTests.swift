@@ -1,5 +1,6 @@
 import Foundation
 import MicroCore
+import MicroTestSupport
 import Testing
 
 /// The client against real mail servers: aiosmtpd, which Tests/Mail/with-mail-server.sh starts

@@ -1,17 +1,17 @@
 import Foundation
 
 /// The mail servers Tests/Mail/with-mail-server.sh starts, as it names them in MICRO_TEST_SMTP_*.
-struct MailTestServers {
-    let plainPort, startTlsPort, tlsPort, noTlsPort: Int
+public struct MailTestServers: Sendable {
+    public let plainPort, startTlsPort, tlsPort, noTlsPort: Int
     /// The CA that signed the servers' certificate, and one that did not.
-    let caFile, otherCaFile: String
+    public let caFile, otherCaFile: String
     /// What the servers' AUTH takes.
-    let login, password: String
+    public let login, password: String
     /// Where each server keeps what it receives, in a folder of its own.
-    let maildir: String
+    public let maildir: String
 
     /// The servers of this process's environment; nil when the script did not start any.
-    static let current: MailTestServers? = {
+    public static let current: MailTestServers? = {
         let variables = ProcessInfo.processInfo.environment
         func port(_ name: String) -> Int? { variables["MICRO_TEST_SMTP_\(name)_PORT"].flatMap { Int($0) } }
         guard let plain = port("PLAIN"), let startTls = port("STARTTLS"), let tls = port("TLS"), let noTls = port("NOTLS"),
