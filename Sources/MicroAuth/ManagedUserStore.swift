@@ -15,7 +15,7 @@ public protocol ManagedUserStore: UserListing {
     func managedUsers() async throws -> [ManagedUser]
     /// Adds the user (enabled); false when one of that name, in any spelling, or of that
     /// address, in any case, exists. The name must already be in its enforced form
-    /// (``Username/enforce(_:)``), the address one ``User/email(_:)`` gives.
+    /// (``Username/enforce(_:)``), the address one ``User/checkedEmail(_:)`` gives.
     /// `passwordChangeDue` marks a password the user did not choose (``StoredUser/passwordChangeDue``).
     func addUser(username: String, name: String?, roles: [String], email: String?, passwordHash: String, passwordChangeDue: Bool) async throws -> Bool
     /// Gives the user a new hash, keeping them disabled if they are, marked as to be changed

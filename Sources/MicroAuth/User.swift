@@ -51,7 +51,7 @@ public struct User: Codable, Sendable, Equatable {
 
     /// The address of `text` as a store keeps it, nil for none (an empty text); throws a
     /// `MailAddressError` saying what is wrong with any other.
-    public static func email(_ text: String?) throws(MailAddressError) -> String? {
+    public static func checkedEmail(_ text: String?) throws(MailAddressError) -> String? {
         guard let text, !text.trimmingSpaces().isEmpty else { return nil }
         return try MailAddress(text).text
     }

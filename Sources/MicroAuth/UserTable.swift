@@ -118,8 +118,8 @@ public struct UserTable: Sendable {
         note(key, StoredUser(user: User(username: key, name: name, roles: roles, email: email), passwordHash: passwordHash, passwordChangeDue: passwordChangeDue))
     }
 
-    /// The user whose address is `email` in any case, if any: the forms that give an address
-    /// refuse one another user has.
+    /// The user whose address is `email` in any case, if any: `add-user --email` names them
+    /// rather than leave the refusal to the unique index.
     public func username(withEmail email: String) async throws -> String? {
         guard try await hasColumn("email") else { return nil }
         let lowered = String(decoding: email.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
@@ -200,7 +200,7 @@ public struct UserTable: Sendable {
                 let typed = row.contains(column: "email") ? try row.decode(column: "email", as: String?.self) : nil
                 let due = row.contains(column: "password_change_due") ? try row.decode(column: "password_change_due", as: Bool?.self) ?? false : false
                 let name = try row.decode(column: "name", as: String?.self)
-                switch Result(catching: { () throws(MailAddressError) in try User.email(typed) }) {
+                switch Result(catching: { () throws(MailAddressError) in try User.checkedEmail(typed) }) {
                 case .success(let email):
                     let user = User(username: username, name: name, roles: roles, email: email)
                     return StoredUser(user: user, passwordHash: hash, passwordChangeDue: due)
@@ -222,7 +222,7 @@ public struct UserTable: Sendable {
     /// `source` and the user `key`.
     public static func address(_ email: String?, of key: String, source: String) throws(UserStoreError) -> String? {
         do throws(MailAddressError) {
-            return try User.email(email)
+            return try User.checkedEmail(email)
         } catch {
             throw UserStoreError("\(source): user '\(key)': email: \(error).")
         }

@@ -135,6 +135,8 @@ public final class YamlUserStore: UserListing, Reloadable {
             entries = [root]
         }
         var users: [String: StoredUser] = [:]
+        // Each address, in lowercase, with the user who has it.
+        var emails: [String: String] = [:]
         for entry in entries {
             guard case .mapping = entry else {
                 throw ConfigurationError("\(file):\(entry.line): a user must be a mapping with `username` and `password_hash`.")
@@ -158,6 +160,12 @@ public final class YamlUserStore: UserListing, Reloadable {
             guard users[user.username] == nil else {
                 throw ConfigurationError("\(file):\(entry.line): user '\(username)' appears twice (usernames are case-insensitive: `ÉMILE` and `émile` are one name).")
             }
+            if let email = user.email?.lowercased() {
+                if let owner = emails[email] {
+                    throw ConfigurationError("\(file):\(entry.line): user '\(username)' has the email address of user '\(owner)'; two users cannot share one.")
+                }
+                emails[email] = user.username
+            }
             users[user.username] = StoredUser(user: user, passwordHash: hash)
         }
         return users
@@ -170,7 +178,7 @@ public final class YamlUserStore: UserListing, Reloadable {
             throw ConfigurationError("\(file):\(node.line): the email of user '\(username)' must be an address, not a list or a mapping.")
         }
         do throws(MailAddressError) {
-            return try User.email(text)
+            return try User.checkedEmail(text)
         } catch {
             throw ConfigurationError("\(file):\(node.line): the email of user '\(username)': \(error).")
         }

@@ -48,7 +48,7 @@ struct AddUser: AsyncParsableCommand {
         }
         if invite, ssoOnly { throw ValidationError("--invite and --sso-only: choose one (an invited user chooses a password; a single sign-on user has none).") }
         if let email {
-            do throws(MailAddressError) { _ = try User.email(email) } catch { throw ValidationError("--email: \(error).") }
+            do throws(MailAddressError) { _ = try User.checkedEmail(email) } catch { throw ValidationError("--email: \(error).") }
         }
     }
 
@@ -58,6 +58,10 @@ struct AddUser: AsyncParsableCommand {
         let link = invite ? try SetupLinkCommand(environment: environment) : nil
         try await database.withTable(create: true) { table in
             let others = try await table.usernames()
+            // Said in the command's words, before the table's unique index would say it in the database's.
+            if let email, let owner = try await table.username(withEmail: email), Username.key(owner) != key {
+                throw CommandFailure("--email: \(email) is the address of user '\(owner)'; two users cannot share one.")
+            }
             if invite, others.contains(key) {
                 throw CommandFailure("'\(key)' exists: --invite adds a new user. The users page's Send set-up link gives an existing user one; add-user \(key) sets their password.")
             }

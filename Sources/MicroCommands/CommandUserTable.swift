@@ -42,6 +42,14 @@ enum CommandUserTable {
         }
     }
 
+    /// The user whose address `email` is, in any case; nil for none.
+    func username(withEmail email: String) async throws -> String? {
+        switch self {
+        case .sqlite(let store, _): try await store.withTable("read the users table", guarded: false) { try await $0.username(withEmail: email) }
+        case .postgres(let store, _): try await store.withTable("read the users table", guarded: false) { try await $0.username(withEmail: email) }
+        }
+    }
+
     /// The enforced names of the users the table holds.
     func usernames() async throws -> [String] {
         switch self {

@@ -5,6 +5,7 @@ import MicroAuth
 import MicroCore
 import MicroTestSupport
 import MicroTesting
+import MicroTwoFactor
 import Testing
 
 /// A password someone else set (the users page, `add-user`) opens only the page that changes
@@ -12,7 +13,7 @@ import Testing
 /// change (to another password) lifts it for good.
 @Suite struct PasswordChangeDueTests {
     /// An app over `users.db` in `folder`: `ann` (admin, ann-password) and `user` (secret123).
-    private func makeApp(_ folder: TemporaryFolder, database: Database? = nil) throws -> (App, SqliteUserStore) {
+    private func makeApp(_ folder: TemporaryFolder, database: Database? = nil, twoFactorForAdmins: Bool = false) throws -> (App, SqliteUserStore) {
         let app = isolatedApp()
         let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
         try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: ["admin"])
@@ -21,7 +22,9 @@ import Testing
         authentication.hasher = PasswordHasher(threads: 1)
         authentication.passwordCost = 4
         app.use(authentication)
-        app.use(database.map { Accounts(database: $0) } ?? Accounts())
+        var accounts = database.map { Accounts(database: $0) } ?? Accounts()
+        if twoFactorForAdmins { accounts.twoFactor.requiredForRoles = ["admin"] }
+        app.use(accounts)
         app.get("/me") { request in try request.authenticate().username }
         return (app, users)
     }
@@ -127,5 +130,24 @@ import Testing
         #expect(added.status == .seeOther)
         #expect(try users.find(username: "bob")?.passwordChangeDue == true)
         #expect(try users.find(username: "ann")?.passwordChangeDue == false)
+    }
+
+    @Test func aRequiredSecondFactorWaitsUntilThePasswordIsChangedWithoutLeadingBackAndForth() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = try await Database.sqlite(path: folder.file("accounts.db"))
+        let (app, users) = try makeApp(folder, database: database, twoFactorForAdmins: true)
+        // An admin whose password another set, who has no second factor yet.
+        try users.save(username: "eve", passwordHash: TestHashes.secret123, name: nil, roles: ["admin"], passwordChangeDue: true)
+        let eve = TestClient(app)
+        try await eve.signIn("eve", "secret123")
+        #expect(try await eve.get("/me").location == "/account/password")
+        #expect(try await eve.get("/account/password").status == .ok)
+        #expect(try await eve.get("/account/two-factor").location == "/account/password")
+        try await eve.changePassword(from: "secret123", to: "eve's own choice 4")
+        // Then the second factor's turn.
+        #expect(try await eve.get("/me").location == "/account/two-factor")
+        #expect(try await eve.get("/account/password").location == "/account/two-factor")
+        await database.shutdown()
     }
 }

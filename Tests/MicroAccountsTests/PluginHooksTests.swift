@@ -41,6 +41,12 @@ import Testing
             let refused = await startupError(app)
             #expect(refused?.message.contains("it must be at least a second") == true)
         }
+        let app = isolatedApp()
+        app.use(Authentication(users: try UserStoreKind.yaml.make(in: folder)))
+        var accounts = Accounts()
+        accounts.setupLinkLifetime = .seconds(10)
+        app.use(accounts)
+        #expect(await startupError(app)?.message.contains("Accounts.setupLinkLifetime is 10.0 seconds; it must be from 60 to 2592000 seconds.") == true)
     }
 
     /// Only Micro's own variables: other services' passwords in the environment stay out of

@@ -1,18 +1,25 @@
 import Foundation
+import Logging
 import Micro
 import MicroAccounts
 import MicroAuth
 import MicroCore
 import MicroTestSupport
 import MicroTesting
+import MicroTwoFactor
 import Testing
 
 /// Set-up links: an admin invites a user or sends an existing one a link, never a password;
 /// the link sets the password once, until it expires, is superseded, or its user changes.
 @Suite struct SetupLinkTests {
     /// An app over `users.db` in `folder`: `ann` (admin, ann-password) and `user` (secret123).
-    private func makeApp(_ folder: TemporaryFolder, clock: TestClock, database: Database? = nil) throws -> (App, SqliteUserStore) {
-        let app = isolatedApp { $0.clock = { clock.now } }
+    private func makeApp(
+        _ folder: TemporaryFolder, clock: TestClock, database: Database? = nil, log: LogRecorder? = nil
+    ) throws -> (App, SqliteUserStore) {
+        let app = isolatedApp(logger: log?.logger ?? .quietForTests) {
+            $0.clock = { clock.now }
+            $0.accessLog = log != nil
+        }
         let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
         try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: ["admin"])
         try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
@@ -187,5 +194,81 @@ import Testing
         var last = HttpStatus.ok
         for _ in 0..<30 { last = try await client.get("/password/setup?key=" + String(repeating: "B", count: 43)).status }
         #expect(last == .tooManyRequests)
+    }
+
+    @Test func theLifetimeIsReadFromItsVariableAndABadOneIsNamed() throws {
+        #expect(try Accounts.setupLinkLifetime([:]) == .seconds(259_200))
+        #expect(try Accounts.setupLinkLifetime(["MICRO_SETUP_LINK_LIFETIME": "3600"]) == .seconds(3600))
+        for bad in ["59", "2592001", "1h", "-5", "3600\n", "\u{1B}[31m"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try Accounts.setupLinkLifetime(["MICRO_SETUP_LINK_LIFETIME": bad]) }
+        }
+        #expect { try Accounts.setupLinkLifetime(["MICRO_SETUP_LINK_LIFETIME": "1h"]) } throws: { error in
+            "\(error)".contains("MICRO_SETUP_LINK_LIFETIME is '1h'; it must be a whole number of seconds from 60 to 2592000")
+        }
+    }
+
+    @Test func aMemoryStoreKeepsOneLinkPerUserAndNoMoreThanItsCapacity() async throws {
+        let store = MemorySetupLinkStore(capacity: 3)
+        func link(_ digest: String, _ user: String, expires: Int64) -> SetupLink {
+            SetupLink(digest: digest, username: user, purpose: .setup, hashDigest: "h", createdAt: 0, expiresAt: expires)
+        }
+        try await store.add(link("a1", "ann", expires: 100), now: 0)
+        try await store.add(link("a2", "ann", expires: 100), now: 0)
+        #expect(try await store.find(digest: "a1", now: 0) == nil)
+        try await store.add(link("b", "bob", expires: 50), now: 0)
+        try await store.add(link("c", "cat", expires: 200), now: 0)
+        try await store.add(link("d", "dan", expires: 300), now: 0)
+        // Full: the one that ends soonest went.
+        #expect(try await store.find(digest: "b", now: 0) == nil)
+        #expect(try await store.find(digest: "a2", now: 0) != nil && store.count == 3)
+        #expect(try await store.find(digest: "c", now: 200) == nil)
+        #expect(try await store.take(digest: "d", now: 0)?.username == "dan")
+        #expect(try await store.take(digest: "d", now: 0) == nil)
+    }
+
+    @Test func noLogLineHoldsTheSecret() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let log = LogRecorder()
+        let (app, _) = try makeApp(folder, clock: TestClock(Date()), log: log)
+        let ann = try await admin(app)
+        let url = try link(in: try await ann.post("/admin/users/invite", form: ["new_username": "bob", "roles": ""]))
+        let secret = String(url[url.range(of: "key=")!.upperBound...])
+        let browser = TestClient(app)
+        #expect(try await open(browser, url).status == .ok)
+        #expect(try await choose(browser, "short").status == .unprocessableEntity)
+        #expect(try await choose(browser, "bob's own choice 1").status == .seeOther)
+        #expect(try await open(TestClient(app), url).status == .gone)
+        let lines = Logger.Level.allCases.flatMap { log.lines(at: $0) }
+        #expect(lines.contains { $0.contains("/password/setup") }, "the access log is on")
+        #expect(!lines.contains { $0.contains(secret) || $0.contains(SetupLinkSecret.digest(of: secret)) })
+    }
+
+    @Test func aUserWithASecondFactorIsAskedForItAfterTheLink() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock(Date())
+        let database = try await Database.sqlite(path: folder.file("accounts.db"))
+        let (app, _) = try makeApp(folder, clock: clock, database: database)
+        let user = TestClient(app)
+        try await user.signIn("user", "secret123")
+        let setup = try await user.post("/account/two-factor/setup", form: ["current_password": "secret123"])
+        let secretRange = try #require(setup.text.range(of: #"data-totp-secret="[A-Z2-7]+""#, options: .regularExpression))
+        let totp = Totp(secret: try #require(Base32.decode(String(setup.text[secretRange].dropFirst("data-totp-secret=\"".count).dropLast()))))
+        #expect(try await user.post("/account/two-factor/enable", form: ["code": totp.code(at: Int64(clock.now.timeIntervalSince1970))]).status == .ok)
+        clock.advance(seconds: 1)
+        let ann = try await admin(app)
+        let url = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
+        clock.advance(seconds: 1)
+        let browser = TestClient(app)
+        #expect(try await open(browser, url).status == .ok)
+        let set = try await choose(browser, "a new choice of mine 1")
+        #expect(set.status == .seeOther && set.location == "/signin/two-factor", "\(set.status) \(set.location ?? "")")
+        #expect(try await browser.get("/me").location == "/signin")
+        clock.advance(seconds: 30)
+        let code = try await browser.post("/signin/two-factor", form: ["code": totp.code(at: Int64(clock.now.timeIntervalSince1970))])
+        #expect(code.status == .seeOther)
+        #expect(try await browser.get("/me").text == "user")
+        await database.shutdown()
     }
 }

@@ -117,6 +117,18 @@ import Testing
                 email: "ann@example.com\\r\\nBcc: eve@example.com"
             """)
         #expect(throws: ConfigurationError.self) { try YamlUserStore(file: folder.file("bad.yml")) }
+        try folder.write("shared.yml", """
+            users:
+              - username: ann
+                password_hash: \(TestHashes.annPassword)
+                email: ann@example.com
+              - username: bob
+                password_hash: \(TestHashes.annPassword)
+                email: ANN@example.com
+            """)
+        #expect { _ = try YamlUserStore(file: folder.file("shared.yml")) } throws: { error in
+            "\(error)".contains("shared.yml:5: user 'bob' has the email address of user 'ann'")
+        }
         #expect { _ = try YamlUserStore(file: folder.file("bad.yml")) } throws: { error in
             "\(error)".contains("bad.yml:4: the email of user 'ann': an email address cannot hold a control character (U+000D)")
         }

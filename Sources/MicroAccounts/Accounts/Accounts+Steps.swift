@@ -7,6 +7,10 @@ extension Accounts {
     var settingsProblems: [String] {
         var problems: [String] = []
         // Counted in whole seconds: a shorter one would close what it should keep open.
+        let linkSeconds = setupLinkLifetime.components.seconds
+        if !Self.setupLinkLifetimes.contains(linkSeconds) {
+            problems.append("Accounts.setupLinkLifetime is \(setupLinkLifetime); it must be from \(Self.setupLinkLifetimes.lowerBound) to \(Self.setupLinkLifetimes.upperBound) seconds.")
+        }
         if adminProofLifetime < .seconds(1) { problems.append("Accounts.adminProofLifetime is \(adminProofLifetime); it must be at least a second.") }
         // Each feature adds its routes and steps once: a second of a kind would clash with them.
         let kinds = features.map { String(describing: type(of: $0)) }

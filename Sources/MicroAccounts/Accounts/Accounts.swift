@@ -64,7 +64,7 @@ public struct Accounts: AppPlugin, Sendable {
     /// Where set-up links are kept: in memory, or with ``init(database:features:)`` in its table.
     public var setupLinks: any SetupLinkStore
     /// How long a set-up link an admin made opens: 72 hours by default.
-    public var setupLinkLifetime: Duration = .seconds(259_200)
+    public var setupLinkLifetime = Accounts.defaultSetupLinkLifetime
     /// The flash after a set-up link set the password.
     public var setupDoneMessage = "Your password is set."
     /// The page of a set-up link that opens nothing.

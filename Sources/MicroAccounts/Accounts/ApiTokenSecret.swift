@@ -13,32 +13,24 @@ public enum ApiTokenSecret {
 
     /// A new token.
     public static func make() -> String {
-        prefix + Base64Url.encode(randomBytes(32))
+        prefix + Base64Url.encode(SecureRandom.bytes(32))
     }
 
     /// A new opaque id for a token's entry (128 random bits).
     static func makeId() -> String {
-        Base64Url.encode(randomBytes(16))
+        Base64Url.encode(SecureRandom.bytes(16))
     }
 
     /// Whether `text` has a token's shape (the prefix, then base64url characters of the right
     /// count): anything else is refused before a look-up.
     public static func isWellFormed(_ text: String) -> Bool {
-        guard text.utf8.count == length, text.hasPrefix(prefix) else { return false }
-        return text.utf8.dropFirst(prefix.utf8.count).allSatisfy { byte in
-            (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
+        // The prefix is itself of base64url's alphabet: the whole text is checked at once.
+        text.utf8.count == length && text.hasPrefix(prefix) && Base64Url.isAlphabet(text)
     }
 
     /// The SHA-256 digest of `token`, in lowercase hex: what a store keeps and looks up.
     public static func digest(of token: some StringProtocol) -> String {
         hex(SHA256.hash(data: Data(token.utf8)))
-    }
-
-    private static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0 ... .max, using: &generator) }
     }
 
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {

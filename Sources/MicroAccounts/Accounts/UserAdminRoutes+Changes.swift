@@ -27,7 +27,7 @@ extension UserAdminRoutes {
         let typed = String((request.params["email"] ?? "").prefix(1024))
         let email: String?
         do throws(MailAddressError) {
-            email = try User.email(typed)
+            email = try User.checkedEmail(typed)
         } catch {
             let shown = String(String.UnicodeScalarView(typed.unicodeScalars.map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
             return try await refuse(request, username: username, "\(error).", typedEmail: (username, shown))

@@ -12,6 +12,9 @@ public final class MemorySetupLinkStore: SetupLinkStore {
         self.capacity = max(1, capacity)
     }
 
+    /// How many links it holds, live or not yet swept.
+    public var count: Int { links.withLock { $0.count } }
+
     public func add(_ link: SetupLink, now: Int64) async throws {
         links.withLock { links in
             links = links.filter { $0.value.username != link.username && $0.value.expiresAt > now }

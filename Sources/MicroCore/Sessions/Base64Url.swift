@@ -12,8 +12,8 @@ public enum Base64Url {
     }()
 
     /// Whether every byte of `text` is one of the alphabet's 64 characters (a cookie's value is
-    /// checked on every request).
-    static func isAlphabet(_ text: String) -> Bool {
+    /// checked on every request; a token's before any look-up).
+    public static func isAlphabet(_ text: String) -> Bool {
         ByteScan.allSatisfy(text, in: inAlphabet)
     }
 
