@@ -60,10 +60,14 @@ as_root() {
 # Builds SampleApp (the debug build `swift test` leaves, so it costs a link at most), sets
 # SAMPLE_APP to its path (exported, for sample-app-as-user) and the app's working folder.
 sample_app_build() {
-    local build=() file
-    # By the app's user when the checkout is theirs (CI's micro-ci): root leaves no files in
-    # .build that its owner could not replace. Else (nobody) by whoever runs the script.
-    if [ -n "$SAMPLE_APP_USER" ] && [ "$(stat -c %u .)" = "$(id -u "$SAMPLE_APP_USER")" ]; then build=(as_app_user); fi
+    local build=() builder="" file
+    # Root builds as the checkout's owner (CI's micro-ci; a developer running a script through
+    # sudo), so that it leaves no files in their .build they could not replace; as itself in a
+    # checkout of its own.
+    if [ "$(id -u)" -eq 0 ] && [ "$(stat -c %u .)" -ne 0 ] && getent passwd "$(stat -c %u .)" >/dev/null; then
+        builder="$(stat -c %u .)"
+    fi
+    build=(env SAMPLE_APP_USER="$builder" "$SAMPLE_APP_SUPPORT/as-app-user")
     say "building SampleApp as $("${build[@]}" id -un)"
     "${build[@]}" swift build --product SampleApp 2>&1 | tail -n 2
     SAMPLE_APP="$("${build[@]}" swift build --product SampleApp --show-bin-path)/SampleApp"
