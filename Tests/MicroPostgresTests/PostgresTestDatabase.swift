@@ -132,6 +132,7 @@ func signIn(_ client: TestClient, _ username: String = "user", _ password: Strin
 
 /// Every test against the real PostgreSQL, one at a time: one of them stops the server. Each
 /// suite that needs the server is enabled only with one; the stores' tests over both databases
-/// run their SQLite half without.
-@Suite(.serialized)
+/// run their SQLite half without. A test that hangs (a lock, a pool that never hands out a
+/// connection) fails by its name within the time limit rather than holding CI until its step's.
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct MicroPostgresTests {}

@@ -6,7 +6,7 @@ import Testing
 
 /// The users table's statements, written once (`UserTable`), behave alike in SQLite and
 /// PostgreSQL: one test body for both stores.
-@Suite struct UserTableStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct UserTableStoreTests {
     private typealias Store = any UserTableStore & PasswordUpgradingUserStore
 
     /// Runs `body` with a new, empty users store of `kind`.

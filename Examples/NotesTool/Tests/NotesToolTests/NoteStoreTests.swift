@@ -5,7 +5,7 @@ import MicroTesting
 import Testing
 @testable import NotesToolApp
 
-@Suite struct NoteStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct NoteStoreTests {
     @Test func notesOutliveARestartAndTheFileIsItsOwnersOnly() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

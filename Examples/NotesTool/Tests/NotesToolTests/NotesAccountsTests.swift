@@ -5,7 +5,7 @@ import Testing
 
 /// What the tool's admins get from Micro's accounts: a second factor they must use, the users
 /// page, and the record of every note added or deleted.
-@Suite struct NotesAccountsTests {
+@Suite(.timeLimit(.minutes(3))) struct NotesAccountsTests {
     @Test func anAdminMustTurnOnASecondFactorAndThenSignsInWithACode() async throws {
         try await withNotesTool { app, _ in
             let lead = TestClient(app)

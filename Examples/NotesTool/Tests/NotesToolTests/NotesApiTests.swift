@@ -5,7 +5,7 @@ import MicroTesting
 import Testing
 
 /// The JSON API scripts use, with an API token made on the account pages.
-@Suite struct NotesApiTests {
+@Suite(.timeLimit(.minutes(3))) struct NotesApiTests {
     private struct Draft: Encodable {
         var title: String
         var severity: Int

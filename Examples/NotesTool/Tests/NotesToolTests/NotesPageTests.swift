@@ -3,7 +3,7 @@ import MicroTesting
 import Testing
 
 /// The pages people use, through a browser's eyes.
-@Suite struct NotesPageTests {
+@Suite(.timeLimit(.minutes(3))) struct NotesPageTests {
     @Test func healthzAnswersWithoutSignIn() async throws {
         try await withNotesTool { app, _ in
             let answer = try await TestClient(app).get("/healthz")

@@ -5,7 +5,7 @@ import Testing
 /// `swift run NotesTool` as a person runs it: a database it cannot open or a missing setting is
 /// one line naming it, exit status 1, no crash trace; otherwise it serves until SIGTERM and
 /// stops cleanly; Micro's commands answer under the tool's own name and add its first admin.
-@Suite struct StartUpTests {
+@Suite(.timeLimit(.minutes(3))) struct StartUpTests {
     private func binary() throws -> URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<3 {
