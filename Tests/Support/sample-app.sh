@@ -61,6 +61,10 @@ as_root() {
 # SAMPLE_APP to its path (exported, for sample-app-as-user) and the app's working folder.
 sample_app_build() {
     local build=() builder="" file
+    if [ -n "$SAMPLE_APP_USER" ] && [ "$(as_app_user id -u)" -eq 0 ]; then
+        say "MICRO_CI_APP_USER ($SAMPLE_APP_USER) is root: name an ordinary user to run the app as"
+        return 1
+    fi
     # Root builds as the checkout's owner (CI's micro-ci; a developer running a script through
     # sudo), so that it leaves no files in their .build they could not replace; as itself in a
     # checkout of its own.
