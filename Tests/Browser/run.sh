@@ -52,16 +52,17 @@ sample_app_build
 port="$(sample_app_free_port "${PORT:-4599}")"
 base_url="http://127.0.0.1:$port"
 
-trap sample_app_stop_all EXIT
-trap 'sample_app_stop_all; exit 130' INT TERM
-
-# The demo user in a users table, where the account pages can change its password.
-users_db="$(mktemp -d)/users.db"
+# The demo user in a users table, where the account pages can change its password; the table,
+# its folder and SQLite's journal beside it are the app's user's, the folder removed at the end.
+users_folder="$(sample_app_folder micro-browser)"
+users_db="$users_folder/users.db"
+trap 'sample_app_stop_all; rm -rf "$users_folder"' EXIT
+trap 'exit 130' INT TERM
 walk_password="a walk $RANDOM in the park"
-printf '%s\n' "$walk_password" | "$SAMPLE_APP" add-user user --db "$users_db" --name User --role admin --cost 4 >/dev/null
+printf '%s\n' "$walk_password" | sample_app_run add-user user --db "$users_db" --name User --role admin --cost 4 >/dev/null
 # The passkeys' walk has a user of its own: the walkthrough changes its user's password.
 passkey_password="keys $RANDOM under the mat"
-printf '%s\n' "$passkey_password" | "$SAMPLE_APP" add-user keys --db "$users_db" --name "Key Holder" --cost 4 >/dev/null
+printf '%s\n' "$passkey_password" | sample_app_run add-user keys --db "$users_db" --name "Key Holder" --cost 4 >/dev/null
 say "serving $base_url (development mode, users in $users_db)"
 sample_app_start "$artifacts/server.log" PORT="$port" MICRO_ENV=development MICRO_USERS_DB="$users_db"
 sample_app_wait "$base_url/" "$SAMPLE_APP_PID" "$artifacts/server.log" || exit 1

@@ -129,7 +129,7 @@ say "$("$nginx" -v 2>&1 | sed 's/^nginx version: //') on 127.0.0.1:$port_proxy (
 # (which end by killing instance one), then both restarted for back-channel logout's second half.
 back_channel() {
     timeout 120 "$OIDC_PYTHON" "$repo/Tests/Instances/backchannel.py" --phase "$1" --one "http://127.0.0.1:$port_one" \
-        --two "http://127.0.0.1:$port_two" --binary "$SAMPLE_APP" --database-url "$database_url" --state "$work/backchannel.json"
+        --two "http://127.0.0.1:$port_two" --binary "$SAMPLE_APP_COMMAND" --database-url "$database_url" --state "$work/backchannel.json"
 }
 failed() {
     [ "$1" -eq 124 ] && say "$2 took more than its time"
@@ -139,7 +139,7 @@ failed() {
 back_channel ended || failed $? "back-channel logout"
 timeout 300 "$python" "$repo/Tests/Instances/scenarios.py" \
     --one "http://127.0.0.1:$port_one" --two "http://127.0.0.1:$port_two" --proxy "http://127.0.0.1:$port_proxy" \
-    --binary "$SAMPLE_APP" --database-url "$database_url" --kill-pid "${pids[0]}" || failed $? "the scenarios"
+    --binary "$SAMPLE_APP_COMMAND" --database-url "$database_url" --kill-pid "${pids[0]}" || failed $? "the scenarios"
 restarted=$(date +%s)
 sample_app_stop_all
 start_instances

@@ -93,6 +93,11 @@ class Server:
                 response = await conn.request("GET", "/css/app.css")
                 conn.close()
                 if response.status == 200:
+                    # Micro's users never run it as root, and root hides what they would meet (a
+                    # socket option only root may set): run.sh, run by root, hands over a --binary
+                    # that runs it as an ordinary user (Tests/Support/sample-app-as-user).
+                    if status_field(self.pid, "Uid") == 0:
+                        raise SystemExit(f"the server (PID {self.pid}) runs as root: give --binary a command that runs it as an ordinary user")
                     return
             except (OSError, asyncio.TimeoutError, ProtocolError):
                 pass

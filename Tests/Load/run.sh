@@ -39,19 +39,21 @@ fi
 # 2. The app.
 sample_app_build
 
-workdir="$(mktemp -d "${TMPDIR:-/tmp}/micro-load.XXXXXX")"
+# The app's working folder, its user's (Tests/Support/sample-app.sh), with its copies made by
+# that user; load.py writes the servers' logs there as whoever runs it.
+workdir="$(sample_app_folder micro-load)"
 cleanup() {
     if [ "${KEEP_LOGS:-}" = 1 ]; then say "logs kept in $workdir"; else rm -rf "$workdir"; fi
 }
 trap cleanup EXIT
-cp -R views public credentials.yml "$workdir/"
-head -c $((8 << 20)) /dev/urandom >"$workdir/public/large.bin"
+as_app_user cp -R views public credentials.yml "$workdir/"
+head -c $((8 << 20)) /dev/urandom | as_app_user tee "$workdir/public/large.bin" >/dev/null
 
 say "$(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), open-files limit $(ulimit -Sn), $("$python" --version)"
 
 # 3. The checks (the script stops the servers it starts, also when it fails).
 status=0
-timeout 300 "$python" "$repo/Tests/Load/load.py" --binary "$SAMPLE_APP" --workdir "$workdir" \
+timeout 300 "$python" "$repo/Tests/Load/load.py" --binary "$SAMPLE_APP_COMMAND" --workdir "$workdir" \
     --checks "${CHECKS:-soak,slow,overflow,disconnect,flood}" --soak-seconds "${SOAK_SECONDS:-60}" || status=$?
 
 if [ "$status" -ne 0 ]; then

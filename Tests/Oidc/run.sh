@@ -31,7 +31,9 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null
 fi
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/micro-oidc.XXXXXX")"
+# The app's user's (Tests/Support/sample-app.sh): the apps read the client's secret and write
+# users.db (and SQLite's journal beside it) here; the provider and Chromium, root's, too.
+work="$(sample_app_folder micro-oidc)"
 driver_pid=""
 cleanup() {
     local status=$?
@@ -62,7 +64,7 @@ client_secret="$OIDC_CLIENT_SECRET"
 
 # 3. The apps.
 secret="$("$python" -c 'import secrets; print(secrets.token_hex(32))')"
-printf '%s' "$client_secret" >"$work/client-secret"
+printf '%s' "$client_secret" | as_app_user tee "$work/client-secret" >/dev/null
 for port in "$port_one" "$port_two"; do
     sample_app_start "$work/app-$port.log" PORT="$port" MICRO_ENV=development MICRO_SESSION_SECRET="$secret" \
         MICRO_PUBLIC_URL="http://127.0.0.1:$port_one" MICRO_OIDC_ISSUER="$issuer" MICRO_OIDC_CLIENT_ID=micro-sample \
@@ -76,7 +78,7 @@ sample_app_wait "http://127.0.0.1:$port_any/css/app.css" "$SAMPLE_APP_PID" "$wor
 # Users in a SQLite table: the identity links are kept beside them.
 users_db="$work/users.db"
 # Made for single sign-on only: linked by the claim on a first sign-in, as the walks below expect.
-"$SAMPLE_APP" add-user user --db "$users_db" --name User --sso-only >/dev/null
+sample_app_run add-user user --db "$users_db" --name User --sso-only >/dev/null
 start_db_app() {
     sample_app_start "$work/app-$port_db.log" PORT="$port_db" MICRO_ENV=development MICRO_USERS_DB="$users_db" \
         MICRO_OIDC_ISSUER="$issuer" MICRO_OIDC_CLIENT_ID=micro-sample MICRO_OIDC_CLIENT_SECRET="$client_secret" MICRO_OIDC_NAME="Test IdP"
