@@ -33,13 +33,6 @@ import Testing
         return (app, users)
     }
 
-    private func admin(_ app: App) async throws -> TestClient {
-        let ann = TestClient(app)
-        try await ann.signIn("ann", "ann-password")
-        try await ann.confirmAdmin("ann-password")
-        return ann
-    }
-
     /// The set-up link in `text`.
     private func link(in text: String) throws -> String {
         let range = try #require(text.range(of: #"https?://[^\s"<]+/password/setup\?key=[A-Za-z0-9_-]+"#, options: .regularExpression))
@@ -48,12 +41,9 @@ import Testing
 
     /// Opens `link` in `client` and sets `password` with it.
     private func use(_ link: String, in client: TestClient, password: String) async throws -> TestResponse {
-        let url = try #require(URLComponents(string: link))
-        let opened = try await client.get(url.path + "?" + (url.query ?? ""))
-        guard opened.status == .seeOther else { return opened }
-        let form = try await client.get("/password/setup")
+        let form = try await SetupLinkWalk.open(client, link)
         guard form.status == .ok else { return form }
-        return try await client.post("/password/setup", form: ["new_password": password, "new_password_confirmation": password])
+        return try await SetupLinkWalk.choose(client, password)
     }
 
     private func forgot(_ client: TestClient, _ email: String) async throws -> TestResponse {
@@ -66,7 +56,7 @@ import Testing
         defer { folder.remove() }
         let mailer = RecordingMailer()
         let (app, users) = try makeApp(folder, clock: TestClock(Date()), mailer: mailer)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let page = try await ann.post("/admin/users/invite", form: ["new_username": "bob", "name": "Bob Brown", "roles": "", "email": "Bob@Example.com"])
         #expect(page.status == .ok)
         #expect(page.text.contains("The link was mailed to Bob@Example.com") && page.text.contains("data-setup-link="))
@@ -95,7 +85,7 @@ import Testing
         defer { folder.remove() }
         let mailer = RecordingMailer(failure: MailError("mail.example.com:587: connection refused"))
         let (app, users) = try makeApp(folder, clock: TestClock(Date()), mailer: mailer)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let page = try await ann.post("/admin/users/invite", form: ["new_username": "bob", "roles": "", "email": "bob@example.com"])
         #expect(page.status == .serviceUnavailable)
         #expect(page.text.contains("could not be sent") && page.text.contains("data-setup-link="))
@@ -143,7 +133,7 @@ import Testing
         #expect(set.status == .seeOther)
         #expect(try await browser.get("/me").text == "user")
         #expect(try await elsewhere.get("/me").status != .ok)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let audit = try await ann.get("/admin/audit?user=user", headers: ["Accept": "application/json"]).text
         #expect(audit.contains("reset_link_mailed") && audit.contains("password_set") && audit.contains("by reset link"))
         // Used once.
@@ -167,7 +157,7 @@ import Testing
         defer { folder.remove() }
         let mailer = RecordingMailer()
         let (app, _) = try makeApp(folder, clock: TestClock(Date()), mailer: mailer)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         #expect(try await ann.post("/admin/users/disable", form: ["username": "user"]).status == .seeOther)
         let disabled = try await forgot(TestClient(app), "user@example.com")
         let passwordless = try await forgot(TestClient(app), "sso@example.com")

@@ -32,35 +32,10 @@ import Testing
         return (app, users)
     }
 
-    private func admin(_ app: App) async throws -> TestClient {
-        let ann = TestClient(app)
-        try await ann.signIn("ann", "ann-password")
-        try await ann.confirmAdmin("ann-password")
-        return ann
-    }
-
     /// The link a page shows in its `data-setup-link` attribute.
     private func link(in page: TestResponse) throws -> String {
         let range = try #require(page.text.range(of: #"data-setup-link="[^"]+""#, options: .regularExpression))
         return String(page.text[range].dropFirst("data-setup-link=\"".count).dropLast())
-    }
-
-    /// The path and query of `link` (`http://host/password/setup?key=...`).
-    private func target(_ link: String) throws -> String {
-        let url = try #require(URLComponents(string: link))
-        return url.path + "?" + (url.query ?? "")
-    }
-
-    /// Opens `link` in `client`: the secret goes to the session, the browser to the form.
-    private func open(_ client: TestClient, _ link: String) async throws -> TestResponse {
-        let first = try await client.get(try target(link))
-        guard first.status == .seeOther else { return first }
-        #expect(first.location == "/password/setup")
-        return try await client.get("/password/setup")
-    }
-
-    private func choose(_ client: TestClient, _ password: String, again: String? = nil) async throws -> TestResponse {
-        try await client.post("/password/setup", form: ["new_password": password, "new_password_confirmation": again ?? password])
     }
 
     @Test func anInvitationGivesALinkThatSetsThePasswordOnceAndSignsIn() async throws {
@@ -68,7 +43,7 @@ import Testing
         defer { folder.remove() }
         let clock = TestClock(Date())
         let (app, users) = try makeApp(folder, clock: clock)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let made = try await ann.post("/admin/users/invite", form: ["new_username": "bob", "name": "Bob Brown", "roles": "editor", "email": "bob@example.com"])
         #expect(made.status == .ok)
         #expect(made.headers.first(name: "Cache-Control") == "no-store" && made.headers.first(name: "Referrer-Policy") == "no-referrer")
@@ -80,14 +55,14 @@ import Testing
         #expect(!bob.hasPassword && bob.user.roles == ["editor"] && bob.user.email == "bob@example.com" && !bob.passwordChangeDue)
 
         let browser = TestClient(app)
-        let form = try await open(browser, url)
+        let form = try await SetupLinkWalk.open(browser, url)
         #expect(form.status == .ok && form.text.contains("Choose your password") && form.text.contains("bob"))
         #expect(!form.text.contains(secret))
         #expect(form.headers.first(name: "Referrer-Policy") == "no-referrer")
         // Refusals keep the link.
-        #expect(try await choose(browser, "short").status == .unprocessableEntity)
-        #expect(try await choose(browser, "bob's own choice 1", again: "bob's own choice 2").status == .unprocessableEntity)
-        let set = try await choose(browser, "bob's own choice 1")
+        #expect(try await SetupLinkWalk.choose(browser, "short").status == .unprocessableEntity)
+        #expect(try await SetupLinkWalk.choose(browser, "bob's own choice 1", again: "bob's own choice 2").status == .unprocessableEntity)
+        let set = try await SetupLinkWalk.choose(browser, "bob's own choice 1")
         #expect(set.status == .seeOther && set.location == "/account")
         #expect(try await browser.get("/me").text == "bob")
         #expect(try users.find(username: "bob")?.hasPassword == true)
@@ -95,8 +70,8 @@ import Testing
         #expect(audit.contains("password_set") && audit.contains("by setup link") && audit.contains("invited by ann") && audit.contains("setup_link_made"))
 
         // Used: the same link, in this browser or another, opens nothing.
-        #expect(try await open(TestClient(app), url).status == .gone)
-        #expect(try await open(browser, url).status == .gone)
+        #expect(try await SetupLinkWalk.open(TestClient(app), url).status == .gone)
+        #expect(try await SetupLinkWalk.open(browser, url).status == .gone)
         let other = TestClient(app)
         try await other.signIn("bob", "bob's own choice 1")
         #expect(try await other.get("/me").text == "bob")
@@ -108,13 +83,13 @@ import Testing
         let clock = TestClock(Date())
         let database = try await Database.sqlite(path: folder.file("accounts.db"))
         let (app, users) = try makeApp(folder, clock: clock, database: database)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let url = try link(in: try await ann.post("/admin/users/invite", form: ["new_username": "bob", "roles": ""]))
         let first = TestClient(app), second = TestClient(app)
-        #expect(try await open(first, url).status == .ok)
-        #expect(try await open(second, url).status == .ok)
-        async let a = choose(first, "the first choice 1")
-        async let b = choose(second, "the second choice 2")
+        #expect(try await SetupLinkWalk.open(first, url).status == .ok)
+        #expect(try await SetupLinkWalk.open(second, url).status == .ok)
+        async let a = SetupLinkWalk.choose(first, "the first choice 1")
+        async let b = SetupLinkWalk.choose(second, "the second choice 2")
         let statuses = [try await a.status, try await b.status].map(\.code).sorted()
         #expect(statuses == [303, 410])
         let stored = try #require(try users.find(username: "bob"))
@@ -128,21 +103,21 @@ import Testing
         let clock = TestClock(Date())
         let (app, _) = try makeApp(folder, clock: clock)
         // Expired (the admin's session too: she signs in again).
-        let expiring = try link(in: try await admin(app).post("/admin/users/setup-link", form: ["username": "user"]))
+        let expiring = try link(in: try await SetupLinkWalk.admin(app).post("/admin/users/setup-link", form: ["username": "user"]))
         clock.advance(seconds: 259_201)
-        #expect(try await open(TestClient(app), expiring).status == .gone)
-        let ann = try await admin(app)
+        #expect(try await SetupLinkWalk.open(TestClient(app), expiring).status == .gone)
+        let ann = try await SetupLinkWalk.admin(app)
         // Superseded.
         let older = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
         let newer = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
-        #expect(try await open(TestClient(app), older).status == .gone)
+        #expect(try await SetupLinkWalk.open(TestClient(app), older).status == .gone)
         // Opened, then the user disabled: the form's post changes nothing.
         let browser = TestClient(app)
-        #expect(try await open(browser, newer).status == .ok)
+        #expect(try await SetupLinkWalk.open(browser, newer).status == .ok)
         #expect(try await ann.post("/admin/users/disable", form: ["username": "user"]).status == .seeOther)
-        #expect(try await choose(browser, "a choice of mine 1").status == .gone)
+        #expect(try await SetupLinkWalk.choose(browser, "a choice of mine 1").status == .gone)
         #expect(try await ann.post("/admin/users/enable", form: ["username": "user"]).status == .seeOther)
-        #expect(try await open(TestClient(app), newer).status == .gone)
+        #expect(try await SetupLinkWalk.open(TestClient(app), newer).status == .gone)
         // A disabled user gets no link.
         #expect(try await ann.post("/admin/users/disable", form: ["username": "user"]).status == .seeOther)
         #expect(try await ann.post("/admin/users/setup-link", form: ["username": "user"]).status == .unprocessableEntity)
@@ -151,7 +126,7 @@ import Testing
         let removedOnes = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
         #expect(try await ann.post("/admin/users/remove", form: ["username": "user"]).status == .seeOther)
         _ = try await ann.post("/admin/users/invite", form: ["new_username": "user", "roles": ""])
-        #expect(try await open(TestClient(app), removedOnes).status == .gone)
+        #expect(try await SetupLinkWalk.open(TestClient(app), removedOnes).status == .gone)
     }
 
     @Test func sendingALinkEndsTheUsersSessionsAndNoPasswordIsAsked() async throws {
@@ -162,14 +137,14 @@ import Testing
         let user = TestClient(app)
         try await user.signIn("user", "secret123")
         clock.advance(seconds: 1)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let made = try await ann.post("/admin/users/setup-link", form: ["username": "user"])
         #expect(made.status == .ok && !made.text.contains("secret123"))
         #expect(try await user.get("/me").location == "/signin")
         clock.advance(seconds: 1)
         let browser = TestClient(app)
-        #expect(try await open(browser, try link(in: made)).status == .ok)
-        #expect(try await choose(browser, "a reset of mine 1").status == .seeOther)
+        #expect(try await SetupLinkWalk.open(browser, try link(in: made)).status == .ok)
+        #expect(try await SetupLinkWalk.choose(browser, "a reset of mine 1").status == .seeOther)
         #expect(try await browser.get("/me").text == "user")
         #expect(try await ann.post("/admin/users/setup-link", form: ["username": "nobody"]).status == .notFound)
     }
@@ -231,14 +206,14 @@ import Testing
         defer { folder.remove() }
         let log = LogRecorder()
         let (app, _) = try makeApp(folder, clock: TestClock(Date()), log: log)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let url = try link(in: try await ann.post("/admin/users/invite", form: ["new_username": "bob", "roles": ""]))
         let secret = String(url[url.range(of: "key=")!.upperBound...])
         let browser = TestClient(app)
-        #expect(try await open(browser, url).status == .ok)
-        #expect(try await choose(browser, "short").status == .unprocessableEntity)
-        #expect(try await choose(browser, "bob's own choice 1").status == .seeOther)
-        #expect(try await open(TestClient(app), url).status == .gone)
+        #expect(try await SetupLinkWalk.open(browser, url).status == .ok)
+        #expect(try await SetupLinkWalk.choose(browser, "short").status == .unprocessableEntity)
+        #expect(try await SetupLinkWalk.choose(browser, "bob's own choice 1").status == .seeOther)
+        #expect(try await SetupLinkWalk.open(TestClient(app), url).status == .gone)
         let lines = Logger.Level.allCases.flatMap { log.lines(at: $0) }
         #expect(lines.contains { $0.contains("/password/setup") }, "the access log is on")
         #expect(!lines.contains { $0.contains(secret) || $0.contains(SetupLinkSecret.digest(of: secret)) })
@@ -257,12 +232,12 @@ import Testing
         let totp = Totp(secret: try #require(Base32.decode(String(setup.text[secretRange].dropFirst("data-totp-secret=\"".count).dropLast()))))
         #expect(try await user.post("/account/two-factor/enable", form: ["code": totp.code(at: Int64(clock.now.timeIntervalSince1970))]).status == .ok)
         clock.advance(seconds: 1)
-        let ann = try await admin(app)
+        let ann = try await SetupLinkWalk.admin(app)
         let url = try link(in: try await ann.post("/admin/users/setup-link", form: ["username": "user"]))
         clock.advance(seconds: 1)
         let browser = TestClient(app)
-        #expect(try await open(browser, url).status == .ok)
-        let set = try await choose(browser, "a new choice of mine 1")
+        #expect(try await SetupLinkWalk.open(browser, url).status == .ok)
+        let set = try await SetupLinkWalk.choose(browser, "a new choice of mine 1")
         #expect(set.status == .seeOther && set.location == "/signin/two-factor", "\(set.status) \(set.location ?? "")")
         #expect(try await browser.get("/me").location == "/signin")
         clock.advance(seconds: 30)
