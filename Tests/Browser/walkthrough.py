@@ -275,6 +275,8 @@ def walkthrough(driver):
 
     account(driver)
 
+    invitation(driver)
+
     two_factor(driver)
 
     step("7. sign out with the header's 'Sign out' button")
@@ -346,6 +348,44 @@ def account(driver):
     assert events[:1] == ["password_changed"] and "session_ended" in events, f"the activity lists {events}"
     screenshot(driver, "desktop-07b-activity")
     ok("'password1' refused as common; the new password taken; the activity lists password_changed and session_ended")
+
+
+def invitation(driver):
+    """The admin invites a newcomer from the users page; the link, opened in another browser,
+    lets them choose their password and signs them in. No password passes through the admin."""
+    step("6c. the users page invites a user; the set-up link sets their password in another browser")
+    newcomer = f"newcomer{int(time.time()) % 100000}"
+    driver.get(url("/admin/users"))
+    wait_for_path(driver, "/admin/users", "opening the users page")
+    type_into(driver, "new-username", newcomer)
+    type_into(driver, "new-name", "New Comer")
+    type_into(driver, "new-email", f"{newcomer}@example.com")
+    if driver.find_elements(By.ID, "proof-password"):
+        type_into(driver, "proof-password", PASSWORD)
+    submit_with(driver, driver.find_element(By.XPATH, '//main//form//button[normalize-space()="Invite with a set-up link instead"]'))
+    shown = driver.find_element(By.CSS_SELECTOR, "[data-setup-link]")
+    link = shown.get_attribute("data-setup-link")
+    assert link.startswith(BASE_URL + "/password/setup?key="), f"the page shows the link {link!r}"
+    screenshot(driver, "desktop-07c-setup-link")
+    other = start_browser()
+    try:
+        other.get(link)
+        wait_for_path(other, "/password/setup", "opening the set-up link")
+        assert "key=" not in other.current_url, f"the secret stays in the address bar: {other.current_url}"
+        assert newcomer in other.find_element(By.TAG_NAME, "main").text, "the form names the user"
+        chosen = f"a phrase {newcomer} chose"
+        type_into(other, "new_password", chosen)
+        type_into(other, "new_password_confirmation", chosen)
+        submit_with(other, other.find_element(By.XPATH, '//main//form//button[normalize-space()="Set password"]'))
+        wait_for_path(other, "/account", "after setting the password")
+        expect_flash(other, "Your password is set.")
+        assert "New Comer" in other.find_element(By.TAG_NAME, "header").text, "the header names the newcomer"
+        # Used: opened again, the link opens nothing.
+        other.get(link)
+        assert "has been used or has expired" in other.find_element(By.TAG_NAME, "main").text, "the used link says so"
+    finally:
+        other.quit()
+    ok(f"{newcomer} was invited, chose a password through the link and was signed in; the link then opened nothing")
 
 
 # MARK: Two-factor sign-in

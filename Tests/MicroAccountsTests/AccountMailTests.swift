@@ -14,7 +14,8 @@ import Testing
     /// (secret123, user@example.com) and `sso` (no password, sso@example.com); mail through
     /// `mailer` unless it is nil.
     private func makeApp(
-        _ folder: TemporaryFolder, clock: TestClock, mailer: RecordingMailer?, limits: SignInThrottle.Limits = SignInThrottle.Limits()
+        _ folder: TemporaryFolder, clock: TestClock, mailer: RecordingMailer?, limits: SignInThrottle.Limits = SignInThrottle.Limits(),
+        passwords: Bool = true
     ) throws -> (App, SqliteUserStore) {
         let app = isolatedApp { $0.clock = { clock.now } }
         let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
@@ -25,6 +26,7 @@ import Testing
         authentication.hasher = PasswordHasher(threads: 1)
         authentication.passwordCost = 4
         authentication.throttleLimits = limits
+        authentication.acceptsPasswords = passwords
         app.use(authentication)
         var accounts = Accounts()
         if let mailer { accounts.mail = AccountMail(mailer: mailer, from: try MailAddress("tools@example.com"), fromName: "Lab Tools") }
@@ -102,6 +104,19 @@ import Testing
         let client = TestClient(app)
         #expect(try await client.get("/password/forgot").status == .notFound)
         #expect(!(try await client.get("/signin").text.contains("Forgot your password")))
+    }
+
+    @Test func withPasswordSignInOffThereIsNoForgotPasswordEither() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let mailer = RecordingMailer()
+        let (app, _) = try makeApp(folder, clock: TestClock(Date()), mailer: mailer, passwords: false)
+        let client = TestClient(app)
+        #expect(try await client.get("/password/forgot").status == .notFound)
+        #expect(try await client.post("/password/forgot", form: ["email": "user@example.com"]).status == .notFound)
+        #expect(!(try await client.get("/signin").text.contains("Forgot your password")))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(mailer.messages.isEmpty)
     }
 
     @Test func aKnownAddressIsMailedALinkAndAnUnknownOneAnsweredAlike() async throws {

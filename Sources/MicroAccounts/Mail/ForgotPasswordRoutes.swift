@@ -48,13 +48,20 @@ struct ForgotPasswordRoutes {
         app.get(path + "/?") { request in try page(request) }
         app.post(path + "/?") { request in try await ask(request) }
         app.addSignInPageAddition(SignInPageAddition { request in
-            guard request.authenticationSettings?.users is any ManagedUserStore else { return nil }
+            guard Self.users(request) != nil else { return nil }
             return #"<p class="forgot-password"><a href="\#(Html.escape(request.url(path)))">Forgot your password?</a></p>"#
         })
     }
 
+    /// The store a reset sets the password in: one an admin can change, while passwords sign in
+    /// (with `MICRO_PASSWORD_SIGNIN=off` a password opens nothing, and there is no page).
+    private static func users(_ request: Request) -> (any ManagedUserStore)? {
+        guard let authentication = request.authenticationSettings, authentication.acceptsPasswords else { return nil }
+        return authentication.users as? any ManagedUserStore
+    }
+
     private func page(_ request: Request, email: String = "", error: FormError? = nil) throws -> Response {
-        guard request.authenticationSettings?.users is any ManagedUserStore else { throw HttpError(.notFound) }
+        guard Self.users(request) != nil else { throw HttpError(.notFound) }
         request.response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         let values: [String: Any] = ["title": "Forgot your password?", "action": request.url(settings.forgotPath), "email": email]
         if let error {
@@ -66,7 +73,7 @@ struct ForgotPasswordRoutes {
 
     private func ask(_ request: Request) async throws -> Response {
         let started = ContinuousClock.now
-        guard let users = request.authenticationSettings?.users as? any ManagedUserStore else { throw HttpError(.notFound) }
+        guard let users = Self.users(request) else { throw HttpError(.notFound) }
         let now = Int64(request.session.now)
         let throttle = throttle(request)
         let address = request.clientAddress.map(throttle.key(address:))

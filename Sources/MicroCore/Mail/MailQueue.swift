@@ -61,6 +61,13 @@ public final class MailQueue: Sendable {
         }
     }
 
+    /// A queue let go of without ``shutdown(timeout:)`` (an app's that stops, a test's) ends its
+    /// sending task after what it holds, rather than leave it waiting for ever on a stream
+    /// nothing can add to.
+    deinit {
+        continuation.finish()
+    }
+
     /// Takes `message` to send; false when the queue is full or shut down (logged as a
     /// warning), and the message is not sent.
     public func enqueue(_ message: MailMessage) -> Bool {
