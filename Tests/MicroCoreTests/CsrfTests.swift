@@ -188,6 +188,26 @@ private let forgedToken = Data((0..<64).map { UInt8($0) }).base64EncodedString()
         #expect(try await client.post("/thing", form: [:], headers: ["Origin": "http://example.com:8080", "Host": "example.com:8080"]).status == .ok)
     }
 
+    /// A page served with `Referrer-Policy: no-referrer` (a set-up link's) posts its forms with
+    /// `Origin: null`: taken when the browser says same-origin, and then only with the token.
+    @Test func aNullOriginIsTakenOnlyFromTheSitesOwnPageWithItsToken() async throws {
+        let views = try TemporaryFolder(["form.mustache": formTemplate])
+        defer { views.remove() }
+        let client = TestClient(csrfApp(views: views))  // sends a valid token
+        let own: HttpHeaders = ["Origin": "null", "Sec-Fetch-Site": "same-origin"]
+        #expect(try await client.post("/thing", form: [:], headers: own).status == .ok)
+        // A sandboxed frame, another site's page, or a client that says nothing of where it is.
+        for site in ["cross-site", "same-site", "none"] {
+            #expect(try await client.post("/thing", form: [:], headers: ["Origin": "null", "Sec-Fetch-Site": site]).status == .forbidden, "\(site)")
+        }
+        #expect(try await client.post("/thing", form: [:], headers: ["Origin": "null"]).status == .forbidden)
+        // Without the token, refused as any form is.
+        let tokenless = TestClient(csrfApp(views: views))
+        tokenless.sendsCsrfToken = false
+        let refused = try await tokenless.post("/thing", form: [:], headers: own)
+        #expect(refused.status == .forbidden && refused.text.contains("missing CSRF token"))
+    }
+
     @Test func behindAProxyTheForwardedHostIsTheSite() async throws {
         let views = try TemporaryFolder(["form.mustache": formTemplate])
         defer { views.remove() }

@@ -32,7 +32,7 @@ public enum SetupLinkTemplates {
         {{#mailedTo}}<p class="notice" role="status">The link was mailed to {{mailedTo}}.</p>{{/mailedTo}}
         {{#mailFailed}}<p class="field-error" role="alert">The message to {{mailFailed}} could not be sent: pass the link on yourself, or send a new one later.</p>{{/mailFailed}}
         <p>Give this link to <strong>{{username}}</strong>, and to nobody else: it lets them choose their password once, until <time datetime="{{expiresAt}}">{{expiresText}}</time>. It is shown only now.</p>
-        <p><input class="setup-link" readonly value="{{link}}" data-setup-link="{{link}}" aria-label="Set-up link" onfocus="this.select()"></p>
+        <p><input class="setup-link" readonly value="{{link}}" data-setup-link="{{link}}" aria-label="Set-up link"></p>
         <p><a href="{{usersPath}}">Back to the users</a></p>
         """
 

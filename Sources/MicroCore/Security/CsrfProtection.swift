@@ -4,8 +4,9 @@
 /// `X-CSRF-Token` header) unless their body is JSON, which browsers cannot send across sites
 /// without the app's consent (CORS). Requests whose `Origin` names another site (neither the
 /// request's host nor one of ``Settings/trustedOrigins``; an origin other than http or https
-/// never matches), or whose `Sec-Fetch-Site` is `cross-site`, are refused whatever they
-/// carry. A refusal is a 403: the session is never silently dropped instead.
+/// never matches, and `null` only with `Sec-Fetch-Site: same-origin`, as a page served with
+/// `Referrer-Policy: no-referrer` posts), or whose `Sec-Fetch-Site` is `cross-site`, are
+/// refused whatever they carry. A refusal is a 403: the session is never silently dropped instead.
 ///
 /// Opt a path out (a webhook, an API authenticated otherwise) with ``App/skipCsrf(_:file:line:)``.
 struct CsrfProtection: Sendable {
@@ -27,7 +28,7 @@ struct CsrfProtection: Sendable {
         if request.headers.first(name: "Sec-Fetch-Site")?.lowercased() == "cross-site" {
             throw HttpError(.forbidden, "Cross-site request refused (Sec-Fetch-Site: cross-site).")
         }
-        if let origin = request.headers.first(name: "Origin"), !isAllowed(origin, request) {
+        if let origin = request.headers.first(name: "Origin"), !isAllowed(origin, request), !isOwnPrivatePage(origin, request) {
             throw HttpError(.forbidden, "Cross-site request refused: the Origin \(origin) is not this site.")
         }
         if Self.isJson(request.headers.first(name: "Content-Type")) { return }
@@ -42,6 +43,15 @@ struct CsrfProtection: Sendable {
         guard CsrfToken.isValid(token, for: request.session) else {
             throw HttpError(.forbidden, "This form has expired or did not come from this site (invalid CSRF token). Go back, reload the page and try again.")
         }
+    }
+
+    /// Whether an `Origin: null` comes from a form of this site's own page served with
+    /// `Referrer-Policy: no-referrer` (a set-up link's): browsers then hide the origin of its
+    /// posts, while `Sec-Fetch-Site`, which no page can set, still says `same-origin`. The token
+    /// is checked after, as for any form. A sandboxed frame's `null` is `cross-site`, and a
+    /// client that sends no `Sec-Fetch-Site` is refused as before.
+    private func isOwnPrivatePage(_ origin: String, _ request: Request) -> Bool {
+        origin == "null" && request.headers.first(name: "Sec-Fetch-Site")?.lowercased() == "same-origin"
     }
 
     /// Whether `origin` (scheme://host[:port]) is the host the request was sent to (behind a
