@@ -19,6 +19,9 @@ Secure, and this is plain http):
               instances): 127.0.0.5 is refused with the right password (429), while 127.0.0.6
               signs in; so each instance counts the client's address from X-Forwarded-For, not
               nginx's, in the shared table.
+  setup-link  add-user NAME --invite: the link, opened on both instances, posted from both at
+              once: one 303 sets the password, the other is 410; only the winner's password
+              signs in.
   failover    instance one killed (SIGKILL): nginx goes on serving signed-in pages, sign-out
               and sign-in through instance two.
 
@@ -35,6 +38,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 from urllib.parse import urlencode, urlsplit
 
@@ -168,6 +172,57 @@ def scenario_rehash(args):
     time.sleep(1)
     check(signed_in(browser.at(args.two).get("/protected"), "Carol Example"), "and on instance two a second later")
     check(signed_in(browser.at(args.proxy).get("/protected"), "Carol Example"), "and through nginx")
+
+
+def scenario_setup_link(args):
+    """add-user --invite makes a set-up link in the shared database; opened in one browser on each
+    instance, its form posted from both at the same moment: one sets the password (303), the
+    other is the used link's 410, and the person signs in with the password that won, and only it."""
+    username, name = f"dana-{secrets.token_hex(3)}", "Dana Example"
+    result = subprocess.run(
+        [args.binary, "add-user", username, "--invite", "--name", name, "--database-url", args.database_url],
+        capture_output=True, text=True, timeout=60, env=dict(os.environ, MICRO_PUBLIC_URL=args.proxy))
+    lines = result.stdout.strip().splitlines()
+    if not check(result.returncode == 0 and lines and "/password/setup?key=" in lines[-1], f"add-user {username} --invite",
+                 (result.stdout + result.stderr).strip()[:200]):
+        return
+    link = urlsplit(lines[-1])
+    browsers = [Browser(args.one), Browser(args.two)]
+    tokens = []
+    for index, browser in enumerate(browsers):
+        opened = browser.get(link.path + "?" + link.query)
+        check(opened.status == 303 and opened.location.endswith("/password/setup"), f"the link opens on instance {index + 1}", str(opened))
+        form = browser.get("/password/setup")
+        match = re.search(rb'name="_csrf" value="([^"]+)"', form.body)
+        if not check(form.status == 200 and match is not None, f"its form on instance {index + 1}", str(form)):
+            return
+        tokens.append(match.group(1).decode())
+    passwords = [f"dana one {secrets.token_hex(6)}", f"dana two {secrets.token_hex(6)}"]
+    answers = [None, None]
+    barrier = threading.Barrier(2)
+
+    def post(index):
+        barrier.wait()
+        answers[index] = browsers[index].post("/password/setup", {
+            "new_password": passwords[index], "new_password_confirmation": passwords[index], "_csrf": tokens[index]})
+
+    threads = [threading.Thread(target=post, args=(index,)) for index in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    statuses = sorted(answer.status if answer else 0 for answer in answers)
+    if not check(statuses == [303, 410], "posted on both instances at once: one 303, one 410", str(statuses)):
+        return
+    won = 0 if answers[0].status == 303 else 1
+    check(signed_in(browsers[won].get("/protected"), name), "the winning browser is signed in")
+    lost = Browser(args.proxy).sign_in(username, passwords[1 - won])
+    check(to_sign_in(lost), "the losing password signs nobody in", str(lost))
+    fresh = Browser(args.proxy)
+    check(fresh.sign_in(username, passwords[won]).status == 303 and signed_in(fresh.get("/protected"), name),
+          "the winning password signs in through nginx")
+    # Used: on either instance, the link is the same 410.
+    check(Browser(args.two).get(link.path + "?" + link.query).status == 410, "the used link is 410 on instance two")
 
 
 def scenario_users(args, people):
@@ -392,6 +447,7 @@ def main():
         ("forwarded", lambda: scenario_forwarded(args, alice)),
         ("edges", lambda: scenario_edges(args, alice)),
         ("account", lambda: scenario_account(args)),
+        ("setup-link", lambda: scenario_setup_link(args)),
         ("failover", lambda: scenario_failover(args, alice)),
     ]
     for name, run in scenarios:
