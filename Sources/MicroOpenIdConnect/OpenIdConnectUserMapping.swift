@@ -160,7 +160,7 @@ public struct OpenIdConnectUserMapping: Sendable {
         let now = Int64(context.now.timeIntervalSince1970)
         if let linked = try await context.links.follow(identity, now: now) {
             if let stored = try await context.users.find(username: linked, using: context.hasher) {
-                return Result(user: stored.user, credentialStamp: CredentialStamp(stored))
+                return Result(user: await withAddress(stored.user, context), credentialStamp: CredentialStamp(stored))
             }
             try await context.links.unlink(identity)
         }
@@ -179,7 +179,25 @@ public struct OpenIdConnectUserMapping: Sendable {
         guard try await context.links.link(identity, to: username, now: now) else {
             throw unmatchedLogging("\(claim) names \(username), who is linked to another subject at \(LogText.escape(identity.issuer))")
         }
-        return Result(user: stored.user, credentialStamp: CredentialStamp(stored), linkedBy: claim)
+        return Result(user: await withAddress(stored.user, context), credentialStamp: CredentialStamp(stored), linkedBy: claim)
+    }
+
+    /// `user`, given the provider's verified `email` when the store has no address for them and
+    /// can keep one (a users table): mail then reaches them. An address the store has for
+    /// another user, or one it refuses, is left out and the sign-in goes on; an address the
+    /// store has is never replaced (an admin set it).
+    static func withAddress(_ user: User, _ context: Context) async -> User {
+        guard user.email == nil, context.claims.emailVerified, let email = context.claims.email,
+            let address = try? MailAddress(email), let store = context.users as? any ManagedUserStore
+        else { return user }
+        do {
+            guard try await store.setEmail(of: user.username, to: address.description) == .done else { return user }
+            var filled = user
+            filled.email = address.description
+            return filled
+        } catch {
+            return user
+        }
     }
 }
 #endif
