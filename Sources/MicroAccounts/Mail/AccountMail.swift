@@ -16,8 +16,9 @@ public struct AccountMail: Sendable {
     public var from: MailAddress
     /// The sender's display name; nil for the address alone.
     public var fromName: String?
-    /// The most reset messages waiting to be sent at once: past that, "forgot password" answers
-    /// 503 to every address alike.
+    /// The most messages (invitations and resets) waiting to be sent at once: past that, an
+    /// invitation's page says its message was not sent, and "forgot password" answers 503 to
+    /// every address alike.
     public var queueCapacity = 100
     /// How long an admin's page waits for an invitation's message to be sent before it says it
     /// could not be.
