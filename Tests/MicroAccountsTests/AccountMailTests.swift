@@ -15,7 +15,7 @@ import Testing
     /// `mailer` unless it is nil.
     private func makeApp(
         _ folder: TemporaryFolder, clock: TestClock, mailer: RecordingMailer?, limits: SignInThrottle.Limits = SignInThrottle.Limits(),
-        passwords: Bool = true
+        passwords: Bool = true, database: Database? = nil
     ) throws -> (App, SqliteUserStore) {
         let app = isolatedApp { $0.clock = { clock.now } }
         let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
@@ -28,10 +28,11 @@ import Testing
         authentication.throttleLimits = limits
         authentication.acceptsPasswords = passwords
         app.use(authentication)
-        var accounts = Accounts()
+        var accounts = database.map { Accounts(database: $0) } ?? Accounts()
         if let mailer { accounts.mail = AccountMail(mailer: mailer, from: try MailAddress("tools@example.com"), fromName: "Lab Tools") }
         app.use(accounts)
         app.get("/me") { request in try request.authenticate().username }
+        app.get("/api/me") { request in try request.authenticate().username }
         return (app, users)
     }
 
@@ -153,6 +154,26 @@ import Testing
         #expect(audit.contains("reset_link_mailed") && audit.contains("password_set") && audit.contains("by reset link"))
         // Used once.
         #expect(try await use(url, in: TestClient(app), password: "another phrase of mine").status == .gone)
+    }
+
+    @Test func usingAResetLinkEndsTheUsersApiTokensToo() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let mailer = RecordingMailer()
+        let database = try await Database.sqlite(path: folder.file("accounts.db"))
+        let (app, _) = try makeApp(folder, clock: TestClock(Date()), mailer: mailer, database: database)
+        let owner = TestClient(app)
+        try await owner.signIn("user", "secret123")
+        let token = try await owner.makeApiToken(password: "secret123")
+        let script = TestClient(app)
+        let bearer: HttpHeaders = ["Accept": "application/json", "Authorization": "Bearer \(token)"]
+        #expect(try await script.get("/api/me", headers: bearer).status == .ok)
+        _ = try await forgot(TestClient(app), "user@example.com")
+        let url = try link(in: try #require(await mailer.messages(atLeast: 1).first).body)
+        #expect(try await use(url, in: TestClient(app), password: "a fresh phrase of mine").status == .seeOther)
+        #expect(try await script.get("/api/me", headers: bearer).status == .unauthorized)
+        #expect(try await owner.get("/me").status != .ok)
+        await database.shutdown()
     }
 
     @Test func aResetLinkLivesAnHour() async throws {
