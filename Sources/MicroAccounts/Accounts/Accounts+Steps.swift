@@ -12,6 +12,7 @@ extension Accounts {
             problems.append("Accounts.setupLinkLifetime is \(setupLinkLifetime); it must be from \(Self.setupLinkLifetimes.lowerBound) to \(Self.setupLinkLifetimes.upperBound) seconds.")
         }
         if adminProofLifetime < .seconds(1) { problems.append("Accounts.adminProofLifetime is \(adminProofLifetime); it must be at least a second.") }
+        if let mail { problems += mail.settingsProblems }
         // Each feature adds its routes and steps once: a second of a kind would clash with them.
         let kinds = features.map { String(describing: type(of: $0)) }
         for kind in Set(kinds) where kinds.filter({ $0 == kind }).count > 1 {

@@ -53,6 +53,22 @@ public struct AccountMail: Sendable {
         return try AccountMail(smtp: smtp)
     }
 
+    /// What is wrong with these settings set in code, each naming its property: a value that
+    /// would open nothing, send nothing, or never let a message go.
+    var settingsProblems: [String] {
+        var problems: [String] = []
+        let resetSeconds = resetLinkLifetime.components.seconds
+        if !Accounts.setupLinkLifetimes.contains(resetSeconds) {
+            problems.append("AccountMail.resetLinkLifetime is \(resetLinkLifetime); it must be from \(Accounts.setupLinkLifetimes.lowerBound) to \(Accounts.setupLinkLifetimes.upperBound) seconds.")
+        }
+        if resetsPerUser < 1 { problems.append("AccountMail.resetsPerUser is \(resetsPerUser); it must be at least 1.") }
+        for (name, value) in [("resetWindow", resetWindow), ("sendTimeout", sendTimeout), ("outagePause", outagePause)] where value < .seconds(1) {
+            problems.append("AccountMail.\(name) is \(value); it must be at least a second.")
+        }
+        if queueCapacity < 1 { problems.append("AccountMail.queueCapacity is \(queueCapacity); it must be at least 1.") }
+        return problems
+    }
+
     /// A message from the sender to `to`.
     func message(to: MailAddress, toName: String?, subject: String, body: String) -> MailMessage {
         MailMessage(from: from, fromName: fromName, to: to, toName: toName, subject: subject, body: body)

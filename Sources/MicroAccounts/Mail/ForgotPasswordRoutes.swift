@@ -106,7 +106,7 @@ struct ForgotPasswordRoutes {
         await sendReset(to: email, users, request, now: now)
         try? await Task.sleep(until: started + Self.answerTime, clock: .continuous)
         request.response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        let values: [String: Any] = ["title": "Check your mail", "message": settings.forgotSentMessage, "email": email.description, "signInPath": request.url(request.authenticationSettings?.signInPath ?? "/signin")]
+        let values: [String: Any] = ["title": "Check your mail", "message": settings.forgotSentMessage, "signInPath": request.url(request.authenticationSettings?.signInPath ?? "/signin")]
         if request.wantsJson {
             request.response.status = .accepted
             return try JsonBody(["message": settings.forgotSentMessage]).makeResponse(for: request)

@@ -51,7 +51,7 @@ public enum SetupLinkTemplates {
         </form>
         """
 
-    /// `account/forgot-sent`: what every address is answered. `message`, `email`, `signInPath`.
+    /// `account/forgot-sent`: what every address is answered. `message`, `signInPath`.
     public static let forgotSent = """
         <h1>{{title}}</h1>
         <p role="status">{{message}}</p>

@@ -54,30 +54,35 @@ extension UserAdminRoutes {
         await service.record(request, username: username, event: ActivityEvent.Kind.setupLinkMade, detail: "by \(admin.username)")
         let url = request.absoluteUrl(settings.setupPath) + "?key=" + made.secret
         let expiresAt = made.link.expiresAt
-        var values: [String: any Sendable] = [
-            "title": "Set-up link", "username": username, "link": url, "expiresAt": AccountTime.iso(expiresAt),
-            "expiresText": AccountTime.shown(expiresAt), "usersPath": request.url(settings.usersPath),
-        ]
+        // With mail and an address: sent (`mailedTo`), or not (`mailFailed`, a 503).
+        var mailedTo: String?
+        var mailFailed: String?
         if let mail = settings.mail, let queue = service.mailQueue, let address = stored.user.email.flatMap({ try? MailAddress($0) }) {
             let message = SetupLinkMail.invitation(mail, to: address, user: stored.user, link: url, expires: AccountTime.shown(expiresAt), site: request.absoluteUrl("/"))
             if let failure = await queue.send(message, waitingAtMost: mail.sendTimeout) {
                 request.logger.error("The set-up link of \(username) was not mailed to \(address): \(failure)")
                 request.response.status = .serviceUnavailable
-                values["mailFailed"] = address.description
+                mailFailed = address.description
             } else {
                 await service.record(request, username: username, event: ActivityEvent.Kind.setupLinkMailed, detail: "to \(address)")
-                values["mailedTo"] = address.description
+                mailedTo = address.description
             }
         }
         // Shown this once: no copy of the page may be kept, nor its address sent on.
         for (name, value) in SetupLinkRoutes.privateHeaders { request.response.headers.replaceOrAdd(name: name, value: value) }
         if request.wantsJson {
-            if request.response.status != .serviceUnavailable { request.response.status = .created }
+            if mailFailed == nil { request.response.status = .created }
             var json: [String: String] = ["username": username, "link": url, "expiresAt": AccountTime.iso(expiresAt)]
-            if let to = values["mailedTo"] as? String { json["mailedTo"] = to }
-            if let to = values["mailFailed"] as? String { json["error"] = "The message to \(to) could not be sent: pass the link on yourself." }
+            json["mailedTo"] = mailedTo
+            json["error"] = mailFailed.map { "The message to \($0) could not be sent: pass the link on yourself." }
             return try JsonBody(json).makeResponse(for: request)
         }
+        var values: [String: any Sendable] = [
+            "title": "Set-up link", "username": username, "link": url, "expiresAt": AccountTime.iso(expiresAt),
+            "expiresText": AccountTime.shown(expiresAt), "usersPath": request.url(settings.usersPath),
+        ]
+        values["mailedTo"] = mailedTo
+        values["mailFailed"] = mailFailed
         return try request.render("admin/setup-link", values).makeResponse(for: request)
     }
 }
