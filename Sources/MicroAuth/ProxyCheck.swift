@@ -10,8 +10,20 @@ final class ProxyCheck: Sendable {
     /// When a header from an address that is no trusted proxy was last logged.
     private let lastUntrustedLog = Mutex<Date?>(nil)
 
-    init(settings: ProxySignIn) {
+    /// The ranges whose header is believed.
+    private let doors: [AddressRange]
+    /// The session's mark of a sign-in not yet recorded: its cookie has not come back.
+    static let unrecordedKey = "_proxy_unrecorded"
+
+    init(settings: ProxySignIn, trustedProxies: [String]) {
         self.settings = settings
+        doors = (settings.trustedAddresses ?? trustedProxies).compactMap(AddressRange.init)
+    }
+
+    /// Whether the connection comes from the sign-in proxy.
+    private func isFromDoor(_ request: Request) -> Bool {
+        guard let address = request.remoteAddress else { return false }
+        return doors.contains { $0.contains(address) }
     }
 
     func run(_ request: Request) async throws {
@@ -34,7 +46,7 @@ final class ProxyCheck: Sendable {
             // No word from the proxy. In header mode, a request from the proxy itself may
             // reach a path it does not guard: the session stays. From anywhere else, or where
             // a signed token is the only word, a session the proxy signed in is not carried on.
-            if settings.identify != nil || !request.isFromTrustedProxy { endProxySession(request) }
+            if settings.identify != nil || !isFromDoor(request) { endProxySession(request) }
             return
         }
         // The same person as the session's, signed in by the proxy: nothing to look up (the
@@ -44,7 +56,10 @@ final class ProxyCheck: Sendable {
         if request.signInSource == ProxySignIn.source, let current = request.currentUser,
             let named = try? Username.enforce(identity.username), Username.key(current.username) == Username.key(named)
         {
-            if settings.users == .existing || User.roles(fromGroups: identity.roles ?? []) == current.roles { return }
+            if settings.users == .existing || User.roles(fromGroups: identity.roles ?? []) == current.roles {
+                await recordIfDue(request, current)
+                return
+            }
             sameKey = true
         }
         // Someone else: nothing of the session's person is kept, even when the new one is refused.
@@ -57,10 +72,38 @@ final class ProxyCheck: Sendable {
             throw error
         }
         // A store user of `any`'s keeps the store's roles, whatever the groups say.
-        if sameKey, request.currentUser?.roles == user.user.roles { return }
+        if sameKey, let current = request.currentUser, current.roles == user.user.roles {
+            await recordIfDue(request, current)
+            return
+        }
         if request.isSignedIn { request.signOut() }
-        try await request.signIn(user.user, credentialStamp: user.stamp, via: ProxySignIn.source, detail: "proxy")
+        // A client that brought no session cookie and is no browser (curl, a service through
+        // the proxy's bearer tokens) may keep none: its sign-in is recorded, and its session
+        // listed, when the cookie first comes back, so that a script's requests are not each a
+        // session and an event. Its request is signed in all the same.
+        let records = request.cookie(request.sessionSettings.cookieName) != nil || Self.isBrowser(request)
+        try await request.signIn(user.user, credentialStamp: user.stamp, via: ProxySignIn.source, detail: "proxy", announcing: records)
+        if records {
+            request.session[Self.unrecordedKey] = nil
+            request.logger.info("Signed in by the sign-in proxy: \(user.username)")
+        } else {
+            request.session[Self.unrecordedKey] = "1"
+        }
+    }
+
+    /// Records the sign-in of a session whose cookie came back for the first time: a session
+    /// worth listing.
+    private func recordIfDue(_ request: Request, _ user: User) async {
+        guard request.session[Self.unrecordedKey] != nil else { return }
+        request.session[Self.unrecordedKey] = nil
+        await request.announce { await $0.signedIn(request, user: user, detail: "proxy") }
         request.logger.info("Signed in by the sign-in proxy: \(user.username)")
+    }
+
+    /// Whether a browser sent the request: browsers send `Sec-Fetch-Mode` (older ones, `text/html`
+    /// in `Accept` for a page), and keep the cookie they are given.
+    static func isBrowser(_ request: Request) -> Bool {
+        request.headers.contains(name: "Sec-Fetch-Mode") || request.headers.first(name: "Accept")?.contains("text/html") == true
     }
 
     /// Signs out a session the proxy signed in, when the session holds one. Reads the session
@@ -74,7 +117,7 @@ final class ProxyCheck: Sendable {
     private func headerIdentity(_ request: Request) throws -> ProxyIdentity? {
         let values = request.headers[settings.userHeader]
         guard !values.isEmpty else { return nil }
-        guard request.isFromTrustedProxy else {
+        guard isFromDoor(request) else {
             noteUntrusted(request)
             return nil
         }

@@ -12,15 +12,17 @@ import MicroCore
 /// app.use(ProxySignIn())                   // X-Forwarded-User, the store's users only
 /// ```
 ///
-/// The header counts only on a connection from one of ``/MicroCore/Settings/trustedProxies``:
-/// from anywhere else it is ignored (the request is anonymous) and logged at most once a
+/// The header counts only on a connection from one of ``trustedAddresses`` (by default
+/// ``/MicroCore/Settings/trustedProxies``): from anywhere else it is ignored (the request is anonymous) and logged at most once a
 /// minute, since anyone can write a header. The identity is the request's, not the
 /// session's: every request is checked, before its CSRF token and before any filter, and
 /// when the proxy names someone other than the session's user, the session is emptied (no
 /// page, flash or CSRF token of the previous person survives) and the named user is signed
 /// in, once per browser session (a `signed_in` event with detail `proxy`, where the app
 /// uses the account pages). A session the proxy signed in ends when a request comes without
-/// the proxy's word for it.
+/// the proxy's word for it. A client that keeps no cookie and is no browser (a script through
+/// the proxy) is signed in anew by each request, and its session is recorded only once its
+/// cookie comes back: a script's requests are not each a session on the sessions page.
 ///
 /// Such a session proves no password (``MicroCore/Request/isAuthenticatedByPassword`` is
 /// false), so the users page's changes still ask for the admin's password.
@@ -34,6 +36,11 @@ public struct ProxySignIn: AppPlugin, Sendable {
     public var groupsHeader: String?
     /// Whom the proxy may name.
     public var users = ProxyUsers.existing
+    /// The addresses (or ranges, `10.0.0.0/24`) whose header is believed: the sign-in proxy's
+    /// own. Nil: every one of ``/MicroCore/Settings/trustedProxies``, which may also hold a
+    /// load balancer or a CDN whose forwarding headers are believed but who must not name
+    /// people.
+    public var trustedAddresses: [String]?
     /// Where sign-out leads (the proxy's own sign-out, `/oauth2/sign_out`), so that the proxy
     /// forgets the person too; nil: the app's sign-out page, after which the proxy's next
     /// request signs the person in again.
@@ -57,6 +64,12 @@ public struct ProxySignIn: AppPlugin, Sendable {
     public var problem: String? {
         if !Self.isHeaderName(userHeader) { return "ProxySignIn.userHeader '\(userHeader)' is not a header name." }
         if let groupsHeader, !Self.isHeaderName(groupsHeader) { return "ProxySignIn.groupsHeader '\(groupsHeader)' is not a header name." }
+        if let trustedAddresses {
+            if trustedAddresses.isEmpty { return "ProxySignIn.trustedAddresses is empty: the header would be believed from nobody." }
+            if let bad = trustedAddresses.first(where: { AddressRange($0) == nil }) {
+                return "ProxySignIn.trustedAddresses has '\(bad)', which is not an IP address or a range such as 10.0.0.0/24."
+            }
+        }
         if let signOutUrl, !((signOutUrl.hasPrefix("/") && !signOutUrl.hasPrefix("//")) || signOutUrl.hasPrefix("https://") || signOutUrl.hasPrefix("http://")) {
             return "ProxySignIn.signOutUrl '\(signOutUrl)' is neither a path nor an http(s) URL."
         }
@@ -72,7 +85,7 @@ public struct ProxySignIn: AppPlugin, Sendable {
     /// Adds the identity check of every request, and the sign-out's destination.
     public func install(in app: App) {
         if let problem { app.addProblem(problem) }
-        if app.settings.trustedProxies.isEmpty, identify == nil {
+        if app.settings.trustedProxies.isEmpty, trustedAddresses == nil, identify == nil {
             app.addProblem("ProxySignIn reads a header only from trusted proxies, and settings.trustedProxies (MICRO_TRUSTED_PROXIES) is empty.")
         }
         let users = users
@@ -82,7 +95,7 @@ public struct ProxySignIn: AppPlugin, Sendable {
         // It signs in again, unasked, whoever sits at the browser.
         way.provesPerson = false
         app.addExternalSignIn(way)
-        let check = ProxyCheck(settings: self)
+        let check = ProxyCheck(settings: self, trustedProxies: app.settings.trustedProxies)
         app.addIdentityCheck("the person a sign-in proxy names (\(identify == nil ? userHeader : "its JWT"))") { request in
             try await check.run(request)
         }

@@ -45,6 +45,12 @@ extension Request {
     /// `Accounts`, the session is listed and the sign-in recorded with `detail` (`sso`).
     /// A user the store holds disabled is refused with a `403` (``refuseDisabledUser(_:)``).
     public func signIn(_ user: User, credentialStamp: CredentialStamp, via source: String, detail: String = "sso") async throws {
+        try await signIn(user, credentialStamp: credentialStamp, via: source, detail: detail, announcing: true)
+    }
+
+    /// ``signIn(_:credentialStamp:via:detail:)``, telling the sign-in's listeners (the audit,
+    /// the sessions' list) only when `announcing`.
+    func signIn(_ user: User, credentialStamp: CredentialStamp, via source: String, detail: String, announcing: Bool) async throws {
         try await refuseDisabledUser(user.username)
         credentialsUser = nil
         let originalPath = session[Self.originalPathKey]
@@ -55,7 +61,7 @@ extension Request {
         session[Session.credentialKey] = credentialStamp.text
         session[Session.priorCredentialKey] = nil
         session[Session.sourceKey] = source
-        await announce { await $0.signedIn(self, user: user, detail: detail) }
+        if announcing { await announce { await $0.signedIn(self, user: user, detail: detail) } }
     }
 
     /// The signed-in user, if any: the session's, or for a script the one its HTTP Basic

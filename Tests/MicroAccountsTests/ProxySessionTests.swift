@@ -31,11 +31,56 @@ import Testing
         let events = try await activity.events(of: "user", offset: 0, limit: 20).filter { $0.event == "signed_in" }
         #expect(events.count == 1)
         #expect(events.first?.detail == "proxy")
-        // Another browser is another session, and another event.
+        // Another browser is another session, and another event, from its first page on.
         let other = TestClient(app)
         other.remoteAddress = "10.0.0.5"
-        #expect(try await other.get("/account/sessions", headers: ["X-Forwarded-User": "user"]).status == .ok)
+        let page = try await other.get("/account/sessions", headers: ["X-Forwarded-User": "user", "Sec-Fetch-Mode": "navigate"])
+        #expect(page.status == .ok)
         #expect(try await activity.events(of: "user", offset: 0, limit: 20).filter { $0.event == "signed_in" }.count == 2)
+    }
+
+    /// With `any`, a store user the proxy names keeps the store's roles: the same path.
+    @Test(arguments: [ProxyUsers.existing, .any])
+    func aScriptThatKeepsNoCookieIsSignedInForEachRequestWithoutASessionOrAnEvent(_ whom: ProxyUsers) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = isolatedApp { $0.trustedProxies = ["10.0.0.5"] }
+        let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
+        try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
+        var authentication = Authentication(users: users)
+        authentication.hasher = PasswordHasher(threads: 1)
+        app.use(authentication)
+        var accounts = Accounts(features: [])
+        let activity = MemoryActivityLog()
+        accounts.activity = activity
+        let registry = MemorySessionRegistry()
+        accounts.sessions = registry
+        app.use(accounts)
+        var door = ProxySignIn()
+        door.users = whom
+        app.use(door)
+        app.get("/whoami") { request in try request.authenticate().username }
+        func listed() async throws -> Int { try await registry.sessions(of: "user", now: Int64(Date().timeIntervalSince1970), idle: 3600, lifetime: 86400).count }
+        func events() async throws -> Int { try await activity.events(of: "user", offset: 0, limit: 50).filter { $0.event == "signed_in" }.count }
+        // curl through the proxy: no cookie kept, no browser's headers.
+        for _ in 0..<5 {
+            let script = TestClient(app)
+            script.remoteAddress = "10.0.0.5"
+            let answer = try await script.get("/whoami", headers: ["X-Forwarded-User": "user", "Accept": "*/*"])
+            #expect(answer.status == .ok)
+            #expect(answer.text == "user")
+        }
+        #expect(try await events() == 0)
+        #expect(try await listed() == 0)
+        // A script that keeps its cookie is one session, recorded when the cookie comes back.
+        let keeper = TestClient(app)
+        keeper.remoteAddress = "10.0.0.5"
+        for _ in 0..<3 { #expect(try await keeper.get("/whoami", headers: ["X-Forwarded-User": "user"]).text == "user") }
+        #expect(try await events() == 1)
+        #expect(try await listed() == 1)
+        // Its cookie replayed past the proxy still opens nothing.
+        let cookie = try #require(keeper.cookies["micro.session"]?.value)
+        #expect(try await TestClient(app).get("/whoami", headers: ["Cookie": "micro.session=\(cookie)"]).status == .found)
     }
 
     @Test func aProxySignInIsNoProofForTheUsersPagesChanges() async throws {

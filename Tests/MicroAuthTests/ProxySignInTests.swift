@@ -46,7 +46,7 @@ import Testing
         defer { folder.remove() }
         let app = makeApp(try UserStoreKind.yaml.make(in: folder))
         let client = behindProxy(app)
-        let page = try await client.get("/page", headers: ["X-Forwarded-User": "Ann"])
+        let page = try await client.get("/page", headers: ["X-Forwarded-User": "Ann", "Sec-Fetch-Mode": "navigate"])
         #expect(page.status == .ok)
         #expect(page.text.hasPrefix("page for ann"))
         // No cache keeps one person's page for another.
@@ -163,6 +163,33 @@ import Testing
         // New groups are a new identity: signed in again with them.
         let moved = try await open.get("/page", headers: ["X-Forwarded-User": "zed", "X-Forwarded-Groups": "viewers"])
         #expect(moved.text.hasPrefix("page for zed [viewers]"))
+    }
+
+    @Test func theDoorsOwnListNarrowsTheTrustedProxies() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let users = try UserStoreKind.yaml.make(in: folder)
+        // A load balancer's forwarding headers are believed; only the sign-in proxy names people.
+        let app = isolatedApp { $0.trustedProxies = [Self.proxy, "10.0.1.0/24"] }
+        app.use(Authentication(users: users))
+        var door = ProxySignIn()
+        door.trustedAddresses = [Self.proxy]
+        app.use(door)
+        app.get("/page") { request in try request.authenticate().username }
+        let balancer = TestClient(app)
+        balancer.remoteAddress = "10.0.1.7"
+        #expect(try await balancer.get("/page", headers: ["X-Forwarded-User": "ann"]).status == .found)
+        #expect(try await behindProxy(app).get("/page", headers: ["X-Forwarded-User": "ann"]).text == "ann")
+        // The door's list alone is enough to start, and a bad entry is a start-up problem.
+        let alone = isolatedApp()
+        alone.use(Authentication(users: users))
+        alone.use(door)
+        alone.get("/page") { request in try request.authenticate().username }
+        #expect(try await behindProxy(alone).get("/page", headers: ["X-Forwarded-User": "ann"]).text == "ann")
+        door.trustedAddresses = ["10.0.0.5", "proxy.corp"]
+        #expect(door.problem?.contains("'proxy.corp', which is not an IP address") == true)
+        door.trustedAddresses = []
+        #expect(door.problem?.contains("trustedAddresses is empty") == true)
     }
 
     @Test func signOutLeadsToTheProxysSignOut() async throws {

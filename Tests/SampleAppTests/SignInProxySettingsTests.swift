@@ -21,7 +21,15 @@ struct SignInProxySettingsTests {
 
     @Test func everyMistakeIsNamed() {
         #expect(problem(["MICRO_PROXY_AUTH": "cookie"])?.contains("MICRO_PROXY_AUTH is 'cookie'; it is header or jwt") == true)
-        #expect(problem(["MICRO_PROXY_AUTH": "header"], trusted: [])?.contains("MICRO_TRUSTED_PROXIES is empty") == true)
+        #expect(problem(["MICRO_PROXY_AUTH": "header"], trusted: [])?.contains("MICRO_TRUSTED_PROXIES and MICRO_PROXY_TRUSTED_ADDRESSES are empty") == true)
+        #expect(problem(["MICRO_PROXY_AUTH": "header", "MICRO_PROXY_TRUSTED_ADDRESSES": "10.0.0.5, proxy.corp"])?
+            .contains("MICRO_PROXY_TRUSTED_ADDRESSES has 'proxy.corp'") == true)
+        #expect(problem(["MICRO_PROXY_AUTH": "header", "MICRO_PROXY_TRUSTED_ADDRESSES": " , "])?.contains("MICRO_PROXY_TRUSTED_ADDRESSES has ''") == true)
+        #expect(problem(["MICRO_PROXY_TRUSTED_ADDRESSES": "10.0.0.5"])?.contains("MICRO_PROXY_TRUSTED_ADDRESSES is set but MICRO_PROXY_AUTH is not") == true)
+        #expect(problem([
+            "MICRO_PROXY_AUTH": "jwt", "MICRO_PROXY_TRUSTED_ADDRESSES": "10.0.0.5", "MICRO_PROXY_JWT_HEADER": "X-Jwt",
+            "MICRO_PROXY_JWKS_URL": "https://keys.example.com/jwks", "MICRO_PROXY_ISSUER": "https://i.example", "MICRO_PROXY_AUDIENCE": "a",
+        ])?.contains("MICRO_PROXY_TRUSTED_ADDRESSES is for MICRO_PROXY_AUTH=header") == true)
         #expect(problem(["MICRO_PROXY_USER_HEADER": "X-User"])?.contains("MICRO_PROXY_USER_HEADER is set but MICRO_PROXY_AUTH is not") == true)
         #expect(problem(["MICRO_PROXY_AUTH": "header", "MICRO_PROXY_USERS": "all"])?.contains("MICRO_PROXY_USERS is 'all'") == true)
         #expect(problem(["MICRO_PROXY_AUTH": "header", "MICRO_PROXY_USER_HEADER": "X User"])?.contains("is not a header name") == true)
@@ -46,6 +54,11 @@ struct SignInProxySettingsTests {
         #expect(header.users == .any)
         #expect(header.groupsHeader == "X-Auth-Request-Groups")
         #expect(header.signOutUrl == "/oauth2/sign_out")
+        #expect(header.trustedAddresses == nil)
+        // The door's own list, with no forwarding proxies at all.
+        let door = try #require(try SignInProxySettings.fromEnvironment(
+            ["MICRO_PROXY_AUTH": "header", "MICRO_PROXY_TRUSTED_ADDRESSES": "10.0.0.5, fd00::/8"], trustedProxies: []) as? ProxySignIn)
+        #expect(door.trustedAddresses == ["10.0.0.5", "fd00::/8"])
         let jwt = try #require(try SignInProxySettings.fromEnvironment(
             ["MICRO_PROXY_AUTH": "jwt", "MICRO_PROXY_JWT_HEADER": "Cf-Access-Jwt-Assertion", "MICRO_PROXY_JWKS_URL": "https://t.cloudflareaccess.com/cdn-cgi/access/certs",
              "MICRO_PROXY_ISSUER": "https://t.cloudflareaccess.com", "MICRO_PROXY_AUDIENCE": "tag", "MICRO_PROXY_USER_CLAIM": "sub"],

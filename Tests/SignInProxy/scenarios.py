@@ -82,6 +82,18 @@ def main():
     token = csrf(account)
     check("the account page answers, with a CSRF token", status == 200 and token is not None, str(status))
 
+    print("A script through the door, which keeps no cookie of the app's")
+    door_cookie = "; ".join(f"{c.name}={c.value}" for c in browser.jar if c.name != "micro.session")
+    script = urllib.request.build_opener(NoRedirect())
+    answers = []
+    for _ in range(5):
+        try:
+            with script.open(urllib.request.Request(options.proxy + "/protected", headers={"Cookie": door_cookie, "Accept": "*/*"}), timeout=10) as answer:
+                answers.append((answer.status, shown_name(answer.read().decode("utf-8", "replace"))))
+        except urllib.error.HTTPError as error:
+            answers.append((error.code, None))
+    check("each of its requests is the door's person's", answers == [(200, "user")] * 5, str(answers))
+
     print("Another person on the same browser")
     browser.sign_in_at_the_door("zed", "Ops")
     status, _, page = browser.request("/protected")
@@ -97,7 +109,8 @@ def main():
     time.sleep(0.5)
     with open(options.log, encoding="utf-8", errors="replace") as log:
         lines = [line for line in log if "event=signed_in" in line and "detail=proxy" in line]
-    # user once; zed once: one event per browser session, not per request.
+    # user once; zed once: one event per browser session, not per request, and none for the
+    # script's requests, which no cookie joins into a session.
     check("one signed_in event with detail proxy per session", len(lines) == 2, f"{len(lines)} lines")
 
     print(f"{'FAILED: ' + ', '.join(failures) if failures else 'all passed'}")

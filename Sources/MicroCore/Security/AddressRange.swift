@@ -1,12 +1,14 @@
 import Foundation
 
 /// An address or a CIDR range of them: `10.0.0.1`, `10.0.0.0/8`, `fd00::/8`; an IPv4-mapped
-/// range (`::ffff:10.0.0.0/104`) is its IPv4 range.
-struct AddressRange: Sendable {
+/// range (`::ffff:10.0.0.0/104`) is its IPv4 range. ``Settings/trustedProxies`` is a list of
+/// them; a plug-in that believes a header from some addresses only checks them with one.
+public struct AddressRange: Sendable {
     let network: IpAddress
     let prefixLength: Int
 
-    init?(_ text: String) {
+    /// The range `text` writes; nil when it is no address or range.
+    public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count <= 2, let network = IpAddress(parts[0]) else { return nil }
         let bits = network.bytes.count * 8
@@ -23,6 +25,13 @@ struct AddressRange: Sendable {
             prefixLength = bits
         }
         self.network = network
+    }
+
+    /// Whether `address` (as a connection's ``Request/remoteAddress`` writes it) is in the
+    /// range; false for text that is no address.
+    public func contains(_ address: String) -> Bool {
+        guard let parsed = IpAddress(address) else { return false }
+        return contains(parsed)
     }
 
     func contains(_ address: IpAddress) -> Bool {

@@ -24,15 +24,24 @@ enum SignInProxySettings {
             for name in [
                 "MICRO_PROXY_USER_HEADER", "MICRO_PROXY_GROUPS_HEADER", "MICRO_PROXY_JWT_HEADER", "MICRO_PROXY_JWKS_URL", "MICRO_PROXY_ISSUER",
                 "MICRO_PROXY_AUDIENCE", "MICRO_PROXY_USER_CLAIM", "MICRO_PROXY_GROUPS_CLAIM", "MICRO_PROXY_ALLOWED_DOMAINS",
+                "MICRO_PROXY_TRUSTED_ADDRESSES",
             ] where value(name) != nil {
                 throw ConfigurationError("\(name) is set but MICRO_PROXY_AUTH is not: set it to header or jwt, or unset \(name).")
             }
             return nil
         case "header":
-            guard !trustedProxies.isEmpty else {
-                throw ConfigurationError("MICRO_PROXY_AUTH is header but MICRO_TRUSTED_PROXIES is empty: the header is believed only from the proxies listed there.")
+            let doors = value("MICRO_PROXY_TRUSTED_ADDRESSES").map {
+                $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            if let doors, let bad = doors.isEmpty ? "" : doors.first(where: { AddressRange($0) == nil }) {
+                throw ConfigurationError("MICRO_PROXY_TRUSTED_ADDRESSES has '\(bad)', which is not an IP address or a range such as 10.0.0.5 or 10.0.0.0/24.")
+            }
+            guard !trustedProxies.isEmpty || doors != nil else {
+                throw ConfigurationError(
+                    "MICRO_PROXY_AUTH is header but MICRO_TRUSTED_PROXIES and MICRO_PROXY_TRUSTED_ADDRESSES are empty: the header is believed only from the addresses listed there.")
             }
             var door = ProxySignIn()
+            door.trustedAddresses = doors
             if let header = value("MICRO_PROXY_USER_HEADER") { door.userHeader = header }
             door.groupsHeader = value("MICRO_PROXY_GROUPS_HEADER")
             door.users = users
@@ -40,6 +49,9 @@ enum SignInProxySettings {
             if let problem = door.problem { throw ConfigurationError("MICRO_PROXY_*: \(problem)") }
             return door
         case "jwt":
+            if value("MICRO_PROXY_TRUSTED_ADDRESSES") != nil {
+                throw ConfigurationError("MICRO_PROXY_TRUSTED_ADDRESSES is for MICRO_PROXY_AUTH=header: a JWT proves itself from any address.")
+            }
             var missing: [String] = []
             for name in ["MICRO_PROXY_JWT_HEADER", "MICRO_PROXY_JWKS_URL", "MICRO_PROXY_ISSUER", "MICRO_PROXY_AUDIENCE"] where value(name) == nil {
                 missing.append(name)
