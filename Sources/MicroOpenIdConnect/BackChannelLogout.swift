@@ -79,6 +79,8 @@ struct BackChannelLogout: Sendable {
             .compactMap { $0 }.joined(separator: " ")
         for session in sessions {
             revocations.revoke(id: session.sessionId, until: session.expiresAt, now: seconds)
+            // Its identity as the sessions page lists it, unless a re-key has retired it since.
+            if let listed = session.listedId { revocations.revoke(id: listed, until: session.expiresAt, now: seconds) }
             await request.recordAccountEvent(
                 ActivityEvent.Kind.signedOut, of: session.username,
                 detail: "back channel: the provider at \(LogText.escape(claims.issuer, limit: 256)) ended the session (\(named))")

@@ -51,6 +51,9 @@ public final class DatabaseProviderSessionStore: ProviderSessionStore {
                 .run()
             try await sql.create(index: "micro_logout_tokens_expiry").on("micro_logout_tokens").column("expires_at").run()
         },
+        Migration("micro 2 provider sessions' listed identity") { sql in
+            try await sql.raw("ALTER TABLE micro_provider_sessions ADD COLUMN listed_session_id TEXT").run()
+        },
     ]
 
     private struct Row: Decodable {
@@ -59,23 +62,25 @@ public final class DatabaseProviderSessionStore: ProviderSessionStore {
         let subject: String
         let providerSessionId: String?
         let username: String
+        let listedSessionId: String?
         let expiresAt: Int64
 
         enum CodingKeys: String, CodingKey {
             case issuer, subject, username
             case sessionId = "session_id"
             case providerSessionId = "provider_session_id"
+            case listedSessionId = "listed_session_id"
             case expiresAt = "expires_at"
         }
 
         var session: ProviderSession {
             ProviderSession(
                 identity: ExternalIdentity(issuer: issuer, subject: subject), providerSessionId: providerSessionId, username: username,
-                sessionId: sessionId, expiresAt: expiresAt)
+                sessionId: sessionId, listedId: listedSessionId, expiresAt: expiresAt)
         }
     }
 
-    private static let columns = ["session_id", "issuer", "subject", "provider_session_id", "username", "expires_at"]
+    private static let columns = ["session_id", "issuer", "subject", "provider_session_id", "username", "listed_session_id", "expires_at"]
 
     public func record(_ session: ProviderSession, now: Int64) async throws {
         try await database.run("note a single sign-on session") { sql in
@@ -85,11 +90,12 @@ public final class DatabaseProviderSessionStore: ProviderSessionStore {
                     LIMIT \(unsafeRaw: String(Self.expiredBatch)))
                 """).run()
             try await sql.raw("""
-                INSERT INTO micro_provider_sessions (session_id, issuer, subject, provider_session_id, username, expires_at)
+                INSERT INTO micro_provider_sessions (session_id, issuer, subject, provider_session_id, username, listed_session_id, expires_at)
                 VALUES (\(bind: session.sessionId), \(bind: session.identity.issuer), \(bind: session.identity.subject),
-                    \(bind: session.providerSessionId), \(bind: session.username), \(bind: session.expiresAt))
+                    \(bind: session.providerSessionId), \(bind: session.username), \(bind: session.listedId), \(bind: session.expiresAt))
                 ON CONFLICT (session_id) DO UPDATE SET issuer = excluded.issuer, subject = excluded.subject,
-                    provider_session_id = excluded.provider_session_id, username = excluded.username, expires_at = excluded.expires_at
+                    provider_session_id = excluded.provider_session_id, username = excluded.username,
+                    listed_session_id = excluded.listed_session_id, expires_at = excluded.expires_at
                 """).run()
         }
     }

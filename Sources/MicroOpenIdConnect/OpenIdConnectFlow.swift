@@ -176,7 +176,7 @@ final class OpenIdConnectFlow: Sendable {
         request.session[ProviderSession.sessionKey] = signInId
         let session = ProviderSession(
             identity: identity, providerSessionId: providerSessionId.flatMap { $0.isEmpty || $0.utf8.count > 255 ? nil : $0 },
-            username: username, sessionId: signInId, expiresAt: now + 1 + request.sessionSettings.lifetimeSeconds)
+            username: username, sessionId: signInId, listedId: request.session.id, expiresAt: now + 1 + request.sessionSettings.lifetimeSeconds)
         do {
             try await settings.providerSessions.record(session, now: now)
         } catch {

@@ -60,6 +60,9 @@ import Testing
         #expect(try await laptop.get("/protected").status == .found)
         #expect(try await TestClient(app).get("/protected", headers: replayed).status == .found)
         #expect(try await phone.get("/protected").status == .ok)
+        // The sessions page no longer lists the ended session.
+        struct Listed: Decodable { var current: Bool }
+        #expect(try await phone.get("/account/sessions", headers: ["Accept": "application/json"]).decode([Listed].self).map(\.current) == [true])
         let event = try #require(try await activity.events(of: "ann", offset: 0, limit: 20).first { $0.event == "signed_out" })
         #expect(event.detail.contains("back channel"))
         #expect(event.detail.contains("sid=sid-laptop"))

@@ -15,7 +15,7 @@ extension MicroPostgresTests {
         private func session(_ id: String, sid: String?, subject: String = "sub-ann", expires: Int64? = nil) -> ProviderSession {
             ProviderSession(
                 identity: ExternalIdentity(issuer: issuer, subject: subject), providerSessionId: sid, username: "ann", sessionId: id,
-                expiresAt: expires ?? now + 3600)
+                listedId: "listed-\(id)", expiresAt: expires ?? now + 3600)
         }
 
         @Test(arguments: TestDatabaseKind.available)
