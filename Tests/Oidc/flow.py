@@ -4,13 +4,17 @@ a browser's requests would go: run by Tests/Oidc/run.sh, which starts both.
 
     flow.py --issuer URL --existing URL --twin URL --any URL
     flow.py --issuer URL --database-app URL --database FILE --phase linked|restarted
+    flow.py --issuer URL --groups-app URL --groups-database FILE --provider-dir DIR --phase groups
 
 --existing and --twin are two instances (one secret, MICRO_OIDC_USERS=existing, the public URL
 of the first); --any has MICRO_OIDC_USERS=any, allowed domain example.com and
 MICRO_PASSWORD_SIGNIN=off. --database-app has its users (and so the identity links) in the
 SQLite file --database: `linked` checks the link `user`'s sign-in made is in the table;
 `restarted`, after the app restarted and the provider renamed `user` to `user-renamed`, that
-the link still makes that person `user`. Exit status 0 when every check passed.
+the link still makes that person `user`. --groups-app has MICRO_OIDC_REQUIRED_GROUPS=admin,staff
+and MICRO_OIDC_ROLE_SYNC=on over its users in --groups-database; `groups` moves people between
+the provider's groups (groups.py in --provider-dir) and checks each next sign-in. Exit status 0
+when every check passed.
 """
 
 import argparse
@@ -243,14 +247,62 @@ def restarted(args):
     check(len(links(args.database)) == 1, "still one link")
 
 
+def groups(args):
+    print("groups at every single sign-on: required groups, and roles synced from the claim", flush=True)
+    base = args.groups_app
+
+    def sign_in(username):
+        person = requests.Session()
+        answer = person.get(approve(start(person, base), username, f"idp-{username}-pw", base + "/auth/oidc/callback"), allow_redirects=False)
+        return person, answer
+
+    def at_provider(username, *names):
+        subprocess.run([sys.executable, "groups.py", username, *names], cwd=args.provider_dir, check=True)
+
+    def roles(username):
+        with sqlite3.connect(f"file:{args.groups_database}?mode=ro", uri=True) as database:
+            row = database.execute("SELECT roles FROM users WHERE username = ?", (username,)).fetchone()
+        return row[0] if row else None
+
+    # bo is a store user, but in none of the required groups (admin, staff).
+    bo, answer = sign_in("bo")
+    check(answer.status_code == 403 and "group" in answer.text, "bo, in no required group: 403 naming the groups", str(answer.status_code))
+    check(bo.get(base + "/protected", allow_redirects=False).status_code == 302, "and no session")
+    check(roles("bo") in ("", "[]", None) or "admin" not in roles("bo"), "and no roles", str(roles("bo")))
+    # ada is in `admin` at the provider: the store's row gets the role at sign-in.
+    ada, answer = sign_in("ada")
+    check(answer.status_code == 303, "ada (admin group) signs in", str(answer.status_code))
+    check(ada.get(base + "/admin/users", allow_redirects=False).status_code == 200, "ada's roles synced: the admin page answers")
+    check("admin" in (roles("ada") or ""), "ada's row holds admin", str(roles("ada")))
+    # bo moves into `staff`: he signs in, without the admin page.
+    at_provider("bo", "staff")
+    first, answer = sign_in("bo")
+    check(answer.status_code == 303, "bo, moved into staff, signs in", str(answer.status_code))
+    check(first.get(base + "/admin/users", allow_redirects=False).status_code == 403, "bo's roles are staff's: no admin page")
+    check(first.get(base + "/protected", allow_redirects=False).status_code == 200, "bo's session goes on")
+    # bo moves into `admin`: his next sign-in brings the role, and ends his other session.
+    at_provider("bo", "admin")
+    second, answer = sign_in("bo")
+    check(answer.status_code == 303, "bo, moved into admin, signs in again", str(answer.status_code))
+    check(second.get(base + "/admin/users", allow_redirects=False).status_code == 200, "bo's new session has the admin page")
+    check(first.get(base + "/protected", allow_redirects=False).status_code == 302, "the roles changed: bo's earlier session ended")
+    check("admin" in (roles("bo") or ""), "bo's row holds admin", str(roles("bo")))
+    # A person taken out of every required group is refused at the next sign-in.
+    at_provider("bo")
+    _, answer = sign_in("bo")
+    check(answer.status_code == 403, "bo, out of every required group: refused at the next sign-in", str(answer.status_code))
+    check("admin" in (roles("bo") or ""), "refused, the row's roles are not wiped", str(roles("bo")))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--issuer", required=True)
-    for name in ("--existing", "--twin", "--any", "--database-app", "--database"):
+    for name in ("--existing", "--twin", "--any", "--database-app", "--database", "--groups-app", "--groups-database", "--provider-dir"):
         parser.add_argument(name)
-    parser.add_argument("--phase", choices=("linked", "restarted"))
+    parser.add_argument("--phase", choices=("linked", "restarted", "groups"))
     args = parser.parse_args()
-    return run((existing, anyone) if args.existing else ((linked,) if args.phase == "linked" else (restarted,)), args)
+    phases = {"linked": (linked,), "restarted": (restarted,), "groups": (groups,)}
+    return run((existing, anyone) if args.existing else phases[args.phase], args)
 
 
 def run(scenarios, args):

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Single sign-on against a real OpenID Provider: django-oidc-provider (PyPI) on a free port of
-# 127.0.0.1, and four SampleApps (two `existing` instances sharing a secret, one `any` with
+# 127.0.0.1, and five SampleApps (two `existing` instances sharing a secret, one `any` with
 # an allowed domain and passwords off, one `existing` with its users and links in a SQLite
-# table); Tests/Oidc/flow.py walks the flow through the first three with an HTTP client, and
-# Tests/Oidc/browser.py through the fourth in a headless Chromium (driven by chromedriver and
-# selenium), whose link must then survive a restart of the app.
+# table, one with required groups and role sync); Tests/Oidc/flow.py walks the flow through
+# the first three with an HTTP client, Tests/Oidc/browser.py through the fourth in a headless
+# Chromium (driven by chromedriver and selenium), whose link must then survive a restart of
+# the app, and flow.py moves people between the provider's groups before the fifth's sign-ins.
 #
 #   bash Tests/Oidc/run.sh
 #
@@ -57,8 +58,10 @@ port_one="$(sample_app_free_port $((port_idp + 1)))"
 port_two="$(sample_app_free_port $((port_one + 1)))"
 port_any="$(sample_app_free_port $((port_two + 1)))"
 port_db="$(sample_app_free_port $((port_any + 1)))"
+port_groups="$(sample_app_free_port $((port_db + 1)))"
 oidc_provider_start "$work" "$port_idp" "http://127.0.0.1:$port_one/auth/oidc/callback" \
-    "http://127.0.0.1:$port_any/auth/oidc/callback" "http://127.0.0.1:$port_db/auth/oidc/callback"
+    "http://127.0.0.1:$port_any/auth/oidc/callback" "http://127.0.0.1:$port_db/auth/oidc/callback" \
+    "http://127.0.0.1:$port_groups/auth/oidc/callback"
 issuer="$OIDC_ISSUER"
 client_secret="$OIDC_CLIENT_SECRET"
 
@@ -102,7 +105,7 @@ if ! probe=$(timeout 60 "$chromium_binary" --headless=new --no-sandbox --disable
     say "Chromium's output:"; tail -n 5 <<<"$probe" | sed 's/^/    /'
     say "SKIP: the browser walk: Chromium ($chromium_binary) cannot start headless on this machine"
 else
-    port_driver="$(sample_app_free_port $((port_db + 1)))"
+    port_driver="$(sample_app_free_port $((port_groups + 1)))"
     chromedriver --port="$port_driver" >"$work/chromedriver.log" 2>&1 &
     driver_pid=$!
     sample_app_wait "http://127.0.0.1:$port_driver/status" "$driver_pid" "$work/chromedriver.log" chromedriver
@@ -119,5 +122,18 @@ stop_by_pid "$db_app_pid" INT
 (cd "$OIDC_PROVIDER_DIR" && "$python" rename.py user user-renamed)
 start_db_app
 db_flow --phase restarted || status=$?
+if [ "$status" -ne 0 ]; then say "FAILED after $((SECONDS - started)) s"; exit "$status"; fi
+
+# 6. Groups at every single sign-on: a fifth app with required groups and roles synced from the
+# provider's `groups` claim, over store users of its own (ada and bo, linked at their first
+# sign-in); flow.py moves bo between the provider's groups.
+groups_db="$work/groups.db"
+for name in ada bo; do sample_app_run add-user "$name" --db "$groups_db" --sso-only >/dev/null; done
+sample_app_start "$work/app-$port_groups.log" PORT="$port_groups" MICRO_ENV=development MICRO_USERS_DB="$groups_db" \
+    MICRO_OIDC_ISSUER="$issuer" MICRO_OIDC_CLIENT_ID=micro-sample MICRO_OIDC_CLIENT_SECRET="$client_secret" MICRO_OIDC_NAME="Test IdP" \
+    MICRO_OIDC_REQUIRED_GROUPS=admin,staff MICRO_OIDC_ROLE_SYNC=on
+sample_app_wait "http://127.0.0.1:$port_groups/css/app.css" "$SAMPLE_APP_PID" "$work/app-$port_groups.log"
+timeout 120 "$python" "$repo/Tests/Oidc/flow.py" --issuer "$issuer" --groups-app "http://127.0.0.1:$port_groups" \
+    --groups-database "$groups_db" --provider-dir "$OIDC_PROVIDER_DIR" --phase groups || status=$?
 if [ "$status" -ne 0 ]; then say "FAILED after $((SECONDS - started)) s"; exit "$status"; fi
 say "passed in $((SECONDS - started)) s"
