@@ -22,6 +22,10 @@ Secure, and this is plain http):
   setup-link  add-user NAME --invite: the link, opened on both instances, posted from both at
               once: one 303 sets the password, the other is 410; only the winner's password
               signs in.
+  scim        scim-token --database-url; a person signed in on instance one is deactivated by
+              SCIM (PATCH active false) on instance two: the session and its copied cookie are
+              dead on both within 2 s and the password refused; reactivated on instance one,
+              the password signs in again and the old cookie stays dead.
   failover    instance one killed (SIGKILL): nginx goes on serving signed-in pages, sign-out
               and sign-in through instance two.
 
@@ -223,6 +227,66 @@ def scenario_setup_link(args):
           "the winning password signs in through nginx")
     # Used: on either instance, the link is the same 410.
     check(Browser(args.two).get(link.path + "?" + link.query).status == 410, "the used link is 410 on instance two")
+
+
+def scenario_scim(args):
+    """The company's provider deactivates a person through SCIM on instance two: their session,
+    signed in on instance one, and its cookie copied to instance two, are dead on both within
+    2 seconds, and their password is refused; reactivated through instance one, they sign in
+    again while the old cookie stays dead."""
+    result = subprocess.run([args.binary, "scim-token", "--database-url", args.database_url],
+                            capture_output=True, text=True, timeout=60)
+    lines = result.stdout.strip().splitlines()
+    if not check(result.returncode == 0 and lines, "scim-token --database-url", (result.stdout + result.stderr).strip()[:200]):
+        return
+    bearer = {"Authorization": "Bearer " + lines[-1], "Accept": "application/scim+json"}
+
+    def scim(base, method, path, document=None):
+        headers = dict(bearer)
+        body = None
+        if document is not None:
+            body = json.dumps(document).encode()
+            headers["Content-Type"] = "application/scim+json"
+        parts = urlsplit(base)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        try:
+            connection.request(method, "/scim/v2" + path, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+            return response.status, json.loads(data) if data else None
+        finally:
+            connection.close()
+
+    def active(value):
+        return {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+                "Operations": [{"op": "replace", "path": "active", "value": value}]}
+
+    username, password, name = f"erin-{secrets.token_hex(3)}", "erin-" + secrets.token_hex(8), "Erin Example"
+    if not add_user(args, username, password, name):
+        return
+    status, found = scim(args.two, "GET", "/Users?" + urlencode({"filter": f'userName eq "{username}"'}))
+    resources = (found or {}).get("Resources") or []
+    if not check(status == 200 and len(resources) == 1, "SCIM finds the user by userName on instance two", f"{status} {found}"):
+        return
+    user_id = resources[0]["id"]
+    browser = Browser(args.one)
+    check(browser.sign_in(username, password).status == 303, "the person signs in on instance one")
+    cookies = dict(browser.cookies)
+    check(signed_in(Browser(args.two, cookies=cookies).get("/protected"), name), "the copied cookie opens instance two")
+    status, user = scim(args.two, "PATCH", f"/Users/{user_id}", active(False))
+    check(status == 200 and user and user.get("active") is False, "PATCH active false on instance two", f"{status} {user}")
+    eventually("the session is dead on instance one within 2 s",
+               lambda: to_sign_in(Browser(args.one, cookies=cookies).get("/protected")), seconds=2)
+    eventually("its copied cookie is dead on instance two within 2 s",
+               lambda: to_sign_in(Browser(args.two, cookies=cookies).get("/protected")), seconds=2)
+    refused = Browser(args.proxy)
+    answer = refused.sign_in(username, password)
+    check(answer.status != 303 and to_sign_in(refused.get("/protected")), "the password is refused through nginx", str(answer))
+    status, user = scim(args.one, "PATCH", f"/Users/{user_id}", active(True))
+    check(status == 200 and user and user.get("active") is True, "PATCH active true on instance one", f"{status} {user}")
+    again = Browser(args.proxy)
+    check(again.sign_in(username, password).status == 303 and signed_in(again.get("/protected"), name), "the person signs in again")
+    check(to_sign_in(Browser(args.two, cookies=cookies).get("/protected")), "while the old cookie stays dead")
 
 
 def scenario_users(args, people):
@@ -448,6 +512,7 @@ def main():
         ("edges", lambda: scenario_edges(args, alice)),
         ("account", lambda: scenario_account(args)),
         ("setup-link", lambda: scenario_setup_link(args)),
+        ("scim", lambda: scenario_scim(args)),
         ("failover", lambda: scenario_failover(args, alice)),
     ]
     for name, run in scenarios:
