@@ -80,6 +80,10 @@ extension Authentication {
                 ]
             }
         }
+        // The same set on its own: `{{#roles.editor}}`, `{{^roles.admin}}`.
+        app.addTemplateValue("roles") { request in
+            request.currentUser.map { user -> [String: Bool] in Dictionary(uniqueKeysWithValues: user.roles.map { ($0, true) }) }
+        }
         app.addTemplateValue("signedIn") { request in request.currentUser != nil ? true : nil }
         // The sign-in page's other ways in: `{{#signInButtons}}<form action="{{action}}">...`.
         app.addTemplateValue("signInButtons") { request in

@@ -124,6 +124,32 @@ extension Request {
         return user
     }
 
+    /// ``authenticate()``, then a `403` page (or JSON error) unless the user has at least one of
+    /// `roles`; returns the user. For a page that several roles may see, which one role per
+    /// check would write as a hand-made `||`.
+    ///
+    /// ```swift
+    /// app.post("/flags/:id") { request in
+    ///     try request.authorize(anyOf: "editor", "prod-editor")
+    ///     ...
+    /// }
+    /// ```
+    @discardableResult
+    public func authorize(anyOf roles: String...) throws -> User {
+        try authorize(anyOf: roles)
+    }
+
+    /// ``authorize(anyOf:)-(String...)`` with the roles in an array. An empty array lets nobody in.
+    @discardableResult
+    public func authorize(anyOf roles: [String]) throws -> User {
+        let user = try authenticate()
+        guard roles.contains(where: user.has(role:)) else {
+            let names = roles.map { "'\($0)'" }.joined(separator: ", ")
+            throw HttpError(.forbidden, "You do not have access to this page: it needs one of the roles \(names).")
+        }
+        return user
+    }
+
     /// Checks `username` and `password` (bcrypt, off the event loop, throttled) and, when they
     /// match, signs the user in: the session gets a new identity (no fixation) and the user.
     /// Returns nil for a wrong username or password. For a user with two-factor sign-in on

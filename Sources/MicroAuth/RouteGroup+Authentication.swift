@@ -11,4 +11,10 @@ extension RouteGroup {
     public func authorize(role: String, file: String = #fileID, line: UInt = #line) {
         before(file: file, line: line) { request in try request.authorize(role: role) }
     }
+
+    /// Every request of the group needs a signed-in user with at least one of `roles`
+    /// (``Request/authorize(anyOf:)-([String])``).
+    public func authorize(anyOf roles: String..., file: String = #fileID, line: UInt = #line) {
+        before(file: file, line: line) { request in try request.authorize(anyOf: roles) }
+    }
 }

@@ -21,6 +21,20 @@ import Testing
             try request.authorize(role: "reports")
             return "reports"
         }
+        app.get("/flags") { request in
+            try request.authorize(anyOf: "editor", "reports")
+            return "flags"
+        }
+        app.get("/nobody") { request in
+            try request.authorize(anyOf: [])
+            return "nobody"
+        }
+        app.group("/desk") { desk in
+            desk.authorize(anyOf: "editor", "admin")
+            desk.get("/") { _ in "desk" }
+        }
+        app.addBuiltInTemplates(["menu": "{{#roles.reports}}reports {{/roles.reports}}{{^roles.admin}}no admin{{/roles.admin}}{{#roles.admin}}admin{{/roles.admin}}"])
+        app.get("/menu") { request in try request.render("menu", layout: nil) }
         return app
     }
 
@@ -62,6 +76,33 @@ import Testing
         let stranger = TestClient(app)
         #expect(try await stranger.get("/admin/users?tab=1").location == "/signin")
         #expect(try await stranger.post("/signin", form: ["username": "ann", "password": "pw"]).location == "/admin/users?tab=1")
+    }
+
+    @Test func anyOfLetsInAHolderOfOneAndNamesThemAllToTheRest() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = makeApp(try yamlUsers(folder, annRoles: "[reports]"))
+        let ann = try await signedIn(app, "ann")
+        #expect(try await ann.get("/flags").text == "flags")
+        #expect(try await ann.get("/nobody").status == .forbidden)
+        let desk = try await ann.get("/desk/")
+        #expect(desk.status == .forbidden)
+        #expect(desk.text.contains("one of the roles &#39;editor&#39;, &#39;admin&#39;"))
+        let bob = try await signedIn(app, "bob")
+        let refused = try await bob.get("/flags", headers: ["Accept": "application/json"])
+        #expect(refused.status == .forbidden)
+        #expect(refused.text.contains("one of the roles 'editor', 'reports'"))
+        #expect(try await TestClient(app).get("/flags").location == "/signin")
+        #expect(try await TestClient(app).get("/desk/").location == "/signin")
+    }
+
+    @Test func templatesSeeTheRolesAsASet() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let app = makeApp(try yamlUsers(folder, annRoles: "[admin, reports]"))
+        #expect(try await signedIn(app, "ann").get("/menu").text == "reports admin")
+        #expect(try await signedIn(app, "bob").get("/menu").text == "no admin")
+        #expect(try await TestClient(app).get("/menu").text == "no admin")
     }
 
     @Test func rolesComeFromTheYamlListAndAMistakeNamesTheLine() throws {
