@@ -213,7 +213,9 @@ let package = Package(
         .executableTarget(
             name: "NoPasskeysApp", dependencies: ["MicroCore", "MicroAuth", "MicroAccounts", "MicroTwoFactor"], path: "Tests/NoPasskeysApp"),
         // A tool of one's own on Micro's command line (CommandLineTool): SampleAppTests run it.
-        .executableTarget(name: "LabTool", dependencies: ["Micro", "MicroCommands"], path: "Tests/LabTool"),
+        .executableTarget(
+            name: "LabTool", dependencies: ["Micro", "MicroCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/LabTool"),
         // The example tool, a package of its own for a person to copy (Examples/NotesTool), is
         // also built here, as swift-nio builds its examples: its tests then run in this package's
         // builds, the sanitizers' too, instead of in a fourth whole build of the dependencies.

@@ -69,6 +69,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("lab.db").path))
     }
 
+    /// A command of the tool's own (`seed`) opens the same stores as `serve`, with the app's
+    /// migrations done, and what it writes is what the served tool reads.
+    @Test func aCommandOfTheToolsOwnWorksOnItsStoresAfterItsMigrations() async throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try run(["seed", "3"], in: folder)
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(first.output.contains("3 samples in the tool's database."), "\(first.output)")
+        let second = try run(["seed", "2"], in: folder)
+        #expect(second.output.contains("5 samples in the tool's database."), "\(second.output)")
+        // The users' table is the same file's: add-user and serve see one database.
+        #expect(try run(["add-user", "ann", "--cost", "4"], in: folder, input: "a long unusual phrase\n").status == 0)
+        let refused = try run(["seed", "0"], in: folder)
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("COUNT is from 1 to 1000."), "\(refused.errors)")
+        // A database out of reach is one line naming it, as for serve.
+        let unreachable = try run(["seed", "1"], in: folder, environment: ["MICRO_DATABASE_URL": "postgres://nobody@127.0.0.1:1/none"])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.errors.contains("Micro cannot start"), "\(unreachable.errors)")
+    }
+
     @Test func theCommandsSpeakTheToolsName() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -96,12 +117,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("lab.db").path))
         let lines = listing.output.split(separator: "\n").map(String.init)
         // The tool's own route, at its line in Tests/LabTool/main.swift.
-        #expect(lines.contains { $0.contains("route") && $0.contains("GET /") && $0.contains("LabTool/main.swift:9") }, "\(listing.output)")
+        #expect(lines.contains { $0.contains("route") && $0.contains("GET /") && $0.contains("LabTool/main.swift:47") }, "\(listing.output)")
         // What the plugins added, each under its module and file.
         #expect(lines.contains { $0.contains("credential check") && $0.contains("HTTP Basic") && $0.contains("MicroAuth/Authentication+Steps.swift:") })
         #expect(lines.contains { $0.contains("credential check") && $0.contains("API token (Bearer)") && $0.contains("MicroAccounts/") })
         #expect(lines.contains { $0.contains("template value") && $0.contains("currentUser") && $0.contains("MicroAuth") })
         #expect(lines.contains { $0.contains("GET /signin/?") })
+        // The tool's migrations, where its database is prepared.
+        #expect(lines.contains { $0.contains("preparation") && $0.contains("migrations") }, "\(listing.output)")
         // In the order a request meets them.
         let occasions = lines.filter { !$0.hasPrefix(" ") }
         #expect(occasions == ["At start-up", "Each request", "While a template renders"], "\(occasions)")

@@ -9,8 +9,11 @@ extension App {
         definition.withLock { $0.preparations.append(Sited(what: what, site: SourceSite(file: file, line: line), value: work)) }
     }
 
-    /// Does the preparations not yet done, once, whoever asks first; the others wait for it.
-    func prepare() async throws(ConfigurationError) {
+    /// Does the preparations not yet done (the database's migrations), once, whoever asks
+    /// first; the others wait for it. ``start()`` and ``run()`` call it before they listen; a
+    /// command that works on the app's stores without serving (a seed, an import) calls it
+    /// first. Throws what a preparation threw, as a ``ConfigurationError``.
+    public func prepare() async throws(ConfigurationError) {
         let task = definition.withLock { (definition: inout Definition) -> Task<Void, any Error>? in
             guard definition.preparationsStarted < definition.preparations.count else { return definition.preparing }
             let steps = definition.preparations[definition.preparationsStarted...].map(\.value)
