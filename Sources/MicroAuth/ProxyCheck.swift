@@ -7,21 +7,24 @@ import Synchronization
 /// the session made theirs (or ended) before anything else reads it.
 final class ProxyCheck: Sendable {
     let settings: ProxySignIn
-    /// When a header from an address that is no trusted proxy was last logged.
+    /// When a header from an address that is not the door's was last logged.
     private let lastUntrustedLog = Mutex<Date?>(nil)
+    /// When each user's sign-in for one request (no cookie kept) was last logged.
+    private let lastOneRequestLog = BoundedCache<String, Date>(capacity: 4096, byteLimit: 1 << 20) { key, _ in 64 + key.utf8.count }
 
-    /// The ranges whose header is believed.
-    private let doors: [AddressRange]
+    /// The ranges whose header is believed; nil: the app's trusted proxies, as they are now.
+    private let doors: [AddressRange]?
     /// The session's mark of a sign-in not yet recorded: its cookie has not come back.
     static let unrecordedKey = "_proxy_unrecorded"
 
-    init(settings: ProxySignIn, trustedProxies: [String]) {
+    init(settings: ProxySignIn) {
         self.settings = settings
-        doors = (settings.trustedAddresses ?? trustedProxies).compactMap(AddressRange.init)
+        doors = settings.trustedAddresses?.compactMap(AddressRange.init)
     }
 
     /// Whether the connection comes from the sign-in proxy.
     private func isFromDoor(_ request: Request) -> Bool {
+        guard let doors else { return request.isFromTrustedProxy }
         guard let address = request.remoteAddress else { return false }
         return doors.contains { $0.contains(address) }
     }
@@ -77,18 +80,31 @@ final class ProxyCheck: Sendable {
             return
         }
         if request.isSignedIn { request.signOut() }
-        // A client that brought no session cookie and is no browser (curl, a service through
-        // the proxy's bearer tokens) may keep none: its sign-in is recorded, and its session
-        // listed, when the cookie first comes back, so that a script's requests are not each a
-        // session and an event. Its request is signed in all the same.
-        let records = request.cookie(request.sessionSettings.cookieName) != nil || Self.isBrowser(request)
+        // A client that brought no valid session may keep none (curl, a service through the
+        // proxy's bearer tokens, which no header tells from a browser's first request): its
+        // sign-in is recorded, and its session listed, when the cookie first comes back, so
+        // that a script's requests are not each a session and an event. Its request is signed
+        // in all the same, and logged, at most once a minute per person.
+        let records = request.session.cameFromClient
         try await request.signIn(user.user, credentialStamp: user.stamp, via: ProxySignIn.source, detail: "proxy", announcing: records)
         if records {
             request.session[Self.unrecordedKey] = nil
             request.logger.info("Signed in by the sign-in proxy: \(user.username)")
         } else {
             request.session[Self.unrecordedKey] = "1"
+            noteOneRequest(request, user.username)
         }
+    }
+
+    /// Logs, at most once a minute per person, a request the proxy signed in with no session
+    /// kept: the trace of a script (or a leaked token) that the audit holds only once a cookie
+    /// comes back.
+    private func noteOneRequest(_ request: Request, _ username: String) {
+        let now = request.settings.clock()
+        if let last = lastOneRequestLog.value(for: username), now.timeIntervalSince(last) < 60, now >= last { return }
+        lastOneRequestLog.remember(now, for: username)
+        request.logger.info(
+            "Signed in by the sign-in proxy for a request without a session cookie (a browser's first, or a script's; logged at most once a minute): \(username)")
     }
 
     /// Records the sign-in of a session whose cookie came back for the first time: a session
@@ -100,12 +116,6 @@ final class ProxyCheck: Sendable {
         request.logger.info("Signed in by the sign-in proxy: \(user.username)")
     }
 
-    /// Whether a browser sent the request: browsers send `Sec-Fetch-Mode` (older ones, `text/html`
-    /// in `Accept` for a page), and keep the cookie they are given.
-    static func isBrowser(_ request: Request) -> Bool {
-        request.headers.contains(name: "Sec-Fetch-Mode") || request.headers.first(name: "Accept")?.contains("text/html") == true
-    }
-
     /// Signs out a session the proxy signed in, when the session holds one. Reads the session
     /// only when the request brings a cookie, so that answers without one do not vary on it.
     private func endProxySession(_ request: Request) {
@@ -113,7 +123,7 @@ final class ProxyCheck: Sendable {
         request.signOut()
     }
 
-    /// The header's username (and groups), from a trusted proxy only.
+    /// The header's username (and groups), from the door's addresses only.
     private func headerIdentity(_ request: Request) throws -> ProxyIdentity? {
         let values = request.headers[settings.userHeader]
         guard !values.isEmpty else { return nil }
@@ -151,7 +161,7 @@ final class ProxyCheck: Sendable {
         }
         if due {
             request.logger.warning(
-                "\(settings.userHeader) came from \(request.remoteAddress ?? "an unknown address"), which is not a trusted proxy: ignored (logged at most once a minute)")
+                "\(settings.userHeader) came from \(request.remoteAddress ?? "an unknown address"), which is not the sign-in proxy's: ignored (logged at most once a minute)")
         }
     }
 

@@ -37,9 +37,9 @@ public struct ProxySignIn: AppPlugin, Sendable {
     /// Whom the proxy may name.
     public var users = ProxyUsers.existing
     /// The addresses (or ranges, `10.0.0.0/24`) whose header is believed: the sign-in proxy's
-    /// own. Nil: every one of ``/MicroCore/Settings/trustedProxies``, which may also hold a
-    /// load balancer or a CDN whose forwarding headers are believed but who must not name
-    /// people.
+    /// own, each within ``/MicroCore/Settings/trustedProxies``. Nil: every one of those, which
+    /// may also hold a load balancer or a CDN whose forwarding headers are believed but who
+    /// must not name people.
     public var trustedAddresses: [String]?
     /// Where sign-out leads (the proxy's own sign-out, `/oauth2/sign_out`), so that the proxy
     /// forgets the person too; nil: the app's sign-out page, after which the proxy's next
@@ -76,6 +76,25 @@ public struct ProxySignIn: AppPlugin, Sendable {
         return nil
     }
 
+    /// What is wrong with the door's addresses against the app's trusted proxies: the header is
+    /// read only from those, and each of the door's own must be one of them, or the client's
+    /// address behind it (`X-Forwarded-For`) would not be read, and every person would be one
+    /// client to the sign-in throttle.
+    static func doorProblem(_ doors: [String]?, trustedProxies: [String]) -> String? {
+        if trustedProxies.isEmpty {
+            return "ProxySignIn reads a header only from trusted proxies, and settings.trustedProxies (MICRO_TRUSTED_PROXIES) is empty."
+        }
+        let trusted = trustedProxies.compactMap(AddressRange.init)
+        for door in doors ?? [] {
+            guard let range = AddressRange(door) else { continue }
+            if !trusted.contains(where: { $0.contains(range) }) {
+                return "ProxySignIn.trustedAddresses (MICRO_PROXY_TRUSTED_ADDRESSES) has '\(door)', which is not within settings.trustedProxies "
+                    + "(MICRO_TRUSTED_PROXIES): list the sign-in proxy there too, so that the address of the person behind it is read."
+            }
+        }
+        return nil
+    }
+
     /// Whether `name` is a header name (RFC 9110's token).
     static func isHeaderName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 100
@@ -85,8 +104,11 @@ public struct ProxySignIn: AppPlugin, Sendable {
     /// Adds the identity check of every request, and the sign-out's destination.
     public func install(in app: App) {
         if let problem { app.addProblem(problem) }
-        if app.settings.trustedProxies.isEmpty, trustedAddresses == nil, identify == nil {
-            app.addProblem("ProxySignIn reads a header only from trusted proxies, and settings.trustedProxies (MICRO_TRUSTED_PROXIES) is empty.")
+        if identify == nil {
+            let doors = trustedAddresses
+            app.addStartupCheck("the sign-in proxy among the trusted proxies") { settings in
+                (Self.doorProblem(doors, trustedProxies: settings.trustedProxies), nil)
+            }
         }
         let users = users
         var way = ExternalSignIn(source: Self.source, label: "", action: "") { user, stamp in
@@ -95,7 +117,7 @@ public struct ProxySignIn: AppPlugin, Sendable {
         // It signs in again, unasked, whoever sits at the browser.
         way.provesPerson = false
         app.addExternalSignIn(way)
-        let check = ProxyCheck(settings: self, trustedProxies: app.settings.trustedProxies)
+        let check = ProxyCheck(settings: self)
         app.addIdentityCheck("the person a sign-in proxy names (\(identify == nil ? userHeader : "its JWT"))") { request in
             try await check.run(request)
         }

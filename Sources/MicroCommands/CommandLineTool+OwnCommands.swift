@@ -19,8 +19,9 @@ extension CommandLineTool {
     /// }
     /// ```
     ///
-    /// Call it from a command in the tool's `commands`, which ``main()`` runs.
-    public static func withApp<Result: Sendable>(_ body: (App, AppStores) async throws -> Result) async throws -> Result {
+    /// Call it from a command in the tool's `commands`, which ``main()`` runs. The app is not
+    /// built for serving: a setting only serving needs (a session secret, a port) is not asked.
+    public static func withApp<Value: Sendable>(_ body: (App, AppStores) async throws -> Value) async throws -> Value {
         guard let tool = current.withLock({ $0 }) else {
             throw ConfigurationError("CommandLineTool.withApp runs inside a CommandLineTool's own command, which its main() runs.")
         }
@@ -31,7 +32,7 @@ extension CommandLineTool {
             await stores.shutdown()
             App.exitCannotStart(error)
         }
-        let result: Result
+        let result: Value
         do {
             result = try await body(app, stores)
         } catch {

@@ -274,7 +274,7 @@ def scenario_scim(args):
     cookies = dict(browser.cookies)
     check(signed_in(Browser(args.two, cookies=cookies).get("/protected"), name), "the copied cookie opens instance two")
     status, user = scim(args.two, "PATCH", f"/Users/{user_id}", active(False))
-    check(status == 200 and user and user.get("active") is False, "PATCH active false on instance two", f"{status} {user}")
+    check(status == 204 or (status == 200 and user and user.get("active") is False), "PATCH active false on instance two", f"{status} {user}")
     eventually("the session is dead on instance one within 2 s",
                lambda: to_sign_in(Browser(args.one, cookies=cookies).get("/protected")), seconds=2)
     eventually("its copied cookie is dead on instance two within 2 s",
@@ -283,10 +283,11 @@ def scenario_scim(args):
     answer = refused.sign_in(username, password)
     check(answer.status != 303 and to_sign_in(refused.get("/protected")), "the password is refused through nginx", str(answer))
     status, user = scim(args.one, "PATCH", f"/Users/{user_id}", active(True))
-    check(status == 200 and user and user.get("active") is True, "PATCH active true on instance one", f"{status} {user}")
+    check(status == 204 or (status == 200 and user and user.get("active") is True), "PATCH active true on instance one", f"{status} {user}")
     again = Browser(args.proxy)
     check(again.sign_in(username, password).status == 303 and signed_in(again.get("/protected"), name), "the person signs in again")
-    check(to_sign_in(Browser(args.two, cookies=cookies).get("/protected")), "while the old cookie stays dead")
+    check(to_sign_in(Browser(args.one, cookies=cookies).get("/protected"))
+          and to_sign_in(Browser(args.two, cookies=cookies).get("/protected")), "while the old cookie stays dead on both")
 
 
 def scenario_users(args, people):

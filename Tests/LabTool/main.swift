@@ -27,10 +27,12 @@ struct Seed: AsyncParsableCommand {
 
     func run() async throws {
         let total = try await CommandLineTool.withApp { _, stores in
-            try await stores.database.run("seed samples") { sql in
-                for index in 1...count {
-                    try await sql.insert(into: "samples").columns("label").values(SQLBind("example \(index)")).run()
-                }
+            let count = count
+            // One insert of every row, in one transaction with the count that follows it.
+            return try await stores.database.transaction { sql in
+                var insert = sql.insert(into: "samples").columns("label")
+                for index in 1...count { insert = insert.values(SQLBind("example \(index)")) }
+                try await insert.run()
                 return try await sql.raw("SELECT COUNT(*) AS total FROM samples").first(decoding: Total.self)?.total ?? 0
             }
         }

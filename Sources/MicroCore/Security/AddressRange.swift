@@ -34,6 +34,11 @@ public struct AddressRange: Sendable {
         return contains(parsed)
     }
 
+    /// Whether every address of `other` is in this range.
+    public func contains(_ other: AddressRange) -> Bool {
+        other.network.bytes.count == network.bytes.count && other.prefixLength >= prefixLength && contains(other.network)
+    }
+
     func contains(_ address: IpAddress) -> Bool {
         guard address.bytes.count == network.bytes.count else { return false }
         var remaining = prefixLength

@@ -18,6 +18,10 @@ public final class Session {
     private(set) var retiredIds: [String] = []
     /// Whether the session came from the client (as opposed to begun in this request).
     let existed: Bool
+    /// Whether the client brought this session in its cookie: false for a session begun in
+    /// this request, also when the cookie sent named no valid session (expired, revoked,
+    /// forged). A client that keeps its cookie is one whose sessions are worth listing.
+    public var cameFromClient: Bool { existed }
     /// Whether the client sent a session cookie that named no valid session.
     var staleCookie = false
     /// Values already decoded in this request, with the JSON they came from, so that reading

@@ -33,12 +33,12 @@ enum SignInProxySettings {
             let doors = value("MICRO_PROXY_TRUSTED_ADDRESSES").map {
                 $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             }
-            if let doors, let bad = doors.isEmpty ? "" : doors.first(where: { AddressRange($0) == nil }) {
+            if doors?.isEmpty == true { throw ConfigurationError("MICRO_PROXY_TRUSTED_ADDRESSES is set but names no address.") }
+            if let bad = doors?.first(where: { AddressRange($0) == nil }) {
                 throw ConfigurationError("MICRO_PROXY_TRUSTED_ADDRESSES has '\(bad)', which is not an IP address or a range such as 10.0.0.5 or 10.0.0.0/24.")
             }
-            guard !trustedProxies.isEmpty || doors != nil else {
-                throw ConfigurationError(
-                    "MICRO_PROXY_AUTH is header but MICRO_TRUSTED_PROXIES and MICRO_PROXY_TRUSTED_ADDRESSES are empty: the header is believed only from the addresses listed there.")
+            guard !trustedProxies.isEmpty else {
+                throw ConfigurationError("MICRO_PROXY_AUTH is header but MICRO_TRUSTED_PROXIES is empty: the header is believed only from the proxies listed there.")
             }
             var door = ProxySignIn()
             door.trustedAddresses = doors
