@@ -53,6 +53,7 @@ extension ScimRoutes {
         if !Self.holders(of: role, in: users).isEmpty || kept {
             throw ScimError.uniqueness("A group \(role) exists.")
         }
+        try Self.check(Set(members), among: users)
         try await service.store.addGroup(role, now: request.session.now)
         let group = try await setMembers(of: role, to: Set(members), users, request, client)
         return answer(request, group, status: .created)
@@ -126,16 +127,21 @@ extension ScimRoutes {
         }
     }
 
+    /// Refuses members that are no user's id, or too many, before anything changes.
+    private static func check(_ members: Set<String>, among users: [ManagedUser]) throws(ScimError) {
+        guard members.count <= ScimGroup.maxMembers else { throw .invalidValue("A group has at most \(ScimGroup.maxMembers) members here.") }
+        let names = Set(users.map(\.user.username))
+        for name in members.sorted() where !names.contains(name) {
+            throw .invalidValue("No user \(Username.shown(String(name.prefix(256)))): a member is a user's id.")
+        }
+    }
+
     /// Gives `role` to the users of `members` and takes it from everyone else; each change ends
     /// the user's sessions as a roles change on the users page does, and is an account event.
     private func setMembers(
         of role: String, to members: Set<String>, _ users: [ManagedUser], _ request: Request, _ client: ScimClient
     ) async throws -> ScimGroup {
-        guard members.count <= ScimGroup.maxMembers else { throw ScimError.invalidValue("A group has at most \(ScimGroup.maxMembers) members here.") }
-        let byName = Dictionary(users.map { ($0.user.username, $0) }, uniquingKeysWith: { first, _ in first })
-        for name in members where byName[name] == nil {
-            throw ScimError.invalidValue("No user \(Username.shown(String(name.prefix(256)))): a member is a user's id.")
-        }
+        try Self.check(members, among: users)
         let store = try service.users(request)
         for user in users.sorted(by: { $0.user.username < $1.user.username }) {
             let has = user.user.roles.contains(role)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Micro
 @testable import MicroAccounts
 import MicroAuth
@@ -17,10 +18,10 @@ struct ScimFixture {
     let token: String
     let clock: TestClock
 
-    static func make() async throws -> ScimFixture {
+    static func make(logger: Logger = .quietForTests) async throws -> ScimFixture {
         let folder = try TemporaryFolder()
         let clock = TestClock()
-        let app = isolatedApp { $0.clock = { clock.now } }
+        let app = isolatedApp(logger: logger) { $0.clock = { clock.now } }
         let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
         try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: ["admin"])
         try users.save(username: "user", passwordHash: TestHashes.secret123, name: nil)
