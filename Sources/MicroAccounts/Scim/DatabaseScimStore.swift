@@ -76,7 +76,7 @@ public final class DatabaseScimStore: Sendable {
     }
 
     /// Keeps the group `name` while nobody holds it; nothing when it is kept already.
-    func addGroup(_ name: String, now: Int64) async throws {
+    public func addGroup(_ name: String, now: Int64) async throws {
         try await database.run("add a SCIM group") { sql in
             try await sql.insert(into: "micro_scim_groups").columns("name", "created_at").values(SQLBind(name), SQLBind(now))
                 .ignoringConflicts().run()
@@ -84,14 +84,14 @@ public final class DatabaseScimStore: Sendable {
     }
 
     /// Whether the group `name` is kept.
-    func hasGroup(_ name: String) async throws -> Bool {
+    public func hasGroup(_ name: String) async throws -> Bool {
         try await database.run("look up a SCIM group") { sql in
             try await sql.select().column("name").from("micro_scim_groups").where("name", .equal, name).first() != nil
         }
     }
 
     /// The kept groups, by name.
-    func groups() async throws -> [String] {
+    public func groups() async throws -> [String] {
         try await database.run("list the SCIM groups") { sql in
             try await sql.select().column("name").from("micro_scim_groups").orderBy("name").limit(10_000).all()
                 .map { try $0.decode(column: "name", as: String.self) }
@@ -100,7 +100,7 @@ public final class DatabaseScimStore: Sendable {
 
     /// Forgets the group `name`; whether it was kept.
     @discardableResult
-    func removeGroup(_ name: String) async throws -> Bool {
+    public func removeGroup(_ name: String) async throws -> Bool {
         try await database.run("remove a SCIM group") { sql in
             let kept = try await sql.select().column("name").from("micro_scim_groups").where("name", .equal, name).first() != nil
             try await sql.delete(from: "micro_scim_groups").where("name", .equal, name).run()
