@@ -60,13 +60,15 @@ struct ScimDiscovery: Sendable {
 
     private static func attribute(
         _ name: String, type: String = "string", multiValued: Bool = false, required: Bool = false, caseExact: Bool = false,
-        mutability: String = "readWrite", returned: String = "default", uniqueness: String = "none", sub: [ScimJson] = []
+        mutability: String = "readWrite", returned: String = "default", uniqueness: String = "none", references: [String] = [],
+        sub: [ScimJson] = []
     ) -> ScimJson {
         var members: [(String, ScimJson)] = [
             ("name", .string(name)), ("type", .string(type)), ("multiValued", .bool(multiValued)), ("description", .string(name)),
             ("required", .bool(required)), ("caseExact", .bool(caseExact)), ("mutability", .string(mutability)),
             ("returned", .string(returned)), ("uniqueness", .string(uniqueness)),
         ]
+        if !references.isEmpty { members.append(("referenceTypes", .array(references.map { .string($0) }))) }
         if !sub.isEmpty { members.append(("subAttributes", .array(sub))) }
         return .object(members)
     }
@@ -82,14 +84,15 @@ struct ScimDiscovery: Sendable {
             ]),
             Self.attribute("groups", type: "complex", multiValued: true, mutability: "readOnly", sub: [
                 Self.attribute("value", mutability: "readOnly"), Self.attribute("display", mutability: "readOnly"),
-                Self.attribute("$ref", type: "reference", mutability: "readOnly"),
+                Self.attribute("$ref", type: "reference", mutability: "readOnly", references: ["Group"]),
             ]),
         ]
         let group: [ScimJson] = [
             Self.attribute("displayName", required: true, uniqueness: "server"),
             Self.attribute("members", type: "complex", multiValued: true, sub: [
                 Self.attribute("value", mutability: "immutable"), Self.attribute("display", mutability: "readOnly"),
-                Self.attribute("$ref", type: "reference", mutability: "immutable"), Self.attribute("type", mutability: "immutable"),
+                Self.attribute("$ref", type: "reference", mutability: "immutable", references: ["User"]),
+                Self.attribute("type", mutability: "immutable"),
             ]),
         ]
         func schema(_ id: String, _ name: String, _ attributes: [ScimJson]) -> ScimJson {

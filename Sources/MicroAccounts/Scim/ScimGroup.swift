@@ -31,7 +31,7 @@ struct ScimGroup: Sendable, Equatable {
             members.append(("members", .array(self.members.map { name in
                 .object([
                     ("value", .string(name)), ("display", .string(name)),
-                    ("$ref", .string(base + "/Users/" + PercentEncoding.encode(name))), ("type", .string("User")),
+                    ("$ref", .string(base + "/Users/" + ScimUser.pathSegment(name))), ("type", .string("User")),
                 ])
             })))
         }

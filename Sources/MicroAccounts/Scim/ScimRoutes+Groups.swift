@@ -3,21 +3,22 @@ import MicroCore
 
 /// `Groups`: a group is a role; its members are the users who hold it.
 extension ScimRoutes {
-    func listGroups(_ request: Request) async throws -> Response {
-        let (start, count) = try page(request)
+    func listGroups(_ request: Request, _ query: ScimQuery) async throws -> Response {
+        let (start, count) = try query.page(maxCount: service.settings.maxCount)
         let users = try await service.users(request).managedUsers()
         var roles = Set(users.flatMap(\.user.roles))
         roles.formUnion(try await service.store.groups())
-        if let filter = try filter(request) {
+        if let filter = try query.parsedFilter() {
             for term in filter.terms where term.attribute != "displayname" && term.attribute != "id" {
                 throw ScimError.invalidFilter("Groups are filtered by displayName or id (eq).")
             }
             roles = roles.filter { role in filter.terms.allSatisfy { (try? ScimGroup.role(named: $0.value)) == role } }
         }
         let sorted = roles.sorted()
-        let withMembers = !excludes(request, "members")
+        let projection = query.projection
+        let withMembers = !projection.leavesOut("members")
         let shown = sorted.dropFirst(start - 1).prefix(count).map { role in
-            ScimGroup(role: role, members: Self.holders(of: role, in: users)).json(base: service.base(request), withMembers: withMembers)
+            projection.apply(ScimGroup(role: role, members: Self.holders(of: role, in: users)).json(base: service.base(request), withMembers: withMembers))
         }
         return ScimResponse.list(Array(shown), total: sorted.count, startIndex: start)
     }
@@ -39,8 +40,9 @@ extension ScimRoutes {
 
     private func answer(_ request: Request, _ group: ScimGroup, status: HttpStatus = .ok) -> Response {
         let base = service.base(request)
+        let projection = ScimQuery(request).projection
         return ScimResponse.make(
-            status, group.json(base: base, withMembers: !excludes(request, "members")), location: status == .created ? base + "/Groups/" + group.role : nil)
+            status, projection.apply(group.json(base: base, withMembers: !projection.leavesOut("members"))), location: status == .created ? base + "/Groups/" + group.role : nil)
     }
 
     func createGroup(_ request: Request, _ client: ScimClient) async throws -> Response {

@@ -3,18 +3,19 @@ import MicroCore
 
 /// `Users`: list (with a filter), add, read, replace, change and remove.
 extension ScimRoutes {
-    func listUsers(_ request: Request) async throws -> Response {
-        let (start, count) = try page(request)
+    func listUsers(_ request: Request, _ query: ScimQuery) async throws -> Response {
+        let (start, count) = try query.page(maxCount: service.settings.maxCount)
         let users = try service.users(request)
         var found: [ManagedUser]
-        if let filter = try filter(request) {
+        if let filter = try query.parsedFilter() {
             found = try await lookUp(filter, users).filter { try matches($0, filter) }
         } else {
             found = try await users.managedUsers()
         }
         found.sort { $0.user.username < $1.user.username }
         let shown = found.dropFirst(start - 1).prefix(count)
-        return ScimResponse.list(shown.map { ScimUser($0).json(base: service.base(request)) }, total: found.count, startIndex: start)
+        let projection = query.projection
+        return ScimResponse.list(shown.map { projection.apply(ScimUser($0).json(base: service.base(request))) }, total: found.count, startIndex: start)
     }
 
     /// The user a filter names by an indexed attribute (a userName, an address), as a list.
@@ -65,7 +66,7 @@ extension ScimRoutes {
     private func answer(_ request: Request, _ user: ManagedUser, status: HttpStatus = .ok) -> Response {
         let base = service.base(request)
         return ScimResponse.make(
-            status, ScimUser(user).json(base: base), location: status == .created ? base + "/Users/" + PercentEncoding.encode(user.user.username) : nil)
+            status, ScimQuery(request).projection.apply(ScimUser(user).json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(user.user.username) : nil)
     }
 
     func createUser(_ request: Request, _ client: ScimClient) async throws -> Response {

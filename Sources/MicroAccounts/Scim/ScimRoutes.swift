@@ -16,18 +16,35 @@ struct ScimRoutes: Sendable {
         route(app, .GET, "/ResourceTypes/:id") { request, _ in try discovery.resourceType(request) }
         route(app, .GET, "/Schemas") { request, _ in discovery.schemas(request) }
         route(app, .GET, "/Schemas/:id") { request, _ in try discovery.schema(request) }
-        route(app, .GET, "/Users") { request, client in try await listUsers(request) }
+        route(app, .GET, "/Users") { request, _ in try await listUsers(request, ScimQuery(request)) }
+        route(app, .POST, "/Users/.search") { request, _ in try await listUsers(request, search(request)) }
         route(app, .POST, "/Users") { request, client in try await createUser(request, client) }
         route(app, .GET, "/Users/:id") { request, _ in try await getUser(request) }
         route(app, .PUT, "/Users/:id") { request, client in try await replaceUser(request, client) }
         route(app, .PATCH, "/Users/:id") { request, client in try await patchUser(request, client) }
         route(app, .DELETE, "/Users/:id") { request, client in try await deleteUser(request, client) }
-        route(app, .GET, "/Groups") { request, _ in try await listGroups(request) }
+        route(app, .GET, "/Groups") { request, _ in try await listGroups(request, ScimQuery(request)) }
+        route(app, .POST, "/Groups/.search") { request, _ in try await listGroups(request, search(request)) }
         route(app, .POST, "/Groups") { request, client in try await createGroup(request, client) }
         route(app, .GET, "/Groups/:id") { request, _ in try await getGroup(request) }
         route(app, .PUT, "/Groups/:id") { request, client in try await replaceGroup(request, client) }
         route(app, .PATCH, "/Groups/:id") { request, client in try await patchGroup(request, client) }
         route(app, .DELETE, "/Groups/:id") { request, client in try await deleteGroup(request, client) }
+        // Searching users and groups at once is not offered (RFC 7644 3.4.3 allows a 501).
+        route(app, .POST, "/.search") { _, _ in throw ScimError(.notImplemented, nil, "Search /Users/.search or /Groups/.search.") }
+        // The methods an endpoint does not take: 405, not 404 (RFC 7644 3.12).
+        let allowed: [(String, [HttpMethod])] = [
+            ("/ServiceProviderConfig", [.GET]), ("/ResourceTypes", [.GET]), ("/ResourceTypes/:id", [.GET]), ("/Schemas", [.GET]),
+            ("/Schemas/:id", [.GET]), ("/Users", [.GET, .POST]), ("/Users/:id", [.GET, .PUT, .PATCH, .DELETE]), ("/Groups", [.GET, .POST]),
+            ("/Groups/:id", [.GET, .PUT, .PATCH, .DELETE]),
+        ]
+        for (pattern, methods) in allowed {
+            for method in [HttpMethod.GET, .POST, .PUT, .PATCH, .DELETE] where !methods.contains(method) {
+                route(app, method, pattern) { request, _ in
+                    throw ScimError(.methodNotAllowed, nil, "\(request.method) is not taken here; \(methods.map { "\($0)" }.joined(separator: ", ")) is.")
+                }
+            }
+        }
         for method in [HttpMethod.GET, .POST, .PUT, .PATCH, .DELETE] {
             for pattern in ["", "/*"] {
                 route(app, method, pattern) { request, _ in throw ScimError.notFound("No SCIM endpoint \(request.method) \(request.path).") }
@@ -59,32 +76,8 @@ struct ScimRoutes: Sendable {
         return json
     }
 
-    /// The last value of the query parameter `name`.
-    func query(_ request: Request, _ name: String) -> String? {
-        request.params.query.last { $0.name.lowercased() == name.lowercased() }?.value
-    }
-
-    /// `startIndex` (from 1) and `count` (at most ``ScimProvisioning/maxCount``) of a list.
-    func page(_ request: Request) throws(ScimError) -> (start: Int, count: Int) {
-        func number(_ name: String) throws(ScimError) -> Int? {
-            guard let text = query(request, name) else { return nil }
-            guard text.utf8.count <= 12, let value = Int(text) else { throw .invalidValue("\(name) is a whole number.") }
-            return value
-        }
-        let start = max(1, try number("startIndex") ?? 1)
-        let count = min(service.settings.maxCount, max(0, try number("count") ?? service.settings.maxCount))
-        return (start, count)
-    }
-
-    /// The filter of a list, if any.
-    func filter(_ request: Request) throws(ScimError) -> ScimFilter? {
-        guard let text = query(request, "filter"), !text.trimmingSpaces().isEmpty else { return nil }
-        return try ScimFilter(text)
-    }
-
-    /// Whether the client asked to leave `attribute` out (`excludedAttributes`).
-    func excludes(_ request: Request, _ attribute: String) -> Bool {
-        guard let list = query(request, "excludedAttributes") else { return false }
-        return list.split(separator: ",").contains { $0.trimmingSpaces().lowercased() == attribute.lowercased() }
+    /// The search a `POST .search` body asks.
+    func search(_ request: Request) throws(ScimError) -> ScimQuery {
+        try ScimQuery(search: body(request))
     }
 }

@@ -49,8 +49,14 @@ struct ScimUser: Sendable, Equatable {
                 .object([("value", .string(role)), ("display", .string(role)), ("$ref", .string(base + "/Groups/" + role))])
             })))
         }
-        members.append(("meta", .object([("resourceType", .string("User")), ("location", .string(base + "/Users/" + PercentEncoding.encode(userName)))])))
+        members.append(("meta", .object([("resourceType", .string("User")), ("location", .string(base + "/Users/" + Self.pathSegment(userName)))])))
         return .object(members)
+    }
+
+    /// `id` as a path segment: `@` stays as it is (RFC 3986 allows it there), so that a client
+    /// that takes the id from the end of `meta.location` reads the id.
+    static func pathSegment(_ id: String) -> String {
+        PercentEncoding.encode(id) { PercentEncoding.isUnreserved($0) || $0 == UInt8(ascii: "@") }
     }
 
     /// The longest display name kept, in UTF-8 bytes.

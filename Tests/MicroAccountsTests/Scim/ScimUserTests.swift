@@ -21,7 +21,7 @@ import Testing
         #expect(body["userName"] as? String == "bob.jones@example.com")
         #expect(body["displayName"] as? String == "Bob Jones")
         #expect(body["active"] as? Bool == true)
-        #expect(made.location?.hasSuffix("/scim/v2/Users/bob.jones%40example.com") == true)
+        #expect(made.location?.hasSuffix("/scim/v2/Users/bob.jones@example.com") == true)
         let stored = try #require(try fixture.stored("bob.jones@example.com"))
         #expect(!stored.hasPassword)
         #expect(stored.user.email == "bob@example.com")
