@@ -31,6 +31,15 @@ public final class DatabaseScimStore: Sendable {
                 .column("created_at", type: .bigint, .notNull)
                 .run()
         },
+        Migration("micro 2 scim external ids") { sql in
+            try await sql.create(table: "micro_scim_external_ids").ifNotExists()
+                .column("kind", type: .text, .notNull)
+                .column("id", type: .text, .notNull)
+                .column("external_id", type: .text, .notNull)
+                .primaryKey("kind", "id")
+                .run()
+            try await sql.create(index: "micro_scim_external_ids_by_value").on("micro_scim_external_ids").column("kind").column("external_id").run()
+        },
     ]
 
     /// Keeps `token`.
@@ -105,6 +114,47 @@ public final class DatabaseScimStore: Sendable {
             let kept = try await sql.select().column("name").from("micro_scim_groups").where("name", .equal, name).first() != nil
             try await sql.delete(from: "micro_scim_groups").where("name", .equal, name).run()
             return kept
+        }
+    }
+
+    /// The client's own id (`externalId`) of the resource `id` of `kind` (`User`, `Group`).
+    public func externalId(of kind: String, _ id: String) async throws -> String? {
+        try await database.run("read a SCIM external id") { sql in
+            try await sql.select().column("external_id").from("micro_scim_external_ids").where("kind", .equal, kind).where("id", .equal, id)
+                .first().map { try $0.decode(column: "external_id", as: String.self) }
+        }
+    }
+
+    /// The resources of `kind` whose `externalId` is `externalId`, by an index.
+    public func ids(of kind: String, withExternalId externalId: String) async throws -> [String] {
+        try await database.run("find by a SCIM external id") { sql in
+            try await sql.select().column("id").from("micro_scim_external_ids").where("kind", .equal, kind)
+                .where("external_id", .equal, externalId).orderBy("id").limit(100).all().map { try $0.decode(column: "id", as: String.self) }
+        }
+    }
+
+    /// The `externalId`s of the resources `ids` of `kind` that have one, by id.
+    public func externalIds(of kind: String, _ ids: [String]) async throws -> [String: String] {
+        guard !ids.isEmpty else { return [:] }
+        return try await database.run("read SCIM external ids") { sql in
+            var found: [String: String] = [:]
+            for row in try await sql.select().column("id").column("external_id").from("micro_scim_external_ids").where("kind", .equal, kind)
+                .where("id", .in, ids).all()
+            {
+                found[try row.decode(column: "id", as: String.self)] = try row.decode(column: "external_id", as: String.self)
+            }
+            return found
+        }
+    }
+
+    /// Keeps `externalId` for the resource (nil: forgets it).
+    public func setExternalId(_ externalId: String?, of kind: String, _ id: String) async throws {
+        try await database.run("set a SCIM external id") { sql in
+            try await sql.delete(from: "micro_scim_external_ids").where("kind", .equal, kind).where("id", .equal, id).run()
+            if let externalId {
+                try await sql.insert(into: "micro_scim_external_ids").columns("kind", "id", "external_id")
+                    .values(SQLBind(kind), SQLBind(id), SQLBind(externalId)).run()
+            }
         }
     }
 

@@ -75,6 +75,7 @@ struct ScimDiscovery: Sendable {
 
     private func schemaList(_ base: String) -> [ScimJson] {
         let user: [ScimJson] = [
+            Self.attribute("externalId", caseExact: true),
             Self.attribute("userName", required: true, uniqueness: "server"),
             Self.attribute("name", type: "complex", sub: [Self.attribute("formatted"), Self.attribute("givenName"), Self.attribute("familyName")]),
             Self.attribute("displayName"),
@@ -88,6 +89,7 @@ struct ScimDiscovery: Sendable {
             ]),
         ]
         let group: [ScimJson] = [
+            Self.attribute("externalId", caseExact: true),
             Self.attribute("displayName", required: true, uniqueness: "server"),
             Self.attribute("members", type: "complex", multiValued: true, sub: [
                 Self.attribute("value", mutability: "immutable"), Self.attribute("display", mutability: "readOnly"),

@@ -12,6 +12,8 @@ struct ScimGroup: Sendable, Equatable {
 
     var role: String
     var members: [String]
+    /// The client's own id for the group, kept beside the roles (``DatabaseScimStore``).
+    var externalId: String? = nil
 
     /// The role `displayName` names, or the refusal saying why it can be none.
     static func role(named displayName: String) throws(ScimError) -> String {
@@ -27,6 +29,7 @@ struct ScimGroup: Sendable, Equatable {
         var members: [(String, ScimJson)] = [
             ("schemas", .array([.string(Self.schema)])), ("id", .string(role)), ("displayName", .string(role)),
         ]
+        if let externalId { members.append(("externalId", .string(externalId))) }
         if withMembers {
             members.append(("members", .array(self.members.map { name in
                 .object([

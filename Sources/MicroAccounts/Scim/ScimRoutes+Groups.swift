@@ -17,8 +17,12 @@ extension ScimRoutes {
         let sorted = roles.sorted()
         let projection = query.projection
         let withMembers = !projection.leavesOut("members")
-        let shown = sorted.dropFirst(start - 1).prefix(count).map { role in
-            projection.apply(ScimGroup(role: role, members: Self.holders(of: role, in: users)).json(base: service.base(request), withMembers: withMembers))
+        let page = Array(sorted.dropFirst(start - 1).prefix(count))
+        let external = try await service.store.externalIds(of: "Group", page)
+        let shown = page.map { role in
+            projection.apply(
+                ScimGroup(role: role, members: Self.holders(of: role, in: users), externalId: external[role]).json(
+                    base: service.base(request), withMembers: withMembers))
         }
         return ScimResponse.list(Array(shown), total: sorted.count, startIndex: start)
     }
@@ -35,7 +39,7 @@ extension ScimRoutes {
         let members = Self.holders(of: id, in: users)
         let kept = try await service.store.hasGroup(id)
         guard !members.isEmpty || kept else { throw ScimError.notFound("No group \(id).") }
-        return (ScimGroup(role: id, members: members), users)
+        return (ScimGroup(role: id, members: members, externalId: try await service.store.externalId(of: "Group", id)), users)
     }
 
     private func answer(_ request: Request, _ group: ScimGroup, status: HttpStatus = .ok) -> Response {
@@ -57,7 +61,10 @@ extension ScimRoutes {
         }
         try Self.check(Set(members), among: users)
         try await service.store.addGroup(role, now: request.session.now)
-        let group = try await setMembers(of: role, to: Set(members), users, request, client)
+        let externalId = try json["externalId"].flatMap(ScimUser.externalId)
+        try await service.store.setExternalId(externalId, of: "Group", role)
+        var group = try await setMembers(of: role, to: Set(members), users, request, client)
+        group.externalId = externalId
         return answer(request, group, status: .created)
     }
 
@@ -72,32 +79,45 @@ extension ScimRoutes {
             throw ScimError.mutability("A group's displayName is its role's name, which cannot change.")
         }
         let members = try ScimGroup.memberNames(json["members"])
-        return answer(request, try await setMembers(of: group.role, to: Set(members), users, request, client))
+        let externalId = try json["externalId"].flatMap(ScimUser.externalId)
+        var replaced = try await setMembers(of: group.role, to: Set(members), users, request, client)
+        if externalId != group.externalId { try await service.store.setExternalId(externalId, of: "Group", group.role) }
+        replaced.externalId = externalId
+        return answer(request, replaced)
     }
 
     func patchGroup(_ request: Request, _ client: ScimClient) async throws -> Response {
         let operations = try ScimPatchOperation.operations(in: body(request))
         let (group, users) = try await targetGroup(request)
         var members = Set(group.members)
-        for operation in operations { try apply(operation, to: &members, group) }
-        return answer(request, try await setMembers(of: group.role, to: members, users, request, client))
+        var externalId = group.externalId
+        for operation in operations { try apply(operation, to: &members, externalId: &externalId, group) }
+        var patched = try await setMembers(of: group.role, to: members, users, request, client)
+        if externalId != group.externalId { try await service.store.setExternalId(externalId, of: "Group", group.role) }
+        patched.externalId = externalId
+        return answer(request, patched)
     }
 
     func deleteGroup(_ request: Request, _ client: ScimClient) async throws -> Response {
         let (group, users) = try await targetGroup(request)
         _ = try await setMembers(of: group.role, to: [], users, request, client)
         try await service.store.removeGroup(group.role)
+        try await service.store.setExternalId(nil, of: "Group", group.role)
         return Response(status: .noContent)
     }
 
     /// Applies one PATCH operation to a group's members.
-    private func apply(_ operation: ScimPatchOperation, to members: inout Set<String>, _ group: ScimGroup) throws(ScimError) {
+    private func apply(
+        _ operation: ScimPatchOperation, to members: inout Set<String>, externalId: inout String?, _ group: ScimGroup
+    ) throws(ScimError) {
         guard let path = operation.path else {
             guard let value = operation.value, case .object(let attributes) = value else {
                 throw .invalidSyntax("An operation without a path has an object of attributes as its value.")
             }
             for (name, value) in attributes {
-                try apply(ScimPatchOperation(kind: operation.kind, path: ScimPatchOperation.parse(path: name), value: value), to: &members, group)
+                try apply(
+                    ScimPatchOperation(kind: operation.kind, path: ScimPatchOperation.parse(path: name), value: value), to: &members,
+                    externalId: &externalId, group)
             }
             return
         }
@@ -122,6 +142,8 @@ extension ScimRoutes {
             guard operation.kind != .remove, let name = operation.value?.string, try ScimGroup.role(named: name) == group.role else {
                 throw .mutability("A group's displayName is its role's name, which cannot change.")
             }
+        case "externalid":
+            externalId = operation.kind == .remove ? nil : try ScimUser.externalId(operation.value ?? .null)
         case "id", "meta", "schemas":
             throw .mutability("\(path.attribute) is read-only.")
         default:

@@ -8,14 +8,21 @@ extension ScimRoutes {
         let users = try service.users(request)
         var found: [ManagedUser]
         if let filter = try query.parsedFilter() {
-            found = try await lookUp(filter, users).filter { try matches($0, filter) }
+            var matching: [ManagedUser] = []
+            for user in try await lookUp(filter, users) {
+                let externalId = filter.value(of: "externalid") == nil ? nil : try await service.store.externalId(of: "User", user.user.username)
+                if try matches(user, externalId: externalId, filter) { matching.append(user) }
+            }
+            found = matching
         } else {
             found = try await users.managedUsers()
         }
         found.sort { $0.user.username < $1.user.username }
         let shown = found.dropFirst(start - 1).prefix(count)
         let projection = query.projection
-        return ScimResponse.list(shown.map { projection.apply(ScimUser($0).json(base: service.base(request))) }, total: found.count, startIndex: start)
+        let external = try await service.store.externalIds(of: "User", shown.map(\.user.username))
+        let resources = shown.map { projection.apply(ScimUser($0, externalId: external[$0.user.username]).json(base: service.base(request))) }
+        return ScimResponse.list(resources, total: found.count, startIndex: start)
     }
 
     /// The user a filter names by an indexed attribute (a userName, an address), as a list.
@@ -28,11 +35,18 @@ extension ScimRoutes {
             guard let address = try? MailAddress(email), let name = try await users.username(withEmail: address) else { return [] }
             return try await find(name, users).map { [$0] } ?? []
         }
-        throw ScimError.invalidFilter("Filter users by userName or emails.value (eq), with 'and' for more terms.")
+        if let externalId = filter.value(of: "externalid") {
+            var found: [ManagedUser] = []
+            for name in try await service.store.ids(of: "User", withExternalId: externalId) {
+                if let user = try await find(name, users) { found.append(user) }
+            }
+            return found
+        }
+        throw ScimError.invalidFilter("Filter users by userName, emails.value or externalId (eq), with 'and' for more terms.")
     }
 
     /// Whether `user` meets every term of `filter`.
-    private func matches(_ user: ManagedUser, _ filter: ScimFilter) throws(ScimError) -> Bool {
+    private func matches(_ user: ManagedUser, externalId: String?, _ filter: ScimFilter) throws(ScimError) -> Bool {
         for term in filter.terms {
             let holds: Bool
             switch term.attribute {
@@ -41,7 +55,8 @@ extension ScimRoutes {
             case "displayname": holds = user.user.name == term.value
             case "active": holds = (term.value == "true") == !user.isDisabled
             case "id": holds = Username.key(term.value) == user.user.username
-            default: throw ScimError.invalidFilter("Users are filtered by userName, emails.value, displayName, active or id.")
+            case "externalid": holds = externalId == term.value
+            default: throw ScimError.invalidFilter("Users are filtered by userName, emails.value, externalId, displayName, active or id.")
             }
             if !holds { return false }
         }
@@ -63,10 +78,11 @@ extension ScimRoutes {
         return user
     }
 
-    private func answer(_ request: Request, _ user: ManagedUser, status: HttpStatus = .ok) -> Response {
+    private func answer(_ request: Request, _ user: ManagedUser, status: HttpStatus = .ok) async throws -> Response {
         let base = service.base(request)
+        let externalId = try await service.store.externalId(of: "User", user.user.username)
         return ScimResponse.make(
-            status, ScimQuery(request).projection.apply(ScimUser(user).json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(user.user.username) : nil)
+            status, ScimQuery(request).projection.apply(ScimUser(user, externalId: externalId).json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(user.user.username) : nil)
     }
 
     func createUser(_ request: Request, _ client: ScimClient) async throws -> Response {
@@ -84,12 +100,13 @@ extension ScimRoutes {
         await service.forgetLeftovers(of: wanted.userName, request)
         await service.record(request, client, username: wanted.userName, event: ActivityEvent.Kind.userAdded)
         if !wanted.active { _ = try await service.setActive(false, of: wanted.userName, request, client) }
+        if let externalId = wanted.externalId { try await service.store.setExternalId(externalId, of: "User", wanted.userName) }
         guard let user = try await find(wanted.userName, users) else { throw ScimError.notFound("No user \(wanted.userName).") }
-        return answer(request, user, status: .created)
+        return try await answer(request, user, status: .created)
     }
 
     func getUser(_ request: Request) async throws -> Response {
-        answer(request, try await target(request, service.users(request)))
+        try await answer(request, try await target(request, service.users(request)))
     }
 
     func replaceUser(_ request: Request, _ client: ScimClient) async throws -> Response {
@@ -98,16 +115,16 @@ extension ScimRoutes {
         let current = try await target(request, users)
         let wanted = try ScimUser(body: json)
         try keepsName(wanted.userName, of: current)
-        return answer(request, try await change(current, to: wanted, users, request, client))
+        return try await answer(request, try await change(current, to: wanted, users, request, client))
     }
 
     func patchUser(_ request: Request, _ client: ScimClient) async throws -> Response {
         let operations = try ScimPatchOperation.operations(in: body(request))
         let users = try service.users(request)
         let current = try await target(request, users)
-        var wanted = ScimUser(current)
+        var wanted = ScimUser(current, externalId: try await service.store.externalId(of: "User", current.user.username))
         for operation in operations { try apply(operation, to: &wanted, current) }
-        return answer(request, try await change(current, to: wanted, users, request, client))
+        return try await answer(request, try await change(current, to: wanted, users, request, client))
     }
 
     func deleteUser(_ request: Request, _ client: ScimClient) async throws -> Response {
@@ -128,6 +145,9 @@ extension ScimRoutes {
         _ current: ManagedUser, to wanted: ScimUser, _ users: any UserTableStore, _ request: Request, _ client: ScimClient
     ) async throws -> ManagedUser {
         let name = current.user.username
+        if try await service.store.externalId(of: "User", name) != wanted.externalId {
+            try await service.store.setExternalId(wanted.externalId, of: "User", name)
+        }
         let shownName = User(username: name, name: wanted.displayName).name
         if shownName != current.user.name {
             guard try await users.setName(of: name, to: wanted.displayName) else { throw ScimError.notFound("No user \(name).") }
@@ -188,6 +208,8 @@ extension ScimRoutes {
             user.email = removing || value.isNull ? nil : try ScimUser.checkedEmail(value.string ?? "")
         case ("emails", _):
             break
+        case ("externalid", nil):
+            user.externalId = removing ? nil : try ScimUser.externalId(value)
         case ("id", _), ("meta", _), ("groups", _), ("schemas", _):
             throw .mutability("\(path.attribute) is read-only: groups change through /Groups.")
         default:

@@ -133,6 +133,7 @@ final class ScimService: Sendable {
             }
             _ = try await accounts.sessions.removeAll(of: username, keeping: nil)
             try await accounts.setupLinks.removeAll(of: username)
+            try await store.setExternalId(nil, of: "User", username)
             try await accounts.activity.endAccount(of: username, at: request.session.now)
         } catch {
             logger.error("Cannot delete the tokens, second factor, passkeys or history left by \(username): \(error)")

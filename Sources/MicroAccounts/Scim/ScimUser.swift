@@ -5,7 +5,8 @@ import MicroCore
 /// enforced form (``/MicroAuth/Username``), which is the key of the users table and never changes for a
 /// user (a rename is refused); `displayName` the name pages show; one address in `emails`;
 /// `active` false while disabled; `groups` their roles. Attributes Micro does not keep
-/// (`name`'s parts, `title`, `externalId`...) are read only to make a display name.
+/// (`name`'s parts, `title`...) are read only to make a display name; `externalId` is kept
+/// beside the table.
 struct ScimUser: Sendable, Equatable {
     static let schema = "urn:ietf:params:scim:schemas:core:2.0:User"
 
@@ -14,9 +15,12 @@ struct ScimUser: Sendable, Equatable {
     var email: String?
     var active: Bool
     var roles: [String] = []
+    /// The client's own id for the user, kept beside the table (``DatabaseScimStore``).
+    var externalId: String?
 
     /// The user as a store lists them.
-    init(_ user: ManagedUser) {
+    init(_ user: ManagedUser, externalId: String? = nil) {
+        self.externalId = externalId
         userName = user.user.username
         displayName = user.user.name
         email = user.user.email
@@ -36,6 +40,7 @@ struct ScimUser: Sendable, Equatable {
         var members: [(String, ScimJson)] = [
             ("schemas", .array([.string(Self.schema)])), ("id", .string(userName)), ("userName", .string(userName)),
         ]
+        if let externalId { members.append(("externalId", .string(externalId))) }
         if let displayName {
             members.append(("displayName", .string(displayName)))
             members.append(("name", .object([("formatted", .string(displayName))])))
@@ -70,6 +75,16 @@ struct ScimUser: Sendable, Equatable {
         displayName = try Self.displayName(in: body)
         email = try Self.email(in: body["emails"])
         active = try body["active"].map(Self.active) ?? true
+        externalId = try body["externalId"].flatMap(Self.externalId)
+    }
+
+    /// `value` as an `externalId` (nil for `null`), or the refusal of one that is no short text.
+    static func externalId(_ value: ScimJson) throws(ScimError) -> String? {
+        if value.isNull { return nil }
+        guard let text = value.string, (1...256).contains(text.utf8.count),
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format })
+        else { throw .invalidValue("externalId is a text of 1 to 256 bytes, without control characters.") }
+        return text
     }
 
     /// The enforced form of `typed`, or the refusal naming the rule it breaks.
