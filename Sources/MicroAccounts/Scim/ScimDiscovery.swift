@@ -61,13 +61,14 @@ struct ScimDiscovery: Sendable {
     private static func attribute(
         _ name: String, type: String = "string", multiValued: Bool = false, required: Bool = false, caseExact: Bool = false,
         mutability: String = "readWrite", returned: String = "default", uniqueness: String = "none", references: [String] = [],
-        sub: [ScimJson] = []
+        canonical: [String] = [], sub: [ScimJson] = []
     ) -> ScimJson {
         var members: [(String, ScimJson)] = [
             ("name", .string(name)), ("type", .string(type)), ("multiValued", .bool(multiValued)), ("description", .string(name)),
             ("required", .bool(required)), ("caseExact", .bool(caseExact)), ("mutability", .string(mutability)),
             ("returned", .string(returned)), ("uniqueness", .string(uniqueness)),
         ]
+        if !canonical.isEmpty { members.append(("canonicalValues", .array(canonical.map { .string($0) }))) }
         if !references.isEmpty { members.append(("referenceTypes", .array(references.map { .string($0) }))) }
         if !sub.isEmpty { members.append(("subAttributes", .array(sub))) }
         return .object(members)
@@ -81,7 +82,7 @@ struct ScimDiscovery: Sendable {
             Self.attribute("displayName"),
             Self.attribute("active", type: "boolean"),
             Self.attribute("emails", type: "complex", multiValued: true, sub: [
-                Self.attribute("value"), Self.attribute("type"), Self.attribute("primary", type: "boolean"),
+                Self.attribute("value"), Self.attribute("type", canonical: ["work"]), Self.attribute("primary", type: "boolean"),
             ]),
             Self.attribute("groups", type: "complex", multiValued: true, mutability: "readOnly", sub: [
                 Self.attribute("value", mutability: "readOnly"), Self.attribute("display", mutability: "readOnly"),
@@ -94,7 +95,7 @@ struct ScimDiscovery: Sendable {
             Self.attribute("members", type: "complex", multiValued: true, sub: [
                 Self.attribute("value", mutability: "immutable"), Self.attribute("display", mutability: "readOnly"),
                 Self.attribute("$ref", type: "reference", mutability: "immutable", references: ["User"]),
-                Self.attribute("type", mutability: "immutable"),
+                Self.attribute("type", mutability: "immutable", canonical: ["User"]),
             ]),
         ]
         func schema(_ id: String, _ name: String, _ attributes: [ScimJson]) -> ScimJson {

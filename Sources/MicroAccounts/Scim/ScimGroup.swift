@@ -33,8 +33,7 @@ struct ScimGroup: Sendable, Equatable {
         if withMembers {
             members.append(("members", .array(self.members.map { name in
                 .object([
-                    ("value", .string(name)), ("display", .string(name)),
-                    ("$ref", .string(base + "/Users/" + ScimUser.pathSegment(name))), ("type", .string("User")),
+                    ("value", .string(name)), ("$ref", .string(base + "/Users/" + ScimUser.pathSegment(name))), ("type", .string("User")),
                 ])
             })))
         }
