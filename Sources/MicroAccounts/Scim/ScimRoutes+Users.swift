@@ -145,6 +145,15 @@ extension ScimRoutes {
         _ current: ManagedUser, to wanted: ScimUser, _ users: any UserTableStore, _ request: Request, _ client: ScimClient
     ) async throws -> ManagedUser {
         let name = current.user.username
+        // Refused before anything is written: a taken address, the last admin.
+        if let email = wanted.email, email != current.user.email, let address = try? MailAddress(email),
+            let holder = try await users.username(withEmail: address), holder != name
+        {
+            throw ScimError.uniqueness("Another user has the email address \(email).")
+        }
+        if wanted.active == current.isDisabled {
+            _ = try await service.setActive(wanted.active, of: name, request, client)
+        }
         if try await service.store.externalId(of: "User", name) != wanted.externalId {
             try await service.store.setExternalId(wanted.externalId, of: "User", name)
         }
@@ -160,9 +169,6 @@ extension ScimRoutes {
             case .taken: throw ScimError.uniqueness("Another user has the email address \(wanted.email ?? "").")
             }
             await service.record(request, client, username: name, event: ActivityEvent.Kind.emailChanged, detail: wanted.email ?? "none")
-        }
-        if wanted.active == current.isDisabled {
-            _ = try await service.setActive(wanted.active, of: name, request, client)
         }
         guard let user = try await find(name, users) else { throw ScimError.notFound("No user \(name).") }
         return user

@@ -53,9 +53,12 @@ import Testing
     @Test func theLastAdminIsNotDisabled() async throws {
         let fixture = try await ScimFixture.make()
         defer { Task { await fixture.close() } }
-        let refused = try await fixture.send(.PUT, "/scim/v2/Users/ann", #"{"userName":"ann","displayName":"Ann Smith","active":false}"#)
+        let refused = try await fixture.send(.PUT, "/scim/v2/Users/ann", #"{"userName":"ann","displayName":"Ann Jones","externalId":"x1","active":false}"#)
         #expect(refused.status == .conflict, "\(refused.text)")
         #expect(try fixture.stored("ann")?.isDisabled == false)
+        // Refused as a whole: nothing else of it was written.
+        #expect(try fixture.stored("ann")?.user.name == "Ann Smith")
+        #expect(try await DatabaseScimStore(fixture.database).externalId(of: "User", "ann") == nil)
     }
 
     @Test func aUserAddedInactiveIsDisabledFromTheStart() async throws {

@@ -97,8 +97,11 @@ import Testing
         try await made(fixture)
         try await made(fixture, "hugo")
         _ = try await fixture.send(.PATCH, "/scim/v2/Users/hugo", #"{"Operations":[{"op":"replace","path":"emails","value":[{"value":"hugo@example.com"}]}]}"#)
-        let taken = try await fixture.send(.PATCH, "/scim/v2/Users/hugo", #"{"Operations":[{"op":"replace","path":"emails","value":[{"value":"GINA@example.com"}]}]}"#)
+        let taken = try await fixture.send(
+            .PATCH, "/scim/v2/Users/hugo", #"{"Operations":[{"op":"replace","path":"displayName","value":"Hugo H"},{"op":"replace","path":"emails","value":[{"value":"GINA@example.com"}]}]}"#)
         #expect(taken.status == .conflict, "\(taken.text)")
         #expect(try ScimFixture.error(taken).scimType == "uniqueness")
+        #expect(try fixture.stored("hugo")?.user.name == "Gina")
+        #expect(try fixture.stored("hugo")?.user.email == "hugo@example.com")
     }
 }

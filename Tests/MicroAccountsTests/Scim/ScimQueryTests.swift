@@ -35,6 +35,25 @@ import Testing
         #expect(try await fixture.send(.POST, "/scim/v2/.search", "{}").status == .notImplemented)
     }
 
+    @Test func externalIdIsKeptFoundAndForgottenWithTheUser() async throws {
+        let fixture = try await ScimFixture.make()
+        defer { Task { await fixture.close() } }
+        let made = try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"mia","externalId":"00u1ABC"}"#)
+        #expect(try ScimFixture.json(made)["externalId"] as? String == "00u1ABC")
+        let found = try ScimFixture.json(try await fixture.send(.GET, "/scim/v2/Users?filter=externalId%20eq%20%2200u1ABC%22"))
+        #expect(found["totalResults"] as? Int == 1)
+        let other = try ScimFixture.json(try await fixture.send(.GET, "/scim/v2/Users?filter=externalId%20eq%20%2200u1abc%22"))
+        #expect(other["totalResults"] as? Int == 0)
+        let patched = try await fixture.send(.PATCH, "/scim/v2/Users/mia", #"{"Operations":[{"op":"replace","path":"externalId","value":"00u2"}]}"#)
+        #expect(try ScimFixture.json(patched)["externalId"] as? String == "00u2")
+        #expect(try await fixture.send(.DELETE, "/scim/v2/Users/mia").status == .noContent)
+        // A new user of the name inherits none of it.
+        let again = try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"mia"}"#)
+        #expect(try ScimFixture.json(again)["externalId"] == nil)
+        let group = try await fixture.send(.POST, "/scim/v2/Groups", #"{"displayName":"crew","externalId":"g-1"}"#)
+        #expect(try ScimFixture.json(group)["externalId"] as? String == "g-1")
+    }
+
     @Test func aMethodAnEndpointDoesNotTakeIs405() async throws {
         let fixture = try await ScimFixture.make()
         defer { Task { await fixture.close() } }
