@@ -166,6 +166,14 @@ extension ScimRoutes {
         of role: String, to members: Set<String>, _ users: [ManagedUser], _ request: Request, _ client: ScimClient
     ) async throws -> ScimGroup {
         try Self.check(members, among: users)
+        // The store refuses to take the admin role from its last enabled holder; refused here
+        // first, so that no other holder loses it before that refusal.
+        let adminRole = service.accounts.adminRole
+        if role == adminRole, users.contains(where: { !$0.isDisabled && $0.user.roles.contains(role) }),
+            !users.contains(where: { !$0.isDisabled && members.contains($0.user.username) })
+        {
+            throw ScimError(.conflict, nil, "The group \(role) keeps at least one enabled member: it is the role of the app's admins.")
+        }
         let store = try service.users(request)
         for user in users.sorted(by: { $0.user.username < $1.user.username }) {
             let has = user.user.roles.contains(role)

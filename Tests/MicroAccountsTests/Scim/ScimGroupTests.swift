@@ -57,10 +57,14 @@ import Testing
         #expect(try fixture.stored("ann")?.user.roles == ["admin"])
         #expect(try await fixture.send(.GET, "/scim/v2/Groups/ops").status == .notFound)
         #expect(try await fixture.send(.DELETE, "/scim/v2/Groups/ops").status == .notFound)
-        // The admin role is a group too: its last holder keeps it.
+        // The admin role is a group too: it keeps an enabled holder, and a refusal changes nothing.
+        #expect(try await fixture.send(.PATCH, "/scim/v2/Groups/admin", #"{"Operations":[{"op":"add","path":"members","value":[{"value":"user"}]}]}"#).status == .ok)
         let last = try await fixture.send(.DELETE, "/scim/v2/Groups/admin")
         #expect(last.status == .conflict)
+        let emptied = try await fixture.send(.PUT, "/scim/v2/Groups/admin", #"{"displayName":"admin","members":[]}"#)
+        #expect(emptied.status == .conflict)
         #expect(try fixture.stored("ann")?.user.roles == ["admin"])
+        #expect(try fixture.stored("user")?.user.roles == ["admin"])
     }
 
     @Test func aGroupNameThatIsNoRoleAndAnUnknownMemberAreInvalidValue() async throws {
