@@ -3,7 +3,7 @@ import Foundation
 import Micro
 
 /// Micro's commands for a tool's operator: `add-user`, `remove-user`, `reset-two-factor`,
-/// `hash-password`, `backup`, and, with single sign-on, `links` and `unlink`.
+/// `hash-password`, `backup`, `scim-token`, and, with single sign-on, `links` and `unlink`.
 ///
 /// A tool with a command line of its own mounts them beside its own commands:
 ///
@@ -24,7 +24,7 @@ public enum MicroCommands {
     /// the running executable's name from then on (`labtool reset-two-factor NAME`).
     public static var all: [any ParsableCommand.Type] {
         OperatorCommand.mount(as: executableName)
-        var commands: [any ParsableCommand.Type] = [AddUser.self, RemoveUser.self, ResetTwoFactor.self, HashPassword.self, Backup.self]
+        var commands: [any ParsableCommand.Type] = [AddUser.self, RemoveUser.self, ResetTwoFactor.self, HashPassword.self, Backup.self, ScimTokenCommand.self]
         #if OpenIdConnect
         commands += [IdentityLinks.self, UnlinkIdentity.self]
         #endif

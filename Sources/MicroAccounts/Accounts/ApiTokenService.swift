@@ -59,6 +59,8 @@ final class ApiTokenService: Sendable {
         guard !request.isAuthenticatedByHeader, request.wantsJson, let header = request.headers.first(name: "Authorization"),
             let token = Self.bearer(header)
         else { return }
+        // The SCIM endpoints read their own tokens: a user's token opens nothing there.
+        if let scim = request.service(ScimService.self), scim.covers(request.path) { return }
         // A signed-in session wins (looked at only when there is a cookie: none is made here).
         if request.cookie(request.sessionSettings.cookieName) != nil, request.isSignedIn { return }
         guard let authentication = request.service(AuthenticationService.self) else { return }

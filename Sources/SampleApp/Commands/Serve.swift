@@ -38,6 +38,9 @@ struct Serve: AsyncParsableCommand {
             app.use(stores)
             users = stores.users
             accounts = Accounts(stores: stores)
+            // SCIM provisioning writes users: only a table can take it. Over credentials.yml,
+            // which is edited by hand, /scim/v2 is not there at all.
+            accounts.scim = ScimProvisioning()
         } else {
             users = app.configure { try UserSource.yaml(variables) }
         }

@@ -1,0 +1,225 @@
+import MicroAuth
+import MicroCore
+
+/// `Users`: list (with a filter), add, read, replace, change and remove.
+extension ScimRoutes {
+    func listUsers(_ request: Request, _ query: ScimQuery) async throws -> Response {
+        let (start, count) = try query.page(maxCount: service.settings.maxCount)
+        let users = try service.users(request)
+        var found: [ManagedUser]
+        if let filter = try query.parsedFilter() {
+            var matching: [ManagedUser] = []
+            for user in try await lookUp(filter, users) {
+                let externalId = filter.value(of: "externalid") == nil ? nil : try await service.store.externalId(of: "User", user.user.username)
+                if try matches(user, externalId: externalId, filter) { matching.append(user) }
+            }
+            found = matching
+        } else {
+            found = try await users.managedUsers()
+        }
+        found.sort { $0.user.username < $1.user.username }
+        let shown = found.dropFirst(start - 1).prefix(count)
+        let projection = query.projection
+        let external = try await service.store.externalIds(of: "User", shown.map(\.user.username))
+        let resources = shown.map { projection.apply(ScimUser($0, externalId: external[$0.user.username]).json(base: service.base(request))) }
+        return ScimResponse.list(resources, total: found.count, startIndex: start)
+    }
+
+    /// The user a filter names by an indexed attribute (a userName, an address), as a list.
+    private func lookUp(_ filter: ScimFilter, _ users: any UserTableStore) async throws -> [ManagedUser] {
+        if let name = filter.value(of: "username") {
+            guard let key = try? Username.enforce(name) else { return [] }
+            return try await find(key, users).map { [$0] } ?? []
+        }
+        if let email = filter.value(of: "emails.value") ?? filter.value(of: "emails") {
+            guard let address = try? MailAddress(email), let name = try await users.username(withEmail: address) else { return [] }
+            return try await find(name, users).map { [$0] } ?? []
+        }
+        if let externalId = filter.value(of: "externalid") {
+            var found: [ManagedUser] = []
+            for name in try await service.store.ids(of: "User", withExternalId: externalId) {
+                if let user = try await find(name, users) { found.append(user) }
+            }
+            return found
+        }
+        throw ScimError.invalidFilter("Filter users by userName, emails.value or externalId (eq), with 'and' for more terms.")
+    }
+
+    /// Whether `user` meets every term of `filter`.
+    private func matches(_ user: ManagedUser, externalId: String?, _ filter: ScimFilter) throws(ScimError) -> Bool {
+        for term in filter.terms {
+            let holds: Bool
+            switch term.attribute {
+            case "username": holds = Username.key(term.value) == user.user.username
+            case "emails.value", "emails": holds = user.user.email?.lowercased() == term.value.lowercased()
+            case "displayname": holds = user.user.name == term.value
+            case "active": holds = (term.value == "true") == !user.isDisabled
+            case "id": holds = Username.key(term.value) == user.user.username
+            case "externalid": holds = externalId == term.value
+            default: throw ScimError.invalidFilter("Users are filtered by userName, emails.value, externalId, displayName, active or id.")
+            }
+            if !holds { return false }
+        }
+        return true
+    }
+
+    /// The user `key`, read now.
+    func find(_ key: String, _ users: any UserTableStore) async throws -> ManagedUser? {
+        let stored = try await users.withTable("read a user", guarded: false) { try await $0.find(key, strict: false) }
+        return stored.map { ManagedUser(user: $0.user, isDisabled: $0.isDisabled, passwordChangeDue: $0.passwordChangeDue) }
+    }
+
+    /// The user the path's id names, or 404.
+    private func target(_ request: Request, _ users: any UserTableStore) async throws -> ManagedUser {
+        let id = request.params["id"] ?? ""
+        guard let key = try? Username.enforce(id), let user = try await find(key, users) else {
+            throw ScimError.notFound("No user \(Username.shown(String(id.prefix(256)))).")
+        }
+        return user
+    }
+
+    private func answer(_ request: Request, _ user: ManagedUser, status: HttpStatus = .ok) async throws -> Response {
+        let base = service.base(request)
+        let externalId = try await service.store.externalId(of: "User", user.user.username)
+        return ScimResponse.make(
+            status, ScimQuery(request).projection.apply(ScimUser(user, externalId: externalId).json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(user.user.username) : nil)
+    }
+
+    func createUser(_ request: Request, _ client: ScimClient) async throws -> Response {
+        let wanted = try ScimUser(body: body(request))
+        let users = try service.users(request)
+        if try await find(wanted.userName, users) != nil { throw ScimError.uniqueness("A user \(wanted.userName) exists.") }
+        if let email = wanted.email, let address = try? MailAddress(email), try await users.username(withEmail: address) != nil {
+            throw ScimError.uniqueness("Another user has the email address \(email).")
+        }
+        // No password: they sign in by single sign-on, or with a set-up link an admin makes.
+        let added = try await users.addUser(
+            username: wanted.userName, name: wanted.displayName, roles: [], email: wanted.email, passwordHash: StoredUser.noPasswordHash,
+            passwordChangeDue: false)
+        guard added else { throw ScimError.uniqueness("A user \(wanted.userName), or one with that email address, exists.") }
+        await service.forgetLeftovers(of: wanted.userName, request)
+        await service.record(request, client, username: wanted.userName, event: ActivityEvent.Kind.userAdded)
+        if !wanted.active { _ = try await service.setActive(false, of: wanted.userName, request, client) }
+        if let externalId = wanted.externalId { try await service.store.setExternalId(externalId, of: "User", wanted.userName) }
+        guard let user = try await find(wanted.userName, users) else { throw ScimError.notFound("No user \(wanted.userName).") }
+        return try await answer(request, user, status: .created)
+    }
+
+    func getUser(_ request: Request) async throws -> Response {
+        try await answer(request, try await target(request, service.users(request)))
+    }
+
+    func replaceUser(_ request: Request, _ client: ScimClient) async throws -> Response {
+        let json = try body(request)
+        let users = try service.users(request)
+        let current = try await target(request, users)
+        let wanted = try ScimUser(body: json)
+        try keepsName(wanted.userName, of: current)
+        return try await answer(request, try await change(current, to: wanted, users, request, client))
+    }
+
+    func patchUser(_ request: Request, _ client: ScimClient) async throws -> Response {
+        let operations = try ScimPatchOperation.operations(in: body(request))
+        let users = try service.users(request)
+        let current = try await target(request, users)
+        var wanted = ScimUser(current, externalId: try await service.store.externalId(of: "User", current.user.username))
+        for operation in operations { try apply(operation, to: &wanted, current) }
+        return try await answer(request, try await change(current, to: wanted, users, request, client))
+    }
+
+    func deleteUser(_ request: Request, _ client: ScimClient) async throws -> Response {
+        let user = try await target(request, service.users(request))
+        try await service.remove(user.user.username, request, client)
+        return Response(status: .noContent)
+    }
+
+    /// Refuses a rename: the id is the username.
+    private func keepsName(_ name: String, of user: ManagedUser) throws(ScimError) {
+        guard name == user.user.username else {
+            throw ScimError.mutability("userName cannot change: a user's id is their username. Remove the user and add one of the new name.")
+        }
+    }
+
+    /// Makes the store's user `current` what `wanted` says, change by change, each an account event.
+    private func change(
+        _ current: ManagedUser, to wanted: ScimUser, _ users: any UserTableStore, _ request: Request, _ client: ScimClient
+    ) async throws -> ManagedUser {
+        let name = current.user.username
+        // Refused before anything is written: a taken address, the last admin.
+        if let email = wanted.email, email != current.user.email, let address = try? MailAddress(email),
+            let holder = try await users.username(withEmail: address), holder != name
+        {
+            throw ScimError.uniqueness("Another user has the email address \(email).")
+        }
+        if wanted.active == current.isDisabled {
+            _ = try await service.setActive(wanted.active, of: name, request, client)
+        }
+        if try await service.store.externalId(of: "User", name) != wanted.externalId {
+            try await service.store.setExternalId(wanted.externalId, of: "User", name)
+        }
+        let shownName = User(username: name, name: wanted.displayName).name
+        if shownName != current.user.name {
+            guard try await users.setName(of: name, to: wanted.displayName) else { throw ScimError.notFound("No user \(name).") }
+            await service.record(request, client, username: name, event: ActivityEvent.Kind.nameChanged, detail: shownName)
+        }
+        if wanted.email != current.user.email {
+            switch try await users.setEmail(of: name, to: wanted.email) {
+            case .done: break
+            case .noSuchUser: throw ScimError.notFound("No user \(name).")
+            case .taken: throw ScimError.uniqueness("Another user has the email address \(wanted.email ?? "").")
+            }
+            await service.record(request, client, username: name, event: ActivityEvent.Kind.emailChanged, detail: wanted.email ?? "none")
+        }
+        guard let user = try await find(name, users) else { throw ScimError.notFound("No user \(name).") }
+        return user
+    }
+
+    /// Applies one PATCH operation to `user` (RFC 7644 3.5.2); attributes Micro does not keep
+    /// are accepted and left alone, as providers send many.
+    private func apply(_ operation: ScimPatchOperation, to user: inout ScimUser, _ current: ManagedUser) throws(ScimError) {
+        guard let path = operation.path else {
+            guard let value = operation.value, case .object(let members) = value else {
+                throw .invalidSyntax("An operation without a path has an object of attributes as its value.")
+            }
+            for (name, value) in members {
+                try apply(ScimPatchOperation(kind: operation.kind, path: ScimPatchOperation.parse(path: name), value: value), to: &user, current)
+            }
+            return
+        }
+        let removing = operation.kind == .remove
+        let value = operation.value ?? .null
+        switch (path.attribute, path.subAttribute) {
+        case ("active", nil):
+            if removing { throw .mutability("active cannot be removed; replace it with false.") }
+            user.active = try ScimUser.active(value)
+        case ("displayname", nil), ("name", "formatted"):
+            user.displayName = removing || value.isNull ? nil : try ScimUser.checkedName(value.string ?? "")
+        case ("name", nil):
+            if removing { user.displayName = nil } else if let formatted = try ScimUser.displayName(in: .object([("name", value)])) {
+                user.displayName = formatted
+            }
+        case ("username", nil):
+            if removing { throw .mutability("userName cannot be removed.") }
+            guard let text = value.string else { throw .invalidValue("userName is a string.") }
+            try keepsName(ScimUser.enforced(text), of: current)
+        case ("emails", nil):
+            if removing || value.isNull {
+                user.email = nil
+            } else if path.filter == nil {
+                user.email = try ScimUser.email(in: value.array == nil ? .array([value]) : value)
+            } else {
+                user.email = try ScimUser.email(in: .array([value]))
+            }
+        case ("emails", "value"):
+            user.email = removing || value.isNull ? nil : try ScimUser.checkedEmail(value.string ?? "")
+        case ("emails", _):
+            break
+        case ("externalid", nil):
+            user.externalId = removing ? nil : try ScimUser.externalId(value)
+        case ("id", _), ("meta", _), ("groups", _), ("schemas", _):
+            throw .mutability("\(path.attribute) is read-only: groups change through /Groups.")
+        default:
+            break
+        }
+    }
+}
