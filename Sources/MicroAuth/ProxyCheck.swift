@@ -9,6 +9,9 @@ final class ProxyCheck: Sendable {
     let settings: ProxySignIn
     /// When a header from an address that is not the door's was last logged.
     private let lastUntrustedLog = Mutex<Date?>(nil)
+    /// When each client (person, address, browser) that brought no session last had its
+    /// sign-in recorded.
+    private let recordedFirstRequests = BoundedCache<String, Date>(capacity: 4096, byteLimit: 1 << 20) { key, _ in 64 + key.utf8.count }
     /// When each user's sign-in for one request (no cookie kept) was last logged.
     private let lastOneRequestLog = BoundedCache<String, Date>(capacity: 4096, byteLimit: 1 << 20) { key, _ in 64 + key.utf8.count }
 
@@ -82,10 +85,11 @@ final class ProxyCheck: Sendable {
         if request.isSignedIn { request.signOut() }
         // A client that brought no valid session may keep none (curl, a service through the
         // proxy's bearer tokens, which no header tells from a browser's first request): its
-        // sign-in is recorded, and its session listed, when the cookie first comes back, so
-        // that a script's requests are not each a session and an event. Its request is signed
-        // in all the same, and logged, at most once a minute per person.
-        let records = request.session.cameFromClient
+        // sign-in is recorded, and its session listed, at once the first time, and then only
+        // when its cookie comes back, so that a script's requests are not each a session and an
+        // event. Its request is signed in all the same, and logged, at most once a minute per
+        // person.
+        let records = request.session.cameFromClient || isFirstFromClient(request, user.username)
         try await request.signIn(user.user, credentialStamp: user.stamp, via: ProxySignIn.source, detail: "proxy", announcing: records)
         if records {
             request.session[Self.unrecordedKey] = nil
@@ -94,6 +98,22 @@ final class ProxyCheck: Sendable {
             request.session[Self.unrecordedKey] = "1"
             noteOneRequest(request, user.username)
         }
+    }
+
+    /// Whether no sign-in of `username` from this client (its address and browser) that brought
+    /// no session was recorded within the sessions' idle time: a browser's first request is
+    /// recorded at once; a script's next ones, each without a cookie, are not.
+    private func isFirstFromClient(_ request: Request, _ username: String) -> Bool {
+        let now = request.settings.clock()
+        let client = [Username.key(username), request.clientAddress ?? "", String((request.headers.first(name: "User-Agent") ?? "").unicodeScalars.prefix(256))]
+            .joined(separator: "\u{0}")
+        if let last = recordedFirstRequests.value(for: client), now >= last,
+            now.timeIntervalSince(last) < Double(request.sessionSettings.idleSeconds)
+        {
+            return false
+        }
+        recordedFirstRequests.remember(now, for: client)
+        return true
     }
 
     /// Logs, at most once a minute per person, a request the proxy signed in with no session

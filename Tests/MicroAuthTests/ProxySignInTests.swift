@@ -52,8 +52,6 @@ import Testing
         // No cache keeps one person's page for another.
         #expect(page.headers.first(name: "Cache-Control")?.contains("no-store") == true)
         #expect(page.headers["Vary"].joined(separator: ",").contains("X-Forwarded-User"))
-        // The cookie came back: the sign-in is recorded (the session notes it).
-        #expect(try await client.get("/page", headers: ["X-Forwarded-User": "ann"]).status == .ok)
         let cookie = try #require(client.cookies["micro.session"]?.value)
         // The next request of the same person changes nothing: no new session.
         #expect(try await client.get("/page", headers: ["X-Forwarded-User": "ann"]).headers["Set-Cookie"].isEmpty)
