@@ -128,6 +128,29 @@ import Testing
         #expect(!events.contains(token))
     }
 
+    /// `curl -H 'Authorization: Bearer …'` asks for no JSON: the token opens the page all the
+    /// same, and a bad one is a 401, not a redirect to the sign-in page. No browser adds such
+    /// a header by itself, so no cross-site page can make one send it.
+    @Test func aTokenWorksOnARequestThatAsksForNoJson() async throws {
+        let fixture = try await makeFixture(.memory)
+        defer { Task { await fixture.close() } }
+        fixture.app.get("/page") { request in "page for \(try request.authenticate().username)" }
+        let token = try await makeToken(try await signedIn(fixture.app))
+        let script = TestClient(fixture.app)
+        let page = try await script.get("/page", headers: ["Authorization": "Bearer " + token])
+        #expect(page.status == .ok)
+        #expect(page.text == "page for ann")
+        #expect(page.headers.first(name: "Set-Cookie") == nil)
+        #expect(page.headers.first(name: "Cache-Control")?.contains("no-store") == true)
+        let wrong = try await script.get("/page", headers: ["Authorization": "Bearer micro_" + String(repeating: "x", count: 43)])
+        #expect(wrong.status == .unauthorized)
+        // A form post with the token needs no CSRF token, as a script's JSON does.
+        script.sendsCsrfToken = false
+        #expect(try await script.post("/me", form: [:], headers: ["Authorization": "Bearer " + token]).text == #"{"user":"ann"}"#)
+        // Without any header it is still the sign-in page's redirect.
+        #expect(try await script.get("/page").location == "/signin")
+    }
+
     @Test func onlyTheDigestIsStored() async throws {
         let fixture = try await makeFixture(.sqlite)
         defer { Task { await fixture.close() } }
@@ -285,9 +308,9 @@ import Testing
         #expect(revoked.status == .ok && revoked.headers.first(name: "Set-Cookie") == nil)
         #expect(script.cookies.isEmpty)
         #expect(try await script.get("/me", headers: Self.bearer(token)).status == .unauthorized)
-        // Bearer is read on requests answered as a script's only.
+        // Bearer is read on any request: the revoked token is a 401 there too, never a page.
         let page = try await script.get("/me", headers: ["Authorization": "Bearer " + token])
-        #expect(page.status.code == 302 || page.status.code == 303)
+        #expect(page.status == .unauthorized)
     }
 
     @Test func wrongTokensAreThrottledByAddress() async throws {

@@ -50,13 +50,15 @@ final class ApiTokenService: Sendable {
     }
 
     /// Signs in, for this request only, the user whose token an `Authorization: Bearer` header
-    /// carries, when the request is answered as a script's and no session is signed in (as
+    /// carries, whatever it asks for, when no session is signed in (as
     /// HTTP Basic is: no session is made, and the CSRF token is not asked for). A token that
     /// is malformed, unknown, expired, revoked or of a removed user is a 401, and counts against
     /// the client's address in the sign-in throttle, which refuses every token from an address
     /// past its limit with a 429.
     func accept(_ request: Request) async throws {
-        guard !request.isAuthenticatedByHeader, request.wantsJson, let header = request.headers.first(name: "Authorization"),
+        // Any request's, not only one that asks for JSON: no browser adds a Bearer header by
+        // itself, so it is always a script's own (curl without `Accept`), unlike HTTP Basic.
+        guard !request.isAuthenticatedByHeader, let header = request.headers.first(name: "Authorization"),
             let token = Self.bearer(header)
         else { return }
         // The SCIM endpoints read their own tokens: a user's token opens nothing there.

@@ -15,7 +15,7 @@ public enum ApiTokenTemplates {
         <h1>{{title}}</h1>
         {{#message}}<p class="read-only">{{message}}</p>{{/message}}
         {{#canCreate}}
-        <p>A token lets a script act as you: send it as <code>Authorization: Bearer TOKEN</code> with <code>Accept: application/json</code>.</p>
+        <p>A token lets a script act as you: send it as <code>Authorization: Bearer TOKEN</code> (with <code>Accept: application/json</code> for JSON answers).</p>
         <ul class="tokens">
           {{#tokens}}
           <li data-token-id="{{id}}">
