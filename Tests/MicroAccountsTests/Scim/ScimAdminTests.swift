@@ -68,6 +68,17 @@ import Testing
         #expect(try fixture.stored("user") == nil)
     }
 
+    @Test func aGroupPutGivesTheRoleBeforeTakingIt() async throws {
+        let fixture = try await ScimFixture.make(managesAdmins: true)
+        defer { Task { await fixture.close() } }
+        // Taken from ann first, the role would have had no enabled holder for a moment: the
+        // store refuses that, and the handover would fail halfway.
+        let handover = try await fixture.send(.PUT, "/scim/v2/Groups/admin", #"{"displayName":"admin","members":[{"value":"user"}]}"#)
+        #expect(handover.status == .ok, "\(handover.text)")
+        #expect(try fixture.stored("user")?.user.roles == ["admin"])
+        #expect(try fixture.stored("ann")?.user.roles == [])
+    }
+
     @Test func anAddressChangeVoidsTheUsersSetUpAndResetLinks() async throws {
         let fixture = try await ScimFixture.make()
         defer { Task { await fixture.close() } }
