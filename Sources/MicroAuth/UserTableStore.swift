@@ -23,9 +23,19 @@ extension UserTableStore {
     }
 
     public func addUser(username: String, name: String?, roles: [String], email: String?, passwordHash: String, passwordChangeDue: Bool) async throws -> Bool {
+        try await addUser(username: username, name: name, roles: roles, email: email, passwordHash: passwordHash, passwordChangeDue: passwordChangeDue, disabled: false)
+    }
+
+    /// Adds a user, `disabled` from the start when asked: in the one write, so that they are
+    /// never enabled for a moment (nor left enabled by a failure before a second write).
+    public func addUser(
+        username: String, name: String?, roles: [String], email: String?, passwordHash: String, passwordChangeDue: Bool, disabled: Bool
+    ) async throws -> Bool {
         let key = try UserTable.key(username, passwordHash: passwordHash, roles: roles, source: source)
         let email = try UserTable.address(email, of: key, source: source)
-        let statement = ManagedUserSql.add(key, name: name, roles: roles, email: email, hash: passwordHash, changeDue: passwordChangeDue)
+        // A disabled user's hash is their own behind a `!`, as ``ManagedUserSql/disable(_:adminRole:match:)`` writes it.
+        let stored = disabled ? "!" + passwordHash : passwordHash
+        let statement = ManagedUserSql.add(key, name: name, roles: roles, email: email, hash: stored, changeDue: passwordChangeDue)
         return try await withTable("add user '\(key)'", guarded: false) { try await $0.change(key, statement) } > 0
     }
 

@@ -33,7 +33,7 @@ struct ScimTokenCommand: AsyncParsableCommand {
                 }
                 let (secret, token) = ScimToken.make(name: name, now: Int64(Date().timeIntervalSince1970))
                 try await store.add(token)
-                print("A SCIM token '\(name)' for \(table.place): give the provider the base URL {public URL}/scim/v2 and this token (shown once):")
+                print("A SCIM token '\(name)' for \(table.place): give the provider the base URL {public URL}{base path}/scim/v2 (or ScimProvisioning.path) and this token (shown once):")
                 print(secret)
             }
         }

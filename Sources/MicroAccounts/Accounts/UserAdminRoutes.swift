@@ -262,10 +262,16 @@ struct UserAdminRoutes {
     }
 
     /// Whether `name` can be a display name: at most ``maximumNameLength`` characters, no
-    /// controls, invisible formatting (bidirectional overrides) or unassigned code points.
+    /// controls, invisible formatting (bidirectional overrides), unassigned code points, or
+    /// characters that show as nothing: the default-ignorable ones (the Hangul fillers U+3164
+    /// and U+FFA0 among them), spaces other than U+0020, the blank Braille pattern. The users
+    /// page and SCIM share it: a name that looks empty, or like another's, is refused by both.
     static func isAcceptable(name: String) -> Bool {
         guard name.count <= maximumNameLength, name.utf8.count <= 4 * maximumNameLength else { return false }
         let refused: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate]
-        return !name.unicodeScalars.contains { refused.contains($0.properties.generalCategory) }
+        return !name.unicodeScalars.contains { scalar in
+            refused.contains(scalar.properties.generalCategory) || scalar.properties.isDefaultIgnorableCodePoint
+                || (scalar.properties.generalCategory == .spaceSeparator && scalar != " ") || scalar == "\u{2800}"
+        }
     }
 }

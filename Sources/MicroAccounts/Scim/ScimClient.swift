@@ -2,6 +2,7 @@
 struct ScimClient: Sendable {
     let token: ScimToken
 
-    /// The audit's detail: `by scim okta`.
-    var byline: String { "by scim " + token.name }
+    /// The audit's detail: `by scim "okta"`, quoted so that whatever stands before it (a new
+    /// display name such as `x by alice`) cannot pass for the author.
+    var byline: String { "by scim \"" + token.name + "\"" }
 }

@@ -46,11 +46,25 @@ struct ScimFilter: Sendable, Equatable {
             guard let value = scanner.value() else {
                 throw .invalidFilter("The value of a filter is a quoted string: userName eq \"ann\".")
             }
+            try Self.check(value, of: attribute.lowercased())
             terms.append(Term(attribute: attribute.lowercased(), value: value))
             guard terms.count <= Self.maxTerms else { throw .invalidFilter("A filter joins at most \(Self.maxTerms) terms.") }
             scanner.skipSpaces()
         } while !scanner.isAtEnd
         self.terms = terms
+    }
+
+    /// Refuses a value no stored one can equal before it reaches a store: a control character
+    /// (a NUL, which PostgreSQL refuses in text, would be a 503), or an `externalId` that
+    /// ``ScimUser/externalId(_:)`` would not keep.
+    private static func check(_ value: String, of attribute: String) throws(ScimError) {
+        if attribute == "externalid" {
+            do throws(ScimError) { _ = try ScimUser.externalId(.string(value)) } catch {
+                throw .invalidFilter("An externalId is a text of 1 to 256 bytes, without control characters.")
+            }
+        } else if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw .invalidFilter("A filter's value holds no control characters.")
+        }
     }
 
     private static func isAttributeByte(_ byte: UInt8) -> Bool {

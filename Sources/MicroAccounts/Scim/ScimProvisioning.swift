@@ -18,7 +18,11 @@ import MicroCore
 /// tokens and passkeys stop, the password and single sign-on refuse them; `active: true`
 /// enables them while those stay ended. `DELETE` removes them as the users page does. A user
 /// added by SCIM has no password: they sign in by single sign-on, or with a set-up link. Each
-/// change is an account event naming the token (`by scim okta`).
+/// change is an account event naming the token (`by scim "okta"`).
+///
+/// The admins stay the users page's to manage unless ``managesAdmins`` is set: a SCIM token
+/// neither gives nor takes the admin role (``Accounts/adminRole``), nor changes the address
+/// of, disables, enables or removes a user who holds it (`403`).
 public struct ScimProvisioning: AccountFeature {
     /// Where the endpoints are, within the app: `/scim/v2`.
     public var path = "/scim/v2"
@@ -26,6 +30,11 @@ public struct ScimProvisioning: AccountFeature {
     public var bodyLimit = 64 * 1024
     /// The most resources one page of a list holds, whatever `count` asks.
     public var maxCount = 100
+    /// Whether SCIM may give and take the admin role and change, disable and remove the users
+    /// who hold it (false). Off, a leaked SCIM token cannot make itself an admin, nor take an
+    /// admin's account (a new address gets the admin's password reset mail): the provider
+    /// manages everyone else, and the admins are managed on the users page.
+    public var managesAdmins = false
 
     /// Provisioning at `/scim/v2`.
     public init() {}

@@ -35,7 +35,7 @@ extension ScimRoutes {
     private func targetGroup(_ request: Request) async throws -> (group: ScimGroup, users: [ManagedUser]) {
         let id = request.params["id"] ?? ""
         let users = try await service.users(request).managedUsers()
-        guard User.problem(withRole: id) == nil else { throw ScimError.notFound("No group \(Username.shown(String(id.prefix(64)))).") }
+        guard User.problem(withRole: id) == nil else { throw ScimError.notFound("No group \(Username.shown(String(String.UnicodeScalarView(id.unicodeScalars.prefix(64))))).") }
         let members = Self.holders(of: id, in: users)
         let kept = try await service.store.hasGroup(id)
         guard !members.isEmpty || kept else { throw ScimError.notFound("No group \(id).") }
@@ -144,19 +144,25 @@ extension ScimRoutes {
             }
         case "externalid":
             externalId = operation.kind == .remove ? nil : try ScimUser.externalId(operation.value ?? .null)
-        case "id", "meta", "schemas":
+        case "id":
+            // Okta's replace sends the group's own id beside its members: no change, so taken.
+            guard operation.kind != .remove, let id = operation.value?.string, id == group.role else {
+                throw .mutability("id is read-only.")
+            }
+        case "meta", "schemas":
             throw .mutability("\(path.attribute) is read-only.")
         default:
             break
         }
     }
 
-    /// Refuses members that are no user's id, or too many, before anything changes.
-    private static func check(_ members: Set<String>, among users: [ManagedUser]) throws(ScimError) {
-        guard members.count <= ScimGroup.maxMembers else { throw .invalidValue("A group has at most \(ScimGroup.maxMembers) members here.") }
+    /// Refuses members that are no user's id before anything changes. How many a request
+    /// names is capped where it is read (``ScimGroup/memberNames(_:)``), not the group's size:
+    /// a group that grew by many small PATCHes still takes the next one.
+    static func check(_ members: Set<String>, among users: [ManagedUser]) throws(ScimError) {
         let names = Set(users.map(\.user.username))
         for name in members.sorted() where !names.contains(name) {
-            throw .invalidValue("No user \(Username.shown(String(name.prefix(256)))): a member is a user's id.")
+            throw .invalidValue("No user \(Username.shown(String(String.UnicodeScalarView(name.unicodeScalars.prefix(256))))): a member is a user's id.")
         }
     }
 
@@ -169,13 +175,24 @@ extension ScimRoutes {
         // The store refuses to take the admin role from its last enabled holder; refused here
         // first, so that no other holder loses it before that refusal.
         let adminRole = service.accounts.adminRole
+        if role == adminRole, !service.settings.managesAdmins,
+            users.contains(where: { $0.user.roles.contains(role) != members.contains($0.user.username) })
+        {
+            throw ScimService.adminRefusal("The group \(role) is the role of the app's admins: SCIM does not give or take it.")
+        }
         if role == adminRole, users.contains(where: { !$0.isDisabled && $0.user.roles.contains(role) }),
             !users.contains(where: { !$0.isDisabled && members.contains($0.user.username) })
         {
             throw ScimError(.conflict, nil, "The group \(role) keeps at least one enabled member: it is the role of the app's admins.")
         }
         let store = try service.users(request)
-        for user in users.sorted(by: { $0.user.username < $1.user.username }) {
+        // Additions before removals, each in name order: a failure halfway leaves the role
+        // with more holders rather than taken from some of those who keep it.
+        let ordered = users.sorted { a, b in
+            let (aAdds, bAdds) = (members.contains(a.user.username), members.contains(b.user.username))
+            return aAdds != bAdds ? aAdds : a.user.username < b.user.username
+        }
+        for user in ordered {
             let has = user.user.roles.contains(role)
             let wanted = members.contains(user.user.username)
             guard has != wanted else { continue }

@@ -73,7 +73,7 @@ extension ScimRoutes {
     private func target(_ request: Request, _ users: any UserTableStore) async throws -> ManagedUser {
         let id = request.params["id"] ?? ""
         guard let key = try? Username.enforce(id), let user = try await find(key, users) else {
-            throw ScimError.notFound("No user \(Username.shown(String(id.prefix(256)))).")
+            throw ScimError.notFound("No user \(Username.shown(String(String.UnicodeScalarView(id.unicodeScalars.prefix(256))))).")
         }
         return user
     }
@@ -93,13 +93,15 @@ extension ScimRoutes {
             throw ScimError.uniqueness("Another user has the email address \(email).")
         }
         // No password: they sign in by single sign-on, or with a set-up link an admin makes.
+        // One added inactive is disabled in the same write: never enabled for a moment, nor
+        // left enabled by a failure between two writes.
         let added = try await users.addUser(
             username: wanted.userName, name: wanted.displayName, roles: [], email: wanted.email, passwordHash: StoredUser.noPasswordHash,
-            passwordChangeDue: false)
+            passwordChangeDue: false, disabled: !wanted.active)
         guard added else { throw ScimError.uniqueness("A user \(wanted.userName), or one with that email address, exists.") }
         await service.forgetLeftovers(of: wanted.userName, request)
         await service.record(request, client, username: wanted.userName, event: ActivityEvent.Kind.userAdded)
-        if !wanted.active { _ = try await service.setActive(false, of: wanted.userName, request, client) }
+        if !wanted.active { await service.record(request, client, username: wanted.userName, event: ActivityEvent.Kind.userDisabled) }
         if let externalId = wanted.externalId { try await service.store.setExternalId(externalId, of: "User", wanted.userName) }
         guard let user = try await find(wanted.userName, users) else { throw ScimError.notFound("No user \(wanted.userName).") }
         return try await answer(request, user, status: .created)
@@ -113,8 +115,11 @@ extension ScimRoutes {
         let json = try body(request)
         let users = try service.users(request)
         let current = try await target(request, users)
-        let wanted = try ScimUser(body: json)
+        var wanted = try ScimUser(body: json)
         try keepsName(wanted.userName, of: current)
+        // A PUT that leaves `active` out leaves it as it is: a provider that does not send it
+        // must not enable a user an admin disabled.
+        if json["active"] == nil || json["active"]?.isNull == true { wanted.active = !current.isDisabled }
         return try await answer(request, try await change(current, to: wanted, users, request, client))
     }
 
@@ -129,6 +134,7 @@ extension ScimRoutes {
 
     func deleteUser(_ request: Request, _ client: ScimClient) async throws -> Response {
         let user = try await target(request, service.users(request))
+        try service.guardAdmin(user, "remove")
         try await service.remove(user.user.username, request, client)
         return Response(status: .noContent)
     }
@@ -145,14 +151,38 @@ extension ScimRoutes {
         _ current: ManagedUser, to wanted: ScimUser, _ users: any UserTableStore, _ request: Request, _ client: ScimClient
     ) async throws -> ManagedUser {
         let name = current.user.username
-        // Refused before anything is written: a taken address, the last admin.
-        if let email = wanted.email, email != current.user.email, let address = try? MailAddress(email),
+        let changesEmail = wanted.email != current.user.email
+        // Refused before anything is written: an admin's address or state, a taken address,
+        // the last admin.
+        if changesEmail { try service.guardAdmin(current, "change the email address of") }
+        if wanted.active == current.isDisabled { try service.guardAdmin(current, wanted.active ? "enable" : "disable") }
+        if changesEmail, let email = wanted.email, let address = try? MailAddress(email),
             let holder = try await users.username(withEmail: address), holder != name
         {
             throw ScimError.uniqueness("Another user has the email address \(email).")
         }
-        if wanted.active == current.isDisabled {
-            _ = try await service.setActive(wanted.active, of: name, request, client)
+        if !wanted.active, !current.isDisabled, current.user.roles.contains(service.accounts.adminRole) {
+            let others = try await users.managedUsers().filter { $0.user.username != name && !$0.isDisabled && $0.user.roles.contains(service.accounts.adminRole) }
+            if others.isEmpty { throw ScimError(.conflict, nil, "\(name) is the last enabled user with the role \(service.accounts.adminRole): they stay enabled.") }
+        }
+        // The address first: of the writes, only it can still be refused (by another user
+        // taking it meanwhile), and a refusal then leaves nothing half done.
+        if changesEmail {
+            // A set-up or reset link already sent went to the old address, or was asked for
+            // by someone who knew it: none outlives the change. Voided before the change, so
+            // that a failure between the two cannot leave the address changed and a link live.
+            try await service.accounts.setupLinks.removeAll(of: name)
+            switch try await users.setEmail(of: name, to: wanted.email) {
+            case .done: break
+            case .noSuchUser: throw ScimError.notFound("No user \(name).")
+            case .taken: throw ScimError.uniqueness("Another user has the email address \(wanted.email ?? "").")
+            }
+            await service.record(request, client, username: name, event: ActivityEvent.Kind.emailChanged, detail: wanted.email ?? "none")
+        }
+        // Every `active: false`, even of a user already disabled: a retry after a failure
+        // halfway through the first must still end what it left.
+        if wanted.active == current.isDisabled || !wanted.active {
+            try await service.setActive(wanted.active, of: name, wasDisabled: current.isDisabled, request, client)
         }
         if try await service.store.externalId(of: "User", name) != wanted.externalId {
             try await service.store.setExternalId(wanted.externalId, of: "User", name)
@@ -160,15 +190,8 @@ extension ScimRoutes {
         let shownName = User(username: name, name: wanted.displayName).name
         if shownName != current.user.name {
             guard try await users.setName(of: name, to: wanted.displayName) else { throw ScimError.notFound("No user \(name).") }
-            await service.record(request, client, username: name, event: ActivityEvent.Kind.nameChanged, detail: shownName)
-        }
-        if wanted.email != current.user.email {
-            switch try await users.setEmail(of: name, to: wanted.email) {
-            case .done: break
-            case .noSuchUser: throw ScimError.notFound("No user \(name).")
-            case .taken: throw ScimError.uniqueness("Another user has the email address \(wanted.email ?? "").")
-            }
-            await service.record(request, client, username: name, event: ActivityEvent.Kind.emailChanged, detail: wanted.email ?? "none")
+            // Quoted: a name such as `x by alice` is not read as alice's doing.
+            await service.record(request, client, username: name, event: ActivityEvent.Kind.nameChanged, detail: "\"" + shownName + "\"")
         }
         guard let user = try await find(name, users) else { throw ScimError.notFound("No user \(name).") }
         return user

@@ -51,29 +51,45 @@ final class ScimService: Sendable {
     }
 
     /// The client whose token the request carries; a missing, malformed or unknown one is a
-    /// 401 counted against the client's address by the sign-in throttle, which refuses every
-    /// token from an address past its limit with a 429.
+    /// 401 counted against the client's address by the sign-in throttle, which refuses it with
+    /// a 429 once the address is past its limit. The token is looked up before the throttle is
+    /// asked: a burst of wrong tokens from an address the provider shares (a cloud's egress)
+    /// must not lock the provider out, and a right token is no failure to count.
     private func authenticate(_ request: Request) async throws -> ScimClient {
         guard let header = request.headers.first(name: "Authorization"), let secret = ApiTokenService.bearer(header) else {
             throw ScimError(.unauthorized, nil, "Send the SCIM token as Authorization: Bearer TOKEN.")
         }
         let now = Int64(request.settings.clock().timeIntervalSince1970)
-        let found = try await request.signInAttempt(username: nil) { attempt in
-            attempt.announcesFailure = false
-            attempt.outcome = .unchecked
-            var token: ScimToken?
-            if ScimToken.isWellFormed(secret) {
-                let digest = ApiTokenSecret.digest(of: secret)
-                if let stored = try await store.token(digest: digest), ConstantTime.equal(stored.digest, digest) { token = stored }
-            }
-            attempt.outcome = token == nil ? .failure : .success
-            return token
+        var found: ScimToken?
+        if ScimToken.isWellFormed(secret) {
+            let digest = ApiTokenSecret.digest(of: secret)
+            if let stored = try await store.token(digest: digest), ConstantTime.equal(stored.digest, digest) { found = stored }
         }
-        guard let found else { throw ScimError(.unauthorized, nil, "This SCIM token is unknown or revoked.") }
+        guard let found else {
+            // Counted as a failure (a 429 instead, past the address's limit), then refused.
+            try await request.signInAttempt(username: nil) { attempt in
+                attempt.announcesFailure = false
+                attempt.outcome = .failure
+            }
+            throw ScimError(.unauthorized, nil, "This SCIM token is unknown or revoked.")
+        }
         if now - found.lastUsedAt >= 60 {
             do { try await store.touch(id: found.id, now: now) } catch { logger.warning("Cannot note that a SCIM token was used: \(error)") }
         }
         return ScimClient(token: found)
+    }
+
+    /// Refuses `change` of `user` when they hold the admin role and ``ScimProvisioning/managesAdmins``
+    /// is off: the admins are the users page's to manage, so that a leaked SCIM token cannot
+    /// take an admin's account (a new address receives their reset link) or lock them out.
+    func guardAdmin(_ user: ManagedUser, _ change: String) throws(ScimError) {
+        guard !settings.managesAdmins, user.user.roles.contains(accounts.adminRole) else { return }
+        throw Self.adminRefusal("\(user.user.username) has the role \(accounts.adminRole): SCIM does not \(change) an admin.")
+    }
+
+    /// The refusal of a change to the admins: a 403, as the token may not make it.
+    static func adminRefusal(_ detail: String) -> ScimError {
+        ScimError(.forbidden, "mutability", detail + " Manage the admins on the users page, or set ScimProvisioning.managesAdmins.")
     }
 
     /// The users table SCIM changes; a users file cannot be written (501).
@@ -84,27 +100,32 @@ final class ScimService: Sendable {
         return users
     }
 
-    /// Records `event` of `username` as `client`'s doing, in the audit and the user's activity.
+    /// Records `event` of `username` as `client`'s doing, in the audit and the user's activity;
+    /// the byline's token name is quoted, so that a `detail` that ends in `by alice` is not read
+    /// as alice's doing.
     func record(_ request: Request, _ client: ScimClient, username: String, event: String, detail: String = "") async {
         guard let service = request.service(AccountsService.self) else { return }
         await service.record(request, username: username, event: event, detail: (detail.isEmpty ? "" : detail + " ") + client.byline)
     }
 
-    /// What the users page's "Disable" and "Enable" do: the store's change, the set-up links'
-    /// end (on a disabling) and every way in ended, on every instance. False when the user
-    /// is the last enabled admin (refused).
-    func setActive(_ active: Bool, of username: String, _ request: Request, _ client: ScimClient) async throws -> Bool {
+    /// What the users page's "Disable" and "Enable" do: the store's change, every way in ended
+    /// on every instance, and (on a disabling) the set-up links' end. A disabling of a user
+    /// who already is disabled (`wasDisabled`: a provider's retry) ends them again without a
+    /// second event: a retry after a failure halfway must still end what the first left.
+    func setActive(_ active: Bool, of username: String, wasDisabled: Bool = false, _ request: Request, _ client: ScimClient) async throws {
         let change = try await users(request).setDisabled(!active, username: username, keepingOne: accounts.adminRole)
         switch change {
         case .done: break
         case .noSuchUser: throw ScimError.notFound("No user \(username).")
         case .lastAdmin: throw ScimError(.conflict, nil, "\(username) is the last enabled user with the role \(accounts.adminRole): they stay enabled.")
         }
-        if !active { try await accounts.setupLinks.removeAll(of: username) }
+        // Before anything that can throw, so that a failure below leaves no session alive.
         // Enabling ends them too: no cookie or token from before the disabling comes back.
         await request.endSessions(of: username, everyWayIn: true)
-        await record(request, client, username: username, event: active ? ActivityEvent.Kind.userEnabled : ActivityEvent.Kind.userDisabled)
-        return true
+        if !(wasDisabled && !active) {
+            await record(request, client, username: username, event: active ? ActivityEvent.Kind.userEnabled : ActivityEvent.Kind.userDisabled)
+        }
+        if !active { try await accounts.setupLinks.removeAll(of: username) }
     }
 
     /// What the users page's "Remove" does.

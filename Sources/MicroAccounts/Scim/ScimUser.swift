@@ -64,9 +64,6 @@ struct ScimUser: Sendable, Equatable {
         PercentEncoding.encode(id) { PercentEncoding.isUnreserved($0) || $0 == UInt8(ascii: "@") }
     }
 
-    /// The longest display name kept, in UTF-8 bytes.
-    static let nameLength = 256
-
     /// The user a POST or PUT body describes; throws the refusal of a body that is not one.
     init(body: ScimJson) throws(ScimError) {
         guard case .object = body else { throw .invalidSyntax("A user is a JSON object.") }
@@ -74,7 +71,8 @@ struct ScimUser: Sendable, Equatable {
         userName = try Self.enforced(typed)
         displayName = try Self.displayName(in: body)
         email = try Self.email(in: body["emails"])
-        active = try body["active"].map(Self.active) ?? true
+        // Missing or null: enabled, for a new user; a PUT keeps the current state instead.
+        active = try body["active"].flatMap { value throws(ScimError) in value.isNull ? nil : try Self.active(value) } ?? true
         externalId = try body["externalId"].flatMap(Self.externalId)
     }
 
@@ -110,16 +108,14 @@ struct ScimUser: Sendable, Equatable {
         return try checkedName(text)
     }
 
-    /// `text` as a display name, or the refusal of one that could disguise itself in a page or log.
+    /// `text` as a display name, or the refusal of one that could disguise itself in a page or
+    /// log: the users page's rule (``UserAdminRoutes/isAcceptable(name:)``), so that SCIM keeps
+    /// no name an admin could not type.
     static func checkedName(_ text: String) throws(ScimError) -> String {
-        guard text.utf8.count <= nameLength else { throw .invalidValue("A displayName is at most \(nameLength) bytes.") }
-        let hidden = text.unicodeScalars.contains { scalar in
-            switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .privateUse, .surrogate: true
-            default: false
-            }
+        guard UserAdminRoutes.isAcceptable(name: text) else {
+            throw .invalidValue(
+                "A displayName is at most \(UserAdminRoutes.maximumNameLength) characters, without control, text-direction or invisible characters.")
         }
-        guard !hidden else { throw .invalidValue("A displayName holds no control, text-direction or invisible characters.") }
         return text
     }
 

@@ -43,6 +43,9 @@ import Testing
             #"userName eq "unterminated"#, "userName eq", #"(userName eq "a")"#, #"userName eq "a" and "#,
             #"userName eq "a" and userName eq "a" and userName eq "a" and userName eq "a" and userName eq "a""#,
             "userName eq \"" + String(repeating: "x", count: 2000) + "\"", #"userName pr"#, #"emails[type eq "work"].value eq "x""#,
+            // Values no stored one can equal, refused before a store sees them (PostgreSQL refuses a NUL).
+            #"externalId eq "\u0000""#, #"externalId eq "a\u0000b""#, #"externalId eq """#,
+            "externalId eq \"" + String(repeating: "x", count: 257) + "\"", #"userName eq "a\u0000""#, #"emails.value eq "a\u0000@example.com""#,
         ]
         for filter in filters {
             let encoded = filter.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""

@@ -9,7 +9,8 @@ import MicroTesting
 import Testing
 
 /// An app with SCIM on over a SQLite users table (`ann` an admin, `user` not, both with a
-/// password) and a SCIM token, and the calls its tests make.
+/// password) and a SCIM token, and the calls its tests make; `managesAdmins` as
+/// ``ScimProvisioning/managesAdmins``.
 struct ScimFixture {
     let app: App
     let users: SqliteUserStore
@@ -18,7 +19,7 @@ struct ScimFixture {
     let token: String
     let clock: TestClock
 
-    static func make(logger: Logger = .quietForTests) async throws -> ScimFixture {
+    static func make(logger: Logger = .quietForTests, managesAdmins: Bool = false) async throws -> ScimFixture {
         let folder = try TemporaryFolder()
         let clock = TestClock()
         let app = isolatedApp(logger: logger) { $0.clock = { clock.now } }
@@ -31,7 +32,9 @@ struct ScimFixture {
         app.use(authentication)
         let database = try await Database.sqlite(path: folder.file("app.db"))
         var accounts = Accounts(database: database)
-        accounts.scim = ScimProvisioning()
+        var scim = ScimProvisioning()
+        scim.managesAdmins = managesAdmins
+        accounts.scim = scim
         app.use(accounts)
         app.get("/me") { request in ["user": try request.authenticate().username] }
         try await database.migrate(DatabaseScimStore.migrations)

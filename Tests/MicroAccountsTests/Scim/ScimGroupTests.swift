@@ -1,6 +1,7 @@
 import Foundation
 import Micro
 @testable import MicroAccounts
+import MicroAuth
 import MicroTestSupport
 import MicroTesting
 import Testing
@@ -39,11 +40,11 @@ import Testing
         #expect((listed["Resources"] as? [[String: Any]])?.first?["members"] == nil)
         let events = try await fixture.events(of: "ann").filter { $0.event == ActivityEvent.Kind.rolesChanged }
         #expect(events.count == 2)
-        #expect(events.allSatisfy { $0.detail.hasSuffix("by scim okta") })
+        #expect(events.allSatisfy { $0.detail.hasSuffix(#"by scim "okta""#) })
     }
 
     @Test func putReplacesMembersAndDeleteTakesTheRoleFromEveryone() async throws {
-        let fixture = try await ScimFixture.make()
+        let fixture = try await ScimFixture.make(managesAdmins: true)
         defer { Task { await fixture.close() } }
         try await fixture.send(.POST, "/scim/v2/Groups", #"{"displayName":"ops","members":[{"value":"user"}]}"#)
         let replaced = try await fixture.send(.PUT, "/scim/v2/Groups/ops", #"{"displayName":"ops","members":[{"value":"ann"}]}"#)
@@ -57,7 +58,8 @@ import Testing
         #expect(try fixture.stored("ann")?.user.roles == ["admin"])
         #expect(try await fixture.send(.GET, "/scim/v2/Groups/ops").status == .notFound)
         #expect(try await fixture.send(.DELETE, "/scim/v2/Groups/ops").status == .notFound)
-        // The admin role is a group too: it keeps an enabled holder, and a refusal changes nothing.
+        // With managesAdmins, the admin role is a group too: it keeps an enabled holder, and a
+        // refusal changes nothing.
         #expect(try await fixture.send(.PATCH, "/scim/v2/Groups/admin", #"{"Operations":[{"op":"add","path":"members","value":[{"value":"user"}]}]}"#).status == .ok)
         let last = try await fixture.send(.DELETE, "/scim/v2/Groups/admin")
         #expect(last.status == .conflict)
@@ -80,5 +82,29 @@ import Testing
         let unsupported = try await fixture.send(.GET, "/scim/v2/Groups?filter=members.value%20eq%20%22ann%22")
         #expect(unsupported.status == .badRequest)
         #expect(try ScimFixture.error(unsupported).scimType == "invalidFilter")
+    }
+
+    @Test func oktasReplaceWithTheGroupsOwnIdAndNameIsTaken() async throws {
+        let fixture = try await ScimFixture.make()
+        defer { Task { await fixture.close() } }
+        #expect(try await fixture.send(.POST, "/scim/v2/Groups", #"{"displayName":"ops"}"#).status == .created)
+        let okta = try await fixture.send(.PATCH, "/scim/v2/Groups/ops", #"{"Operations":[{"op":"replace","value":{"id":"ops","displayName":"ops"}},{"op":"add","path":"members","value":[{"value":"user"}]}]}"#)
+        #expect(okta.status == .ok, "\(okta.text)")
+        #expect(try fixture.stored("user")?.user.roles == ["ops"])
+        for value in [#"{"id":"other"}"#, #"{"displayName":"other"}"#] {
+            let refused = try await fixture.send(.PATCH, "/scim/v2/Groups/ops", #"{"Operations":[{"op":"replace","value":\#(value)}]}"#)
+            #expect(refused.status == .badRequest, "\(value)")
+            #expect(try ScimFixture.error(refused).scimType == "mutability")
+        }
+    }
+
+    @Test func theMemberCapIsPerRequestNotTheGroupsSize() throws {
+        let names = (0...ScimGroup.maxMembers).map { "u\($0)" }
+        let users = names.map { ManagedUser(user: User(username: $0), isDisabled: false, passwordChangeDue: false) }
+        // A group grown past the cap by several requests still takes the next one.
+        try ScimRoutes.check(Set(names), among: users)
+        // One request naming more than the cap is refused where it is read.
+        let list = ScimJson.array(names.map { .object([("value", .string($0))]) })
+        #expect(throws: ScimError.self) { try ScimGroup.memberNames(list) }
     }
 }

@@ -43,7 +43,7 @@ import Testing
 
         // Audit: added, by the token's name.
         let events = try await fixture.events(of: "bob.jones@example.com")
-        #expect(events.contains { $0.event == ActivityEvent.Kind.userAdded && $0.detail == "by scim okta" })
+        #expect(events.contains { $0.event == ActivityEvent.Kind.userAdded && $0.detail == #"by scim "okta""# })
         // Its user's activity page shows it too: a set-up link or single sign-on lets them in.
     }
 
@@ -82,10 +82,25 @@ import Testing
     @Test func aDisplayNameThatHidesItselfIsInvalidValue() async throws {
         let fixture = try await ScimFixture.make()
         defer { Task { await fixture.close() } }
-        let refused = try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"eve","displayName":"Eve\u202e nimda"}"#)
-        #expect(refused.status == .badRequest)
-        #expect(try ScimFixture.error(refused).scimType == "invalidValue")
+        // Text-direction overrides, the Hangul fillers, other default-ignorables, spaces other
+        // than U+0020, and more than 200 characters (the users page's rule).
+        for name in [#"Eve\u202e nimda"#, #"\u3164"#, #"a\uFFA0"#, #"a\u034Fb"#, #"Ann\u00A0Smith"#, #"a\u3000b"#, #"\u2800"#, String(repeating: "é", count: 201)] {
+            let refused = try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"eve","displayName":"\#(name)"}"#)
+            #expect(refused.status == .badRequest, "\(name)")
+            #expect(try ScimFixture.error(refused).scimType == "invalidValue")
+        }
         #expect(try fixture.stored("eve") == nil)
+        let patched = try await fixture.send(.PATCH, "/scim/v2/Users/user", #"{"Operations":[{"op":"replace","path":"displayName","value":"\u3164"}]}"#)
+        #expect(patched.status == .badRequest)
+        #expect(try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"eve","displayName":"\#(String(repeating: "é", count: 200))"}"#).status == .created)
+    }
+
+    @Test func theAuditQuotesTheNewNameAndTheToken() async throws {
+        let fixture = try await ScimFixture.make()
+        defer { Task { await fixture.close() } }
+        #expect(try await fixture.send(.PATCH, "/scim/v2/Users/user", #"{"Operations":[{"op":"replace","path":"displayName","value":"x by alice"}]}"#).status == .ok)
+        let events = try await fixture.events(of: "user").filter { $0.event == ActivityEvent.Kind.nameChanged }
+        #expect(events.map(\.detail) == [#""x by alice" by scim "okta""#])
     }
 
     @Test func listsArePagedAndCountIsBounded() async throws {
@@ -136,10 +151,10 @@ import Testing
         #expect(try fixture.stored("user") == nil)
         #expect(try await browser.get("/me", headers: ["Accept": "application/json"]).status == .unauthorized)
         let events = try await DatabaseActivityLog(fixture.database).events(of: nil, offset: 0, limit: 50)
-        #expect(events.contains { $0.username == "user" && $0.event == ActivityEvent.Kind.userRemoved && $0.detail == "by scim okta" })
-        // The last admin stays.
+        #expect(events.contains { $0.username == "user" && $0.event == ActivityEvent.Kind.userRemoved && $0.detail == #"by scim "okta""# })
+        // An admin stays: SCIM does not remove one (ScimAdminTests).
         let last = try await fixture.send(.DELETE, "/scim/v2/Users/ann")
-        #expect(last.status == .conflict)
+        #expect(last.status == .forbidden)
         #expect(try fixture.stored("ann") != nil)
     }
 
