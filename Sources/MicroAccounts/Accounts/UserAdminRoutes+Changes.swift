@@ -121,23 +121,9 @@ extension UserAdminRoutes {
         return try await done(request, admin: admin, user: username, event: factor.turnedOffEvent, flash: texts.twoFactorReset)
     }
 
-    /// Deletes the API tokens, the listed sessions and what the features keep (the second
-    /// factor, the passkeys) under `username` in the account pages' tables, and marks its
-    /// activity as an ended account's: after a
-    /// removal, and before an add (a user removed some other way, by `remove-user` or SQL, left
-    /// them), so that a new user of the name inherits none of it and sees only their own history.
+    /// ``Accounts/forgetLeftovers(of:_:)``: after a removal, and before an add.
     func forgetLeftovers(of username: String, _ request: Request) async {
-        do {
-            try await request.service(ApiTokenService.self)?.store.removeAll(of: username)
-            if let database = settings.database {
-                for feature in settings.features { try await feature.forget(Username.key(username), in: database) }
-            }
-            _ = try await settings.sessions.removeAll(of: username, keeping: nil)
-            try await settings.setupLinks.removeAll(of: Username.key(username))
-            try await settings.activity.endAccount(of: username, at: request.session.now)
-        } catch {
-            request.logger.error("Cannot delete the tokens, second factor, passkeys or history left by \(username): \(error)")
-        }
+        await settings.forgetLeftovers(of: username, request)
     }
 
     func endSessions(_ request: Request) async throws -> Response {

@@ -143,21 +143,15 @@ final class ScimService: Sendable {
         await forgetLeftovers(of: username, request)
     }
 
-    /// Deletes what an earlier holder of `username` left (tokens, second factor, passkeys,
-    /// listed sessions, set-up links) and marks its activity as an ended account's, as the
-    /// users page does after a removal and before an addition.
+    /// Deletes what an earlier holder of `username` left, as the users page does after a
+    /// removal and before an addition (``Accounts/forgetLeftovers(of:_:)``), and the
+    /// `externalId` SCIM kept for them.
     func forgetLeftovers(of username: String, _ request: Request) async {
+        await accounts.forgetLeftovers(of: username, request)
         do {
-            try await request.service(ApiTokenService.self)?.store.removeAll(of: username)
-            if let database = accounts.database {
-                for feature in accounts.features { try await feature.forget(username, in: database) }
-            }
-            _ = try await accounts.sessions.removeAll(of: username, keeping: nil)
-            try await accounts.setupLinks.removeAll(of: username)
             try await store.setExternalId(nil, of: "User", username)
-            try await accounts.activity.endAccount(of: username, at: request.session.now)
         } catch {
-            logger.error("Cannot delete the tokens, second factor, passkeys or history left by \(username): \(error)")
+            logger.error("Cannot delete the externalId left by \(username): \(error)")
         }
     }
 }
