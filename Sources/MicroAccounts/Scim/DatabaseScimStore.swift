@@ -2,10 +2,11 @@ import MicroCore
 import SQLKit
 
 /// What SCIM provisioning keeps in a ``/MicroCore/Database`` (SQLite, or PostgreSQL shared by every
-/// instance): the clients' tokens, as digests looked up through a unique index, and the names
-/// of the groups a client made that nobody holds yet (a group is a role: one somebody holds
-/// needs no row). A token revoked on one instance is refused by every instance at its next
-/// request: SCIM requests read the table, which their rate allows.
+/// instance): the clients' tokens, as digests looked up through a unique index; the names of
+/// the groups a client made that nobody holds yet (a group is a role: one somebody holds needs
+/// no row); the clients' own ids; and the users' profiles beside the users table. A token
+/// revoked on one instance is refused by every instance at its next request: SCIM requests
+/// read the table, which their rate allows.
 public final class DatabaseScimStore: Sendable {
     /// The database.
     public let database: Database
@@ -39,6 +40,13 @@ public final class DatabaseScimStore: Sendable {
                 .primaryKey("kind", "id")
                 .run()
             try await sql.create(index: "micro_scim_external_ids_by_value").on("micro_scim_external_ids").column("kind").column("external_id").run()
+        },
+        Migration("micro 3 scim profiles") { sql in
+            try await sql.create(table: "micro_scim_profiles").ifNotExists()
+                .column("username", type: .text, .primaryKey(autoIncrement: false))
+                .column("profile", type: .text, .notNull)
+                .column("updated_at", type: .bigint, .notNull)
+                .run()
         },
     ]
 

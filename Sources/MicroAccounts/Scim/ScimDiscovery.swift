@@ -78,11 +78,15 @@ struct ScimDiscovery: Sendable {
         let user: [ScimJson] = [
             Self.attribute("externalId", caseExact: true),
             Self.attribute("userName", required: true, uniqueness: "server"),
-            Self.attribute("name", type: "complex", sub: [Self.attribute("formatted"), Self.attribute("givenName"), Self.attribute("familyName")]),
+            Self.attribute("name", type: "complex", sub: ScimName.parts.map { Self.attribute($0.name) }),
             Self.attribute("displayName"),
-            Self.attribute("active", type: "boolean"),
+            // Required: Micro always knows whether a user may sign in, and removing the answer
+            // would neither disable nor enable anyone. A new user sent without it is enabled,
+            // as providers that leave it out expect.
+            Self.attribute("active", type: "boolean", required: true),
             Self.attribute("emails", type: "complex", multiValued: true, sub: [
-                Self.attribute("value"), Self.attribute("type", canonical: ["work"]), Self.attribute("primary", type: "boolean"),
+                Self.attribute("value"), Self.attribute("type", canonical: ["work", "home", "other"]), Self.attribute("primary", type: "boolean"),
+                Self.attribute("display"),
             ]),
             Self.attribute("groups", type: "complex", multiValued: true, mutability: "readOnly", sub: [
                 Self.attribute("value", mutability: "readOnly"), Self.attribute("display", mutability: "readOnly"),

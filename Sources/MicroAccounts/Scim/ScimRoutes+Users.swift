@@ -20,8 +20,12 @@ extension ScimRoutes {
         found.sort { $0.user.username < $1.user.username }
         let shown = found.dropFirst(start - 1).prefix(count)
         let projection = query.projection
-        let external = try await service.store.externalIds(of: "User", shown.map(\.user.username))
-        let resources = shown.map { projection.apply(ScimUser($0, externalId: external[$0.user.username]).json(base: service.base(request))) }
+        let names = shown.map(\.user.username)
+        let external = try await service.store.externalIds(of: "User", names)
+        let profiles = try await service.store.profiles(of: names)
+        let resources = shown.map { user in
+            projection.apply(ScimUser(user, profile: profiles[user.user.username], externalId: external[user.user.username]).json(base: service.base(request)))
+        }
         return ScimResponse.list(resources, total: found.count, startIndex: start)
     }
 
@@ -80,9 +84,15 @@ extension ScimRoutes {
 
     private func answer(_ request: Request, _ user: ManagedUser, status: HttpStatus = .ok) async throws -> Response {
         let base = service.base(request)
-        let externalId = try await service.store.externalId(of: "User", user.user.username)
+        let resource = try await stored(user)
         return ScimResponse.make(
-            status, ScimQuery(request).projection.apply(ScimUser(user, externalId: externalId).json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(user.user.username) : nil)
+            status, ScimQuery(request).projection.apply(resource.json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(user.user.username) : nil)
+    }
+
+    /// `user` with what SCIM keeps of them beside the users table.
+    private func stored(_ user: ManagedUser) async throws -> ScimUser {
+        let name = user.user.username
+        return ScimUser(user, profile: try await service.store.profile(of: name), externalId: try await service.store.externalId(of: "User", name))
     }
 
     func createUser(_ request: Request, _ client: ScimClient) async throws -> Response {
@@ -96,13 +106,14 @@ extension ScimRoutes {
         // One added inactive is disabled in the same write: never enabled for a moment, nor
         // left enabled by a failure between two writes.
         let added = try await users.addUser(
-            username: wanted.userName, name: wanted.displayName, roles: [], email: wanted.email, passwordHash: StoredUser.noPasswordHash,
+            username: wanted.userName, name: wanted.shownName, roles: [], email: wanted.email, passwordHash: StoredUser.noPasswordHash,
             passwordChangeDue: false, disabled: !wanted.active)
         guard added else { throw ScimError.uniqueness("A user \(wanted.userName), or one with that email address, exists.") }
         await service.forgetLeftovers(of: wanted.userName, request)
         await service.record(request, client, username: wanted.userName, event: ActivityEvent.Kind.userAdded)
         if !wanted.active { await service.record(request, client, username: wanted.userName, event: ActivityEvent.Kind.userDisabled) }
         if let externalId = wanted.externalId { try await service.store.setExternalId(externalId, of: "User", wanted.userName) }
+        try await service.store.setProfile(wanted.profile, of: wanted.userName, now: request.session.now)
         guard let user = try await find(wanted.userName, users) else { throw ScimError.notFound("No user \(wanted.userName).") }
         return try await answer(request, user, status: .created)
     }
@@ -127,8 +138,9 @@ extension ScimRoutes {
         let operations = try ScimPatchOperation.operations(in: body(request))
         let users = try service.users(request)
         let current = try await target(request, users)
-        var wanted = ScimUser(current, externalId: try await service.store.externalId(of: "User", current.user.username))
-        for operation in operations { try apply(operation, to: &wanted, current) }
+        var wanted = try await stored(current)
+        for operation in operations { try wanted.apply(operation) }
+        try keepsName(wanted.userName, of: current)
         return try await answer(request, try await change(current, to: wanted, users, request, client))
     }
 
@@ -187,62 +199,16 @@ extension ScimRoutes {
         if try await service.store.externalId(of: "User", name) != wanted.externalId {
             try await service.store.setExternalId(wanted.externalId, of: "User", name)
         }
-        let shownName = User(username: name, name: wanted.displayName).name
+        let shownName = User(username: name, name: wanted.shownName).name
         if shownName != current.user.name {
-            guard try await users.setName(of: name, to: wanted.displayName) else { throw ScimError.notFound("No user \(name).") }
+            guard try await users.setName(of: name, to: wanted.shownName) else { throw ScimError.notFound("No user \(name).") }
             // Quoted: a name such as `x by alice` is not read as alice's doing.
             await service.record(request, client, username: name, event: ActivityEvent.Kind.nameChanged, detail: "\"" + shownName + "\"")
         }
+        if try await service.store.profile(of: name) != wanted.profile {
+            try await service.store.setProfile(wanted.profile, of: name, now: request.session.now)
+        }
         guard let user = try await find(name, users) else { throw ScimError.notFound("No user \(name).") }
         return user
-    }
-
-    /// Applies one PATCH operation to `user` (RFC 7644 3.5.2); attributes Micro does not keep
-    /// are accepted and left alone, as providers send many.
-    private func apply(_ operation: ScimPatchOperation, to user: inout ScimUser, _ current: ManagedUser) throws(ScimError) {
-        guard let path = operation.path else {
-            guard let value = operation.value, case .object(let members) = value else {
-                throw .invalidSyntax("An operation without a path has an object of attributes as its value.")
-            }
-            for (name, value) in members {
-                try apply(ScimPatchOperation(kind: operation.kind, path: ScimPatchOperation.parse(path: name), value: value), to: &user, current)
-            }
-            return
-        }
-        let removing = operation.kind == .remove
-        let value = operation.value ?? .null
-        switch (path.attribute, path.subAttribute) {
-        case ("active", nil):
-            if removing { throw .mutability("active cannot be removed; replace it with false.") }
-            user.active = try ScimUser.active(value)
-        case ("displayname", nil), ("name", "formatted"):
-            user.displayName = removing || value.isNull ? nil : try ScimUser.checkedName(value.string ?? "")
-        case ("name", nil):
-            if removing { user.displayName = nil } else if let formatted = try ScimUser.displayName(in: .object([("name", value)])) {
-                user.displayName = formatted
-            }
-        case ("username", nil):
-            if removing { throw .mutability("userName cannot be removed.") }
-            guard let text = value.string else { throw .invalidValue("userName is a string.") }
-            try keepsName(ScimUser.enforced(text), of: current)
-        case ("emails", nil):
-            if removing || value.isNull {
-                user.email = nil
-            } else if path.filter == nil {
-                user.email = try ScimUser.email(in: value.array == nil ? .array([value]) : value)
-            } else {
-                user.email = try ScimUser.email(in: .array([value]))
-            }
-        case ("emails", "value"):
-            user.email = removing || value.isNull ? nil : try ScimUser.checkedEmail(value.string ?? "")
-        case ("emails", _):
-            break
-        case ("externalid", nil):
-            user.externalId = removing ? nil : try ScimUser.externalId(value)
-        case ("id", _), ("meta", _), ("groups", _), ("schemas", _):
-            throw .mutability("\(path.attribute) is read-only: groups change through /Groups.")
-        default:
-            break
-        }
     }
 }

@@ -145,13 +145,14 @@ final class ScimService: Sendable {
 
     /// Deletes what an earlier holder of `username` left, as the users page does after a
     /// removal and before an addition (``Accounts/forgetLeftovers(of:_:)``), and the
-    /// `externalId` SCIM kept for them.
+    /// `externalId` and profile SCIM kept for them.
     func forgetLeftovers(of username: String, _ request: Request) async {
         await accounts.forgetLeftovers(of: username, request)
         do {
             try await store.setExternalId(nil, of: "User", username)
+            try await store.setProfile(nil, of: username, now: request.session.now)
         } catch {
-            logger.error("Cannot delete the externalId left by \(username): \(error)")
+            logger.error("Cannot delete the externalId or profile left by \(username): \(error)")
         }
     }
 }

@@ -2,37 +2,49 @@ import MicroAuth
 import MicroCore
 
 /// A user as SCIM sees them (RFC 7643 4.1): `id` and `userName` are the username in its
-/// enforced form (``/MicroAuth/Username``), which is the key of the users table and never changes for a
-/// user (a rename is refused); `displayName` the name pages show; one address in `emails`;
-/// `active` false while disabled; `groups` their roles. Attributes Micro does not keep
-/// (`name`'s parts, `title`...) are read only to make a display name; `externalId` is kept
-/// beside the table.
+/// enforced form (``/MicroAuth/Username``), the key of the users table; `active` false while
+/// disabled; `groups` their roles. `displayName`, `name`'s parts and every address are kept as
+/// the provider sent them (``ScimProfile``), while the users table keeps the name pages show
+/// and the address mail goes to; `externalId` is kept beside the table. Other attributes
+/// (`title`...) are accepted and not kept.
 struct ScimUser: Sendable, Equatable {
     static let schema = "urn:ietf:params:scim:schemas:core:2.0:User"
 
     var userName: String
     var displayName: String?
-    var email: String?
+    var name: ScimName?
+    var emails: [ScimEmail] = []
     var active: Bool
     var roles: [String] = []
     /// The client's own id for the user, kept beside the table (``DatabaseScimStore``).
     var externalId: String?
 
-    /// The user as a store lists them.
-    init(_ user: ManagedUser, externalId: String? = nil) {
+    /// The name pages show: `displayName`, else the one `name` makes; nil for the username's.
+    var shownName: String? { displayName ?? name?.shown }
+    /// The address mail goes to.
+    var email: String? { ScimEmail.chosen(emails) }
+    /// What is kept of it beside the users table.
+    var profile: ScimProfile { ScimProfile(displayName: displayName, name: name, emails: emails, tableName: shownName, tableEmail: email) }
+
+    /// The user as a store lists them, with what SCIM kept of them: where the table was
+    /// changed since (on the users page), the table's name and address are answered instead.
+    init(_ user: ManagedUser, profile: ScimProfile? = nil, externalId: String? = nil) {
         self.externalId = externalId
         userName = user.user.username
-        displayName = user.user.name
-        email = user.user.email
+        if let profile, profile.holdsName(of: user.user) {
+            displayName = profile.displayName
+            name = profile.name
+        } else {
+            displayName = user.user.name
+            name = ScimName(formatted: user.user.name)
+        }
+        if let profile, profile.holdsEmail(of: user.user) {
+            emails = profile.emails
+        } else {
+            emails = user.user.email.map { [ScimEmail(value: $0, type: "work", primary: true)] } ?? []
+        }
         active = !user.isDisabled
         roles = user.user.roles
-    }
-
-    init(userName: String, displayName: String?, email: String?, active: Bool) {
-        self.userName = userName
-        self.displayName = displayName
-        self.email = email
-        self.active = active
     }
 
     /// The resource, with its `meta.location` under `base` (the SCIM endpoints' absolute URL).
@@ -41,13 +53,9 @@ struct ScimUser: Sendable, Equatable {
             ("schemas", .array([.string(Self.schema)])), ("id", .string(userName)), ("userName", .string(userName)),
         ]
         if let externalId { members.append(("externalId", .string(externalId))) }
-        if let displayName {
-            members.append(("displayName", .string(displayName)))
-            members.append(("name", .object([("formatted", .string(displayName))])))
-        }
-        if let email {
-            members.append(("emails", .array([.object([("value", .string(email)), ("type", .string("work")), ("primary", .bool(true))])])))
-        }
+        if let displayName { members.append(("displayName", .string(displayName))) }
+        if let name, !name.isEmpty { members.append(("name", name.json)) }
+        if !emails.isEmpty { members.append(("emails", .array(emails.map(\.json)))) }
         members.append(("active", .bool(active)))
         if !roles.isEmpty {
             members.append(("groups", .array(roles.map { role in
@@ -69,8 +77,13 @@ struct ScimUser: Sendable, Equatable {
         guard case .object = body else { throw .invalidSyntax("A user is a JSON object.") }
         guard let typed = body["userName"]?.string, !typed.isEmpty else { throw .invalidValue("A user needs a userName.") }
         userName = try Self.enforced(typed)
-        displayName = try Self.displayName(in: body)
-        email = try Self.email(in: body["emails"])
+        displayName = try body["displayName"].flatMap { value throws(ScimError) -> String? in
+            guard !value.isNull else { return nil }
+            guard let text = value.string else { throw .invalidValue("displayName is a string.") }
+            return text.isEmpty ? nil : try Self.checkedName(text)
+        }
+        name = try ScimName.read(body["name"])
+        emails = try Self.emails(in: body["emails"])
         // Missing or null: enabled, for a new user; a PUT keeps the current state instead.
         active = try body["active"].flatMap { value throws(ScimError) in value.isNull ? nil : try Self.active(value) } ?? true
         externalId = try body["externalId"].flatMap(Self.externalId)
@@ -95,19 +108,6 @@ struct ScimUser: Sendable, Equatable {
         }
     }
 
-    /// `displayName`, else `name.formatted`, else `name.givenName` and `name.familyName`.
-    static func displayName(in body: ScimJson) throws(ScimError) -> String? {
-        var text = body["displayName"]?.string
-        if text == nil || text?.isEmpty == true, let name = body["name"] {
-            text = name["formatted"]?.string
-            if text == nil || text?.isEmpty == true {
-                text = [name["givenName"]?.string, name["familyName"]?.string].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            }
-        }
-        guard let text, !text.isEmpty else { return nil }
-        return try checkedName(text)
-    }
-
     /// `text` as a display name, or the refusal of one that could disguise itself in a page or
     /// log: the users page's rule (``UserAdminRoutes/isAcceptable(name:)``), so that SCIM keeps
     /// no name an admin could not type.
@@ -119,15 +119,15 @@ struct ScimUser: Sendable, Equatable {
         return text
     }
 
-    /// The primary address of `emails` (else the first); nil for none.
-    static func email(in emails: ScimJson?) throws(ScimError) -> String? {
-        guard let emails, !emails.isNull else { return nil }
-        guard let list = emails.array else { throw .invalidValue("emails is a list of {\"value\": address} objects.") }
-        guard list.count <= 16 else { throw .invalidValue("At most 16 emails are read.") }
-        let chosen = list.first { if case .bool(true) = $0["primary"] { true } else { false } } ?? list.first
-        guard let chosen else { return nil }
-        guard let value = chosen["value"]?.string else { throw .invalidValue("An email is an object with a \"value\".") }
-        return try checkedEmail(value)
+    /// The addresses `value` lists (one object is read as a list of it), with at most one
+    /// primary; none for null.
+    static func emails(in value: ScimJson?) throws(ScimError) -> [ScimEmail] {
+        guard let value, !value.isNull else { return [] }
+        let list = value.array ?? [value]
+        guard list.count <= ScimEmail.maxCount else { throw .invalidValue("A user has at most \(ScimEmail.maxCount) emails.") }
+        var emails: [ScimEmail] = []
+        for item in list { emails.append(try ScimEmail(item)) }
+        return ScimEmail.onePrimary(emails)
     }
 
     /// `text` as a store keeps an address, or the refusal saying what is wrong with it.

@@ -8,7 +8,7 @@ import Testing
 /// PATCH on users, as Entra and Okta send it (RFC 7644 3.5.2).
 @Suite struct ScimPatchTests {
     private func made(_ fixture: ScimFixture, _ name: String = "gina") async throws {
-        let answer = try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"\#(name)","displayName":"Gina","emails":[{"value":"\#(name)@example.com","primary":true}]}"#)
+        let answer = try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"\#(name)","displayName":"Gina","emails":[{"value":"\#(name)@example.com","type":"work","primary":true}]}"#)
         #expect(answer.status == .created)
     }
 
