@@ -24,18 +24,6 @@ REFUSED_BY_DESIGN = [
     # A group is a role, named by its displayName: renaming one is refused the same way.
     ("Group", "object_replacement", "displayName is its role's name"),
     ("Group", "check_replace_attribute", "Failed to replace attribute 'displayName'"),
-    # Micro keeps one display name, not name's parts: name comes back as {formatted}.
-    ("User", "check_add_attribute", "unexpected value for 'name'"),
-    ("User", "check_replace_attribute", "unexpected value for 'name'"),
-    # Micro keeps one address, answered as the primary one: a single address sent with
-    # "primary": false (the checker's values are random) comes back primary.
-    ("User", "check_add_attribute", "unexpected value for 'emails'"),
-    ("User", "check_replace_attribute", "unexpected value for 'emails'"),
-    # Every user has a name pages show (the username capitalized when none is stored) and an
-    # active flag (removing it would neither disable nor enable anyone).
-    ("User", "check_remove_attribute", "did not remove attribute 'name'"),
-    ("User", "check_remove_attribute", "did not remove attribute 'displayName'"),
-    ("User", "check_remove_attribute", "Failed to remove attribute 'active'"),
 ]
 
 

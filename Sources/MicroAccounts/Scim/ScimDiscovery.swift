@@ -51,7 +51,7 @@ struct ScimDiscovery: Sendable {
     func resourceType(_ request: Request) throws -> Response {
         let id = request.params["id"] ?? ""
         guard let found = resourceTypeList(service.base(request)).first(where: { $0["id"]?.string == id }) else {
-            throw ScimError.notFound("No resource type \(Username.shown(String(id.prefix(64)))).")
+            throw ScimError.notFound("No resource type \(ScimError.quoted(id, limit: 64)).")
         }
         return ScimResponse.make(.ok, found)
     }
@@ -120,7 +120,7 @@ struct ScimDiscovery: Sendable {
     func schema(_ request: Request) throws -> Response {
         let id = request.params["id"] ?? ""
         guard let found = schemaList(service.base(request)).first(where: { $0["id"]?.string == id }) else {
-            throw ScimError.notFound("No schema \(Username.shown(String(id.prefix(128)))).")
+            throw ScimError.notFound("No schema \(ScimError.quoted(id, limit: 128)).")
         }
         return ScimResponse.make(.ok, found)
     }

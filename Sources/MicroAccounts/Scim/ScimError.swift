@@ -1,3 +1,4 @@
+import MicroAuth
 import MicroCore
 
 /// A refusal as RFC 7644 3.12 writes it: the status, the `scimType` the RFC names for it (none
@@ -23,6 +24,12 @@ struct ScimError: Error, Sendable {
     static func mutability(_ detail: String) -> ScimError { ScimError(.badRequest, "mutability", detail) }
     static func uniqueness(_ detail: String) -> ScimError { ScimError(.conflict, "uniqueness", detail) }
     static func notFound(_ detail: String) -> ScimError { ScimError(.notFound, nil, detail) }
+
+    /// `text` as a message quotes a client's value: cut to `limit` Unicode scalars (not
+    /// characters, which combining marks can make any length) and shown as names are.
+    static func quoted(_ text: String, limit: Int) -> String {
+        Username.shown(String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit))))
+    }
 
     /// The answer: `application/scim+json`, never cached.
     var response: Response {

@@ -3,7 +3,8 @@ import MicroCore
 
 /// A JSON value as a SCIM client sends it or Micro answers it: SCIM's attribute names are
 /// case-insensitive and its resources open-ended, which a fixed `Codable` type cannot follow.
-/// Objects keep the order their members were written in, so that answers read as the RFC's.
+/// Objects Micro makes keep the order their members were written in, so that answers read as
+/// the RFC's; decoded ones come in the decoder's order, which no rule here depends on.
 enum ScimJson: Sendable, Codable {
     case null
     case bool(Bool)

@@ -35,7 +35,7 @@ extension ScimRoutes {
     private func targetGroup(_ request: Request) async throws -> (group: ScimGroup, users: [ManagedUser]) {
         let id = request.params["id"] ?? ""
         let users = try await service.users(request).managedUsers()
-        guard User.problem(withRole: id) == nil else { throw ScimError.notFound("No group \(Username.shown(String(String.UnicodeScalarView(id.unicodeScalars.prefix(64))))).") }
+        guard User.problem(withRole: id) == nil else { throw ScimError.notFound("No group \(ScimError.quoted(id, limit: 64)).") }
         let members = Self.holders(of: id, in: users)
         let kept = try await service.store.hasGroup(id)
         guard !members.isEmpty || kept else { throw ScimError.notFound("No group \(id).") }
@@ -162,7 +162,7 @@ extension ScimRoutes {
     static func check(_ members: Set<String>, among users: [ManagedUser]) throws(ScimError) {
         let names = Set(users.map(\.user.username))
         for name in members.sorted() where !names.contains(name) {
-            throw .invalidValue("No user \(Username.shown(String(String.UnicodeScalarView(name.unicodeScalars.prefix(256))))): a member is a user's id.")
+            throw .invalidValue("No user \(ScimError.quoted(name, limit: 256)): a member is a user's id.")
         }
     }
 

@@ -77,7 +77,7 @@ extension ScimRoutes {
     private func target(_ request: Request, _ users: any UserTableStore) async throws -> ManagedUser {
         let id = request.params["id"] ?? ""
         guard let key = try? Username.enforce(id), let user = try await find(key, users) else {
-            throw ScimError.notFound("No user \(Username.shown(String(String.UnicodeScalarView(id.unicodeScalars.prefix(256))))).")
+            throw ScimError.notFound("No user \(ScimError.quoted(id, limit: 256)).")
         }
         return user
     }
