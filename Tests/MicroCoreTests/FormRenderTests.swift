@@ -177,7 +177,7 @@ import Testing
         defer { views.remove() }
         let app = isolatedApp { $0.views = views.path }
         app.get("/notes/1/edit") { request in
-            try request.render("new", ["form": ["values": ["title": "Disk \"full\"", "pager": true]]], layout: nil)
+            try request.render("new", ["heading": "Edit", "form": ["values": ["title": "Disk \"full\"", "pager": true]]], layout: nil)
         }
         let page = try await TestClient(app).get("/notes/1/edit")
         #expect(page.text.contains(#"<input name="title" value="Disk &quot;full&quot;">"#))

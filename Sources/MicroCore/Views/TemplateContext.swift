@@ -7,7 +7,7 @@ public typealias TemplateValue = @Sendable (Request) -> (any Sendable)?
 /// What the templates of one page see, looked up by name as they ask (swift-mustache's
 /// `MustacheParent`): the page for the layout's `{{{yield}}}`, the route's values, then the
 /// values plugins add, then Micro's own (`flash`, `flashMessages`, `csrfToken`, `csrfField`,
-/// `path`, `basePath`). A value no template shows is never made, and nothing is merged into a dictionary
+/// `path`, `basePath`, and an empty `form`). A value no template shows is never made, and nothing is merged into a dictionary
 /// of `Any` per request; the page and its layout share one context.
 final class TemplateContext: MustacheParent {
     private let request: Request
@@ -38,6 +38,40 @@ final class TemplateContext: MustacheParent {
         return value
     }
 
+    /// The names the route gave, for a message about one it did not.
+    var givenNames: [String] { values.keys.sorted() }
+
+    /// Whether `path` (`title`, `user.name`) names a value this page has, even an empty one:
+    /// a route's key (nil included), a plugin's name (signed out, `user` is one with no value),
+    /// Micro's own; then each further part a property of a struct or class. A dictionary's
+    /// missing key counts as known: a dictionary (`flash`, a form's `errors`) holds only the
+    /// keys that have something to say. So does what cannot be looked into (a list, a lambda).
+    func knows(_ path: [String]) -> Bool {
+        guard let first = path.first else { return true }
+        let isOwn = first == "yield" || ["flash", "flashMessages", "csrfToken", "csrfField", "path", "basePath", "form"].contains(first)
+        guard values.keys.contains(first) || request.services.templateValues[first] != nil || isOwn else { return false }
+        var value = child(named: first)
+        for part in path.dropFirst() {
+            guard let current = value.flatMap(Self.unwrapped) else { return true }
+            if let parent = current as? any MustacheParent {
+                value = parent.child(named: part)
+                guard value != nil else { return true }
+            } else {
+                let mirror = Mirror(reflecting: current)
+                guard mirror.displayStyle == .struct || mirror.displayStyle == .class else { return true }
+                guard let child = mirror.children.first(where: { $0.label == part }) else { return false }
+                value = child.value
+            }
+        }
+        return true
+    }
+
+    /// `value` without the `Optional`s around it; nil for none.
+    private static func unwrapped(_ value: Any) -> Any? {
+        guard let optional = value as? any OptionalValue else { return value }
+        return optional.wrapped.flatMap(unwrapped)
+    }
+
     private func automatic(_ name: String) -> Any? {
         if let plugin = request.services.templateValues[name], let value = plugin(request) { return value }
         switch name {
@@ -53,6 +87,10 @@ final class TemplateContext: MustacheParent {
             return request.path
         case "basePath":
             return request.basePath
+        case "form":
+            // A form's first visit: no values, no messages (a refused form's page is given
+            // its own), so that `{{form.values.title}}` names a value on every visit.
+            return ["values": [String: Any](), "errors": [String: Any]()]
         default:
             return nil
         }
@@ -62,8 +100,10 @@ final class TemplateContext: MustacheParent {
 /// An `Optional` seen through `Any`, to tell a nil from a value.
 private protocol OptionalValue {
     var isNone: Bool { get }
+    var wrapped: Any? { get }
 }
 
 extension Optional: OptionalValue {
     fileprivate var isNone: Bool { self == nil }
+    fileprivate var wrapped: Any? { self.map { $0 as Any } }
 }

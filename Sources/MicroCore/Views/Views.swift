@@ -10,6 +10,8 @@ package final class Views: Sendable {
         var library: MustacheLibrary
         var stamp: [String: Date]
         var problem: ConfigurationError?
+        /// Each template's lookups outside sections, read when templates are checked.
+        var tags: [String: TopLevelTags] = [:]
     }
 
     let folder: String
@@ -17,15 +19,21 @@ package final class Views: Sendable {
     /// none of that name: an app restyles a page by writing its own.
     private let fallbacks: [String: String]
     private let reloads: Bool
+    /// Whether a page naming a value it was not given is an error (``TopLevelTags``):
+    /// in development and test, where the mistake is made; production renders as ever.
+    private let checksNames: Bool
     private let loaded: Locked<Loaded>
 
     init(folder: String, environment: Environment, fallbacks: [String: String] = [:]) throws(ConfigurationError) {
         self.folder = folder
         self.fallbacks = fallbacks
         reloads = environment == .development
+        checksNames = environment != .production
         let stamp = Self.stamp(of: folder)
         do {
-            loaded = Locked(Loaded(library: try Self.load(folder, fallbacks: fallbacks), stamp: stamp))
+            loaded = Locked(Loaded(
+                library: try Self.load(folder, fallbacks: fallbacks), stamp: stamp,
+                tags: checksNames ? Self.tags(folder, fallbacks: fallbacks) : [:]))
         } catch {
             // Development shows a broken template on the page that uses it; elsewhere it
             // stops start-up.
@@ -38,7 +46,10 @@ package final class Views: Sendable {
     /// page where it says `{{{yield}}}`. The default layout (`layout`) is optional; a layout
     /// named explicitly must exist.
     func render(_ name: String, context: TemplateContext, layout: String?, layoutRequired: Bool) throws -> String {
-        let library = try currentLibrary()
+        let (library, tags) = try current()
+        if checksNames, library.getTemplate(named: name) != nil, !layoutRequired || layout.map({ library.getTemplate(named: $0) != nil }) ?? true {
+            try check(name, context, tags)
+        }
         guard library.getTemplate(named: name) != nil, let page = library.render(context, withTemplate: name) else {
             if folder.isEmpty { throw ViewError("The template \(name) cannot be rendered: this app has no views folder (settings.views is nil).") }
             throw ViewError(ViewLinks.refusal(of: name, in: folder) ?? "The template \(folder)/\(name).mustache does not exist.")
@@ -49,10 +60,15 @@ package final class Views: Sendable {
             return page
         }
         context.page = page
+        if checksNames { try check(layout, context, tags) }
         return library.render(context, withTemplate: layout) ?? page
     }
 
     private func currentLibrary() throws -> MustacheLibrary {
+        try current().library
+    }
+
+    private func current() throws -> (library: MustacheLibrary, tags: [String: TopLevelTags]) {
         try loaded.withLock { loaded in
             if reloads {
                 let stamp = Self.stamp(of: folder)
@@ -60,6 +76,7 @@ package final class Views: Sendable {
                     loaded.stamp = stamp
                     do throws(ConfigurationError) {
                         loaded.library = try Self.load(folder, fallbacks: fallbacks)
+                        loaded.tags = checksNames ? Self.tags(folder, fallbacks: fallbacks) : [:]
                         loaded.problem = nil
                     } catch {
                         loaded.problem = error
@@ -67,7 +84,7 @@ package final class Views: Sendable {
                 }
             }
             if let problem = loaded.problem { throw ViewError(problem.message) }
-            return loaded.library
+            return (loaded.library, loaded.tags)
         }
     }
 
@@ -113,7 +130,7 @@ package final class Views: Sendable {
 
     /// Template paths relative to the folder (`signin.mustache`, `tools/dates.mustache`). The
     /// folder's own path is given resolved: the enumeration enters no link, its root included.
-    private static func templatePaths(in folder: String) -> [String] {
+    static func templatePaths(in folder: String) -> [String] {
         guard !folder.isEmpty, let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
         return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".mustache") }.sorted()
     }
