@@ -21,8 +21,8 @@ public struct ApiToken: Sendable, Equatable {
     public var expiresAt: Int64
     /// When it was revoked; 0 while it is not.
     public var revokedAt: Int64
-    /// What it may do (``ApiTokenScope``): ``ScopeName/read`` or ``ScopeName/write`` first,
-    /// then the app's own scopes it was made with.
+    /// What it may do (``ApiTokenScope``): ``/MicroAuth/ScopeName/read`` or
+    /// ``/MicroAuth/ScopeName/write`` first, then the app's own scopes it was made with.
     public var scopes: [String]
 
     /// A token record; one made without `scopes` is read-only, so that a store that keeps no
@@ -47,6 +47,6 @@ public struct ApiToken: Sendable, Equatable {
         revokedAt == 0 && now < expiresAt
     }
 
-    /// Whether it may change things (it has ``ScopeName/write``), not only read.
+    /// Whether it may change things (it has ``/MicroAuth/ScopeName/write``), not only read.
     public var canWrite: Bool { scopes.contains(ScopeName.write) }
 }

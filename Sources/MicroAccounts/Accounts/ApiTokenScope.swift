@@ -1,7 +1,7 @@
 import MicroAuth
 import MicroCore
 
-/// A scope an API token may be made with: its name (what ``MicroCore/Request/requireScope(_:)``
+/// A scope an API token may be made with: its name (what ``/MicroAuth/MicroCore/Request/requireScope(_:)``
 /// asks for) and what the tokens page says of it beside its checkbox.
 ///
 /// Every token reads: it is made ``read`` (`GET`, `HEAD` and `OPTIONS` only) or ``write``
@@ -13,7 +13,7 @@ import MicroCore
 /// accounts.apiTokens.scopes = [ApiTokenScope("deploy", description: "Start a deployment (with write).")]
 /// ```
 public struct ApiTokenScope: Sendable, Hashable {
-    /// The name, by ``ScopeName``'s rule: `deploy`, `notes:export`.
+    /// The name, by ``/MicroAuth/ScopeName``'s rule: `deploy`, `notes:export`.
     public var name: String
     /// What the form shows beside it.
     public var description: String

@@ -3,7 +3,8 @@ import MicroCore
 
 /// The scopes a new token is made with, from what a form or script sent (`scopes`, repeated,
 /// each value one name or several apart by spaces or commas), in the order a token keeps them:
-/// ``ScopeName/read`` or ``ScopeName/write``, then the app's own in the order it declared them.
+/// ``/MicroAuth/ScopeName/read`` or ``/MicroAuth/ScopeName/write``, then the app's own in the
+/// order it declared them.
 enum ApiTokenScopeChoice {
     /// The scopes, or the message of a refusal.
     enum Outcome: Equatable {
@@ -43,9 +44,9 @@ enum ApiTokenScopeChoice {
         return chosen.count > ApiTokenLimits.scopesPerToken ? tooMany : .chosen(chosen)
     }
 
-    /// `names` in a token's order: ``ScopeName/write`` when it is among them (it includes
-    /// ``ScopeName/read``), else ``ScopeName/read``; then the others, those of `declared` in
-    /// its order first.
+    /// `names` in a token's order: ``/MicroAuth/ScopeName/write`` when it is among them (it
+    /// includes ``/MicroAuth/ScopeName/read``), else ``/MicroAuth/ScopeName/read``; then the
+    /// others, those of `declared` in its order first.
     static func canonical(_ names: [String], declared: [String]) -> [String] {
         let access = names.contains(ScopeName.write) ? ScopeName.write : ScopeName.read
         let own = names.filter { $0 != ScopeName.read && $0 != ScopeName.write }
@@ -54,8 +55,8 @@ enum ApiTokenScopeChoice {
     }
 
     /// The scopes a store kept as text (names apart by spaces): the names by the rule, in a
-    /// token's order; read-only when it holds no ``ScopeName/write``, so that a damaged row
-    /// fails closed.
+    /// token's order; read-only when it holds no ``/MicroAuth/ScopeName/write``, so that a
+    /// damaged row fails closed.
     static func stored(_ text: String) -> [String] {
         var names: [String] = []
         for piece in text.split(separator: " ").prefix(ApiTokenLimits.scopesPerToken * 2) where ScopeName.isValid(piece) {

@@ -28,7 +28,7 @@ public struct ApiTokenSettings: Sendable {
     /// The app's own scopes, offered on the form beside the built-in ``ApiTokenScope/read``
     /// and ``ApiTokenScope/write`` (at most ``ApiTokenLimits/declaredScopes``): a token is
     /// made only with scopes offered here, and a route asks for one with
-    /// ``MicroCore/Request/requireScope(_:)``.
+    /// ``/MicroAuth/MicroCore/Request/requireScope(_:)``.
     public var scopes: [ApiTokenScope] = []
     /// What the tokens page says when the users cannot be written (credentials.yml).
     public var readOnlyUsersMessage =
@@ -43,7 +43,7 @@ public struct ApiTokenSettings: Sendable {
     /// The refusal of an expiry.
     public var expiryMessage = "Choose an expiry from \(ApiTokenLimits.days.lowerBound) to \(ApiTokenLimits.days.upperBound) days."
     /// The refusal of a scope the app does not offer: `SCOPE` is the name as sent (when it is
-    /// one by ``ScopeName``'s rule, else "of that name"), `SCOPES` the names offered.
+    /// one by ``/MicroAuth/ScopeName``'s rule, else "of that name"), `SCOPES` the names offered.
     public var unknownScopeMessage = "There is no scope SCOPE here: choose among SCOPES."
     /// The refusal of more scopes than a token may have.
     public var tooManyScopesMessage = "A token has at most \(ApiTokenLimits.scopesPerToken) scopes."
