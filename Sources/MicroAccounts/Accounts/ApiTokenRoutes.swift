@@ -71,9 +71,7 @@ struct ApiTokenRoutes {
     /// The form's scopes: radio buttons for read and write, a checkbox for each of the app's
     /// own; checked as `sent` asked (what a refused form sent comes back), else read-only.
     private func scopeChoices(_ sent: [String]?) -> [[String: Any]] {
-        let asked = Set((sent ?? []).prefix(ApiTokenLimits.scopesPerToken * 2).flatMap { value in
-            value.utf8.count > 1024 ? [] : value.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-        })
+        let asked = Set(sent.flatMap(ApiTokenScopeChoice.names(in:)) ?? [])
         let access = asked.contains(ScopeName.write) ? ScopeName.write : ScopeName.read
         return ApiTokenScopeChoice.offered(settings).map { scope in
             let builtIn = ApiTokenScope.builtIn.contains(scope)

@@ -21,18 +21,24 @@ enum ApiTokenScopeChoice {
         ApiTokenScope.builtIn + settings.scopes
     }
 
-    static func choose(_ sent: [String], _ settings: ApiTokenSettings) -> Outcome {
-        let tooMany = Outcome.refused(settings.tooManyScopesMessage)
-        // Bounded before anything is split: no name is longer, and no token has more.
+    /// The names `sent` holds, each once, in the order sent; nil when there are more than a
+    /// token could have, however many are the same (bounded before anything is split).
+    static func names(in sent: [String]) -> [String]? {
         let most = ApiTokenLimits.scopesPerToken * 2
-        guard sent.count <= most, sent.allSatisfy({ $0.utf8.count <= most * (ScopeName.maximumLength + 1) }) else { return tooMany }
+        guard sent.count <= most, sent.allSatisfy({ $0.utf8.count <= most * (ScopeName.maximumLength + 1) }) else { return nil }
         var names: [String] = []
         for value in sent {
             for piece in value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }) where !names.contains(String(piece)) {
                 names.append(String(piece))
-                if names.count > most { return tooMany }
+                if names.count > most { return nil }
             }
         }
+        return names
+    }
+
+    static func choose(_ sent: [String], _ settings: ApiTokenSettings) -> Outcome {
+        let tooMany = Outcome.refused(settings.tooManyScopesMessage)
+        guard let names = names(in: sent) else { return tooMany }
         let offered = offered(settings)
         if let unknown = names.first(where: { name in !offered.contains { $0.name == name } }) {
             let shown = ScopeName.isValid(unknown) ? "'\(unknown)'" : "of that name"
