@@ -23,12 +23,12 @@ extension Request {
     static let originalPathKey = "_original_request"
 
     /// The flow's settings, or the defaults when the app does not use ``Authentication``.
-    private var authentication: AuthenticationService? {
+    private var authenticationService: AuthenticationService? {
         services.service(AuthenticationService.self)
     }
 
     /// The app's ``Authentication`` (its user store, paths and texts); nil when it uses none.
-    public var authenticationSettings: Authentication? { authentication?.settings }
+    public var authenticationSettings: Authentication? { authenticationService?.settings }
 
     /// The ``ExternalSignIn/source`` that signed this session in (`oidc`); nil for a password
     /// or nobody.
@@ -98,12 +98,12 @@ extension Request {
     public func authenticate() throws -> User {
         if let user = currentUser { return user }
         if wantsJson {
-            throw authentication?.credentialSchemes.unauthorized ?? CredentialSchemes().unauthorized
+            throw authenticationService?.credentialSchemes.unauthorized ?? CredentialSchemes().unauthorized
         }
         if method == .GET || method == .HEAD, let path = LocalPath.sanitize(fullPath) {
             session[Self.originalPathKey] = path
         }
-        try redirect(to: authentication?.settings.signInPath ?? "/signin")
+        try redirect(to: authenticationService?.settings.signInPath ?? "/signin")
     }
 
     /// ``authenticate()``, then a `403` page (or JSON error) unless the user has `role`;
@@ -219,7 +219,7 @@ extension Request {
     /// The user `username` and `password` name, checked as ``signIn(username:password:)``
     /// checks them (the same limits, throttle and timing), without touching the session.
     public func checkCredentials(username: String, password: String) async throws -> StoredUser? {
-        guard let service = authentication else {
+        guard let service = authenticationService else {
             throw ConfigurationError("signIn needs app.use(Authentication(users: ...)).")
         }
         guard username.utf8.count <= Authentication.maximumUsernameLength, password.utf8.count <= Password.maximumLength

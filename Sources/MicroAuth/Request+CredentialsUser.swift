@@ -13,6 +13,7 @@ extension Request {
         set {
             storage[CredentialsUserKey.self] = newValue
             storage[PasswordInHeaderKey.self] = nil
+            storage[RequestAuthenticationKey.self] = nil
             isAuthenticatedByHeader = newValue != nil
         }
     }

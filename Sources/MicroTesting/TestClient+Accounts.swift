@@ -26,19 +26,25 @@ extension TestClient {
     /// Makes an API token as the signed-in user makes one on the account pages (`POST
     /// /account/tokens`, or `path`), their `password` confirming it (and `code`, for a user
     /// whose second factor is on); returns the token, for `Authorization: Bearer` in the
-    /// requests of a script the test plays.
+    /// requests of a script the test plays. It has `scopes`; with none, the app's default
+    /// (read-only: a script that writes asks for `write`).
     ///
     /// ```swift
     /// try await client.signIn("ann", "correct horse")
-    /// let token = try await client.makeApiToken(password: "correct horse")
+    /// let token = try await client.makeApiToken(scopes: ["write"], password: "correct horse")
     /// let robot = TestClient(app)
-    /// #expect(try await robot.get("/api/samples", headers: ["Authorization": "Bearer \(token)"]).status == .ok)
+    /// #expect(try await robot.post("/api/samples", json: sample, headers: ["Authorization": "Bearer \(token)"]).status == .created)
     /// ```
     public func makeApiToken(
-        name: String = "test", expiresInDays: Int = 90, password: String, code: String? = nil, path: String = "/account/tokens"
+        name: String = "test", expiresInDays: Int = 90, scopes: [String] = [], password: String, code: String? = nil,
+        path: String = "/account/tokens"
     ) async throws -> String {
         let answer = try await post(
-            path, form: ["name": name, "expires_in_days": String(expiresInDays), "current_password": password, "code": code ?? ""],
+            path,
+            form: [
+                "name": name, "expires_in_days": String(expiresInDays), "scopes": scopes.joined(separator: " "), "current_password": password,
+                "code": code ?? "",
+            ],
             headers: ["Accept": "application/json"])
         guard answer.status == .created, let made = try? answer.decode(MadeToken.self) else {
             throw TestClientError("No token was made: \(answer.status.code) \(answer.text.prefix(200))")

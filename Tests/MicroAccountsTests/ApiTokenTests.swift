@@ -64,12 +64,13 @@ import Testing
         ["Accept": "application/json", "Authorization": "Bearer " + token]
     }
 
-    /// Makes a token through the form; returns it as the page shows it.
+    /// Makes a token through the form (read-only unless `scopes` says otherwise); returns it as
+    /// the page shows it.
     private func makeToken(
-        _ client: TestClient, name: String = "deploy script", days: String? = nil, password: String = "ann-password"
+        _ client: TestClient, name: String = "deploy script", days: String? = nil, scopes: String = "", password: String = "ann-password"
     ) async throws -> String {
-        var form: KeyValuePairs<String, String> = ["name": name, "current_password": password]
-        if let days { form = ["name": name, "expires_in_days": days, "current_password": password] }
+        var form: KeyValuePairs<String, String> = ["name": name, "scopes": scopes, "current_password": password]
+        if let days { form = ["name": name, "expires_in_days": days, "scopes": scopes, "current_password": password] }
         let page = try await client.post("/account/tokens", form: form)
         #expect(page.status == .ok, "\(name): \(page.text.suffix(300))")
         return try #require(Self.token(in: page.text))
@@ -103,10 +104,11 @@ import Testing
         #expect(!list.text.contains(token), "shown once")
         #expect(!list.text.contains("data-token="))
         let listed = try await browser.get("/account/tokens", headers: Self.json)
-        let entries = try listed.decode([[String: String]].self)
-        #expect(entries.count == 1 && entries[0]["name"] == "deploy script" && entries[0]["token"] == nil && entries[0]["lastUsedAt"] == nil)
-        #expect(entries[0]["expiresAt"] == AccountTime.iso(1_700_000_000 + 90 * 86_400))
-        let id = try #require(entries.first?["id"])
+        let entries = try listed.decode([ListedApiToken].self)
+        #expect(entries.count == 1 && entries[0].name == "deploy script" && entries[0].token == nil && entries[0].lastUsedAt == nil)
+        #expect(entries[0].expiresAt == AccountTime.iso(1_700_000_000 + 90 * 86_400))
+        #expect(entries[0].scopes == ["read"], "read-only unless asked")
+        let id = try #require(entries.first?.id)
         // The script works with it.
         let script = TestClient(fixture.app)
         #expect(try await script.get("/me", headers: Self.bearer(token)).text == #"{"user":"ann"}"#)
@@ -118,7 +120,7 @@ import Testing
         #expect(refused.status == .unauthorized)
         #expect(refused.text.contains("unknown, expired or revoked"))
         #expect(refused.headers.first(name: "WWW-Authenticate")?.hasPrefix("Bearer") == true)
-        #expect(try await browser.get("/account/tokens", headers: Self.json).decode([[String: String]].self).isEmpty)
+        #expect(try await browser.get("/account/tokens", headers: Self.json).decode([ListedApiToken].self).isEmpty)
         // Revoking twice finds nothing.
         #expect(try await browser.post("/account/tokens/\(id)/revoke", form: [:]).status == .notFound)
         // The memory log keeps events by the real clock, not the test's: read from the table.
@@ -135,7 +137,7 @@ import Testing
         let fixture = try await makeFixture(.memory)
         defer { Task { await fixture.close() } }
         fixture.app.get("/page") { request in "page for \(try request.authenticate().username)" }
-        let token = try await makeToken(try await signedIn(fixture.app))
+        let token = try await makeToken(try await signedIn(fixture.app), scopes: "write")
         let script = TestClient(fixture.app)
         let page = try await script.get("/page", headers: ["Authorization": "Bearer " + token])
         #expect(page.status == .ok)
@@ -179,8 +181,8 @@ import Testing
         _ = try await makeToken(browser, name: "short one", days: "1")
         _ = try await makeToken(browser, name: "short two", days: "1")
         _ = try await makeToken(browser, name: "revoked")
-        let listed = try await browser.get("/account/tokens", headers: Self.json).decode([[String: String]].self)
-        let revokedId = try #require(listed.first { $0["name"] == "revoked" }?["id"])
+        let listed = try await browser.get("/account/tokens", headers: Self.json).decode([ListedApiToken].self)
+        let revokedId = try #require(listed.first { $0.name == "revoked" }?.id)
         #expect(try await browser.post("/account/tokens/\(revokedId)/revoke", form: [:]).status == .seeOther)
         for index in 0..<48 { _ = try await makeToken(browser, name: "token \(index)") }
         let refused = try await browser.post("/account/tokens", form: ["name": "one too many", "current_password": "ann-password"])
@@ -193,7 +195,7 @@ import Testing
         _ = try await makeToken(later, name: "room again")
         _ = try await makeToken(later, name: "and once more")
         #expect(try await later.post("/account/tokens", form: ["name": "no more", "current_password": "ann-password"]).status == .unprocessableEntity)
-        #expect(try await later.get("/account/tokens", headers: Self.json).decode([[String: String]].self).count == 50)
+        #expect(try await later.get("/account/tokens", headers: Self.json).decode([ListedApiToken].self).count == 50)
         // Another user has a budget of their own.
         _ = try await makeToken(try await signedIn(fixture.app, "user", "secret123"), password: "secret123")
         if let database = fixture.database {
@@ -221,7 +223,7 @@ import Testing
         fixture.clock.advance(seconds: 1)
         #expect(try await script.get("/me", headers: Self.bearer(token)).status == .unauthorized)
         let later = try await signedIn(fixture.app)
-        #expect(try await later.get("/account/tokens", headers: Self.json).decode([[String: String]].self).isEmpty)
+        #expect(try await later.get("/account/tokens", headers: Self.json).decode([ListedApiToken].self).isEmpty)
         let long = try await makeToken(later, days: "365")
         fixture.clock.advance(seconds: 365 * 86_400 - 1)
         #expect(try await script.get("/me", headers: Self.bearer(long)).status == .ok)
@@ -236,7 +238,7 @@ import Testing
         let browser = try await signedIn(fixture.app)
         let token = try await makeToken(browser)
         func lastUsed() async throws -> String? {
-            try await browser.get("/account/tokens", headers: Self.json).decode([[String: String]].self).first?["lastUsedAt"]
+            try await browser.get("/account/tokens", headers: Self.json).decode([ListedApiToken].self).first?.lastUsedAt
         }
         let script = TestClient(fixture.app)
         let start = Int64(fixture.clock.now.timeIntervalSince1970)
@@ -281,7 +283,7 @@ import Testing
         let fixture = try await makeFixture(kind)
         defer { Task { await fixture.close() } }
         let browser = try await signedIn(fixture.app)
-        let token = try await makeToken(browser)
+        let token = try await makeToken(browser, scopes: "write")
         let script = TestClient(fixture.app)
         script.sendsCsrfToken = false
         let answer = try await script.get("/me", headers: Self.bearer(token))
@@ -303,7 +305,7 @@ import Testing
         #expect(refused.headers.first(name: "Set-Cookie") == nil && refused.headers.first(name: "Cache-Control") == "no-store")
         // A token cannot make tokens; it may revoke one, with no CSRF token and no cookie.
         #expect(try await script.post("/account/tokens", form: ["name": "more", "current_password": "ann-password"], headers: Self.bearer(token)).status == .forbidden)
-        let id = try #require(try await script.get("/account/tokens", headers: Self.bearer(token)).decode([[String: String]].self).first?["id"])
+        let id = try #require(try await script.get("/account/tokens", headers: Self.bearer(token)).decode([ListedApiToken].self).first?.id)
         let revoked = try await script.post("/account/tokens/\(id)/revoke", form: [:], headers: Self.bearer(token))
         #expect(revoked.status == .ok && revoked.headers.first(name: "Set-Cookie") == nil)
         #expect(script.cookies.isEmpty)
@@ -341,7 +343,7 @@ import Testing
         defer { Task { await fixture.close() } }
         let ann = try await signedIn(fixture.app)
         let token = try await makeToken(ann)
-        let id = try #require(try await ann.get("/account/tokens", headers: Self.json).decode([[String: String]].self).first?["id"])
+        let id = try #require(try await ann.get("/account/tokens", headers: Self.json).decode([ListedApiToken].self).first?.id)
         let other = try await signedIn(fixture.app, "user", "secret123")
         #expect(try await other.post("/account/tokens/\(id)/revoke", form: [:]).status == .notFound)
         #expect(try await other.post("/account/tokens/unknown/revoke", form: [:]).status == .notFound)
@@ -401,7 +403,7 @@ import Testing
             #expect(Self.token(in: refused.text) == nil)
             #expect(!refused.text.contains("ann-password"), "never a password back in the page")
         }
-        #expect(try await browser.get("/account/tokens", headers: Self.json).decode([[String: String]].self).isEmpty)
+        #expect(try await browser.get("/account/tokens", headers: Self.json).decode([ListedApiToken].self).isEmpty)
         // The same budget as the sign-in form: after 5 wrong ones, a 429 even for the right one.
         _ = try await browser.post("/account/tokens", form: ["name": "x", "current_password": "wrong again"])
         _ = try await browser.post("/account/tokens", form: ["name": "x", "current_password": "and again"])

@@ -53,6 +53,36 @@ extension MicroPostgresTests {
         }
     }
 
+    /// Tokens made before scopes were kept: the migration makes them read-write, as they were;
+    /// new ones keep the scopes they were made with.
+    @Suite struct ApiTokenScopeMigration {
+        @Test(arguments: TestDatabaseKind.available)
+        func tokensFromBeforeScopesAreReadWrite(_ kind: TestDatabaseKind) async throws {
+            try await kind.with { (databases: [Database]) async throws in
+                let database = databases[0]
+                try await database.migrate(Array(DatabaseApiTokenStore.migrations.prefix(1)))
+                let now: Int64 = 1_700_000_000
+                try await database.sql.insert(into: "micro_api_tokens")
+                    .columns("id", "digest", "username", "name", "created_at", "last_used_at", "expires_at", "revoked_at")
+                    .values(
+                        SQLBind("old"), SQLBind(ApiTokenSecret.digest(of: "micro_old")), SQLBind("ann"), SQLBind("cron"), SQLBind(now),
+                        SQLBind(Int64(0)), SQLBind(now + 86_400), SQLBind(Int64(0))
+                    ).run()
+                try await database.migrate(DatabaseApiTokenStore.migrations)
+                let store = DatabaseApiTokenStore(database)
+                #expect(try await store.token(digest: ApiTokenSecret.digest(of: "micro_old"))?.scopes == ["write"])
+                let made = ApiToken(
+                    id: "new", digest: ApiTokenSecret.digest(of: "micro_new"), username: "ann", name: "deployer", createdAt: now + 1,
+                    expiresAt: now + 86_400, scopes: ["read", "deploy", "notes:export"])
+                #expect(try await store.add(made, limit: 50, now: now + 1))
+                #expect(try await store.tokens(of: "ann", now: now + 2).map(\.scopes) == [["read", "deploy", "notes:export"], ["write"]])
+                // A row damaged by hand fails closed: read-only, names outside the rule dropped.
+                try await database.sql.update("micro_api_tokens").set("scopes", to: "Write  deploy \u{202E}x").where("id", .equal, "new").run()
+                #expect(try await store.token(digest: made.digest)?.scopes == ["read", "deploy"])
+            }
+        }
+    }
+
     /// A token revoked on one instance is refused on the other.
     @Suite(.enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.skipNote)) struct ApiTokenSharing {
         final class Clock: Sendable {
@@ -101,8 +131,8 @@ extension MicroPostgresTests {
                 let script = TestClient(appTwo)
                 #expect(try await script.get("/me", headers: Self.bearer(token)).text == "ann")
                 #expect(try await TestClient(appOne).get("/me", headers: Self.bearer(token)).text == "ann")
-                let listed = try await browser.get("/account/tokens", headers: ["Accept": "application/json"]).decode([[String: String]].self)
-                let id = try #require(listed.first?["id"])
+                let listed = try await browser.get("/account/tokens", headers: ["Accept": "application/json"]).decode([ListedApiToken].self)
+                let id = try #require(listed.first?.id)
                 #expect(try await browser.post("/account/tokens/\(id)/revoke", form: [:]).status == .seeOther)
                 // At once where it was revoked; on the other once its memory of the look-up lapses.
                 #expect(try await TestClient(appOne).get("/me", headers: Self.bearer(token)).status == .unauthorized)

@@ -23,7 +23,7 @@ import Testing
         let browser = TestClient(app)
         _ = try await browser.signIn("user", "secret123")
         #expect(try await browser.get("/account").text.contains("/account/tokens"))
-        let made = try await browser.post("/account/tokens", form: ["name": "nightly report", "expires_in_days": "30", "current_password": "secret123"])
+        let made = try await browser.post("/account/tokens", form: ["name": "nightly report", "expires_in_days": "30", "scopes": "write", "current_password": "secret123"])
         let range = try #require(made.text.range(of: #"data-token="micro_[A-Za-z0-9_-]+""#, options: .regularExpression))
         let token = String(made.text[range].dropFirst("data-token=\"".count).dropLast())
         let script = TestClient(app)

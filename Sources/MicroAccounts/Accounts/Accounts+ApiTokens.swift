@@ -5,6 +5,7 @@ extension Accounts {
     /// The token pages, and with a store, its table and `Authorization: Bearer`.
     func installApiTokens(in app: App, accounts: AccountsService) {
         app.addBuiltInTemplates(ApiTokenTemplates.all)
+        for problem in ApiTokenScopeChoice.problems(apiTokens) { app.addProblem(problem) }
         var service: ApiTokenService?
         if let store = apiTokens.store {
             let tokens = ApiTokenService(apiTokens, store: store, logger: app.logger)

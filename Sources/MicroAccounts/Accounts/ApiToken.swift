@@ -21,11 +21,15 @@ public struct ApiToken: Sendable, Equatable {
     public var expiresAt: Int64
     /// When it was revoked; 0 while it is not.
     public var revokedAt: Int64
+    /// What it may do (``ApiTokenScope``): ``/MicroAuth/ScopeName/read`` or
+    /// ``/MicroAuth/ScopeName/write`` first, then the app's own scopes it was made with.
+    public var scopes: [String]
 
-    /// A token record.
+    /// A token record; one made without `scopes` is read-only, so that a store that keeps no
+    /// scopes fails closed.
     public init(
         id: String, digest: String, username: String, name: String, createdAt: Int64, lastUsedAt: Int64 = 0, expiresAt: Int64,
-        revokedAt: Int64 = 0
+        revokedAt: Int64 = 0, scopes: [String] = [ScopeName.read]
     ) {
         self.id = id
         self.digest = digest
@@ -35,10 +39,14 @@ public struct ApiToken: Sendable, Equatable {
         self.lastUsedAt = lastUsedAt
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
+        self.scopes = scopes
     }
 
     /// Whether it still opens anything at `now`: not revoked, not expired.
     public func isLive(at now: Int64) -> Bool {
         revokedAt == 0 && now < expiresAt
     }
+
+    /// Whether it may change things (it has ``/MicroAuth/ScopeName/write``), not only read.
+    public var canWrite: Bool { scopes.contains(ScopeName.write) }
 }

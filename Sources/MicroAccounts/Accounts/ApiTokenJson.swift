@@ -8,6 +8,7 @@ struct ApiTokenJson: Encodable {
     var createdAt: String
     var lastUsedAt: String?
     var expiresAt: String
+    var scopes: [String]
     var token: String?
 
     init(_ token: ApiToken, secret: String? = nil) {
@@ -16,6 +17,7 @@ struct ApiTokenJson: Encodable {
         createdAt = AccountTime.iso(token.createdAt)
         lastUsedAt = token.lastUsedAt == 0 ? nil : AccountTime.iso(token.lastUsedAt)
         expiresAt = AccountTime.iso(token.expiresAt)
+        scopes = token.scopes
         self.token = secret
     }
 }

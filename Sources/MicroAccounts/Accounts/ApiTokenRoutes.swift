@@ -42,13 +42,13 @@ struct ApiTokenRoutes {
                 "used": token.lastUsedAt != 0, "lastUsedAt": token.lastUsedAt == 0 ? "" : AccountTime.iso(token.lastUsedAt),
                 "lastUsedText": token.lastUsedAt == 0 ? "" : AccountTime.shown(token.lastUsedAt),
                 "expiresAt": AccountTime.iso(token.expiresAt), "expiresText": AccountTime.shown(token.expiresAt),
-                "revokeAction": request.url(prefix + "/tokens/" + token.id + "/revoke"),
+                "revokeAction": request.url(prefix + "/tokens/" + token.id + "/revoke"), "scopes": token.scopes, "readOnly": !token.canWrite,
             ]
         }
         var values: [String: Any] = [
             "title": "API tokens", "canCreate": true, "tokens": entries, "action": request.url(prefix + "/tokens"),
             "defaultDays": ApiTokenLimits.defaultDays, "minDays": ApiTokenLimits.days.lowerBound, "maxDays": ApiTokenLimits.days.upperBound,
-            "maxName": ApiTokenLimits.nameLength,
+            "maxName": ApiTokenLimits.nameLength, "scopeChoices": scopeChoices(problem == nil ? nil : request.params.all("scopes")),
         ]
         if request.signInSource == nil {
             values["needsPassword"] = true
@@ -66,6 +66,20 @@ struct ApiTokenRoutes {
         let error = FormError(errors, values: typed, status: .unprocessableEntity)
         if request.wantsJson { throw error }
         return try request.render("account/tokens", values, form: error).makeResponse(for: request)
+    }
+
+    /// The form's scopes: radio buttons for read and write, a checkbox for each of the app's
+    /// own; checked as `sent` asked (what a refused form sent comes back), else read-only.
+    private func scopeChoices(_ sent: [String]?) -> [[String: Any]] {
+        let asked = Set(sent.flatMap(ApiTokenScopeChoice.names(in:)) ?? [])
+        let access = asked.contains(ScopeName.write) ? ScopeName.write : ScopeName.read
+        return ApiTokenScopeChoice.offered(settings).map { scope in
+            let builtIn = ApiTokenScope.builtIn.contains(scope)
+            return [
+                "name": scope.name, "description": scope.description, "access": builtIn,
+                "checked": builtIn ? scope.name == access : asked.contains(scope.name),
+            ]
+        }
     }
 
     private func create(_ request: Request) async throws -> Response {
@@ -86,6 +100,11 @@ struct ApiTokenRoutes {
             else { return try await list(request, problem: ("expires_in_days", settings.expiryMessage)) }
             days = number
         }
+        let scopes: [String]
+        switch ApiTokenScopeChoice.choose(request.params.all("scopes"), settings) {
+        case .chosen(let chosen): scopes = chosen
+        case .refused(let message): return try await list(request, problem: ("scopes", message))
+        }
         // A cookie alone, stolen, must not mint a credential that outlives it (GitHub asks the
         // same): a session signed in by password gives what turning the second factor off asks,
         // checked as a sign-in is (the same throttle), whatever it proved minutes ago. A session
@@ -101,7 +120,7 @@ struct ApiTokenRoutes {
         let secret = ApiTokenSecret.make()
         let token = ApiToken(
             id: ApiTokenSecret.makeId(), digest: ApiTokenSecret.digest(of: secret), username: user.username, name: name, createdAt: now,
-            expiresAt: now + Int64(days) * 86_400)
+            expiresAt: now + Int64(days) * 86_400, scopes: scopes)
         guard try await service.store.add(token, limit: ApiTokenLimits.perUser, now: now) else {
             return try await list(request, problem: ("name", settings.limitMessage))
         }
@@ -114,7 +133,8 @@ struct ApiTokenRoutes {
         }
         return try request.render("account/token-created", [
             "title": "Your new API token", "token": secret, "name": name, "expiresAt": AccountTime.iso(token.expiresAt),
-            "expiresText": AccountTime.shown(token.expiresAt), "tokensPath": request.url(prefix + "/tokens"),
+            "expiresText": AccountTime.shown(token.expiresAt), "tokensPath": request.url(prefix + "/tokens"), "scopes": scopes,
+            "readOnly": !token.canWrite,
         ]).makeResponse(for: request)
     }
 

@@ -32,7 +32,7 @@ final class ApiTokenService: Sendable {
         self.logger = logger
         recent = BoundedCache(capacity: 1024, byteLimit: 1024 * 512) { key, entry in
             128 + key.utf8.count + entry.token.name.utf8.count + entry.user.username.utf8.count + entry.user.name.utf8.count
-                + entry.user.roles.joined().utf8.count
+                + entry.user.roles.joined().utf8.count + entry.token.scopes.joined().utf8.count
         }
     }
 
@@ -46,7 +46,7 @@ final class ApiTokenService: Sendable {
 
     /// Whether the request was signed in by a token.
     static func isByToken(_ request: Request) -> Bool {
-        request.isAuthenticatedByHeader && request.headers.first(name: "Authorization").flatMap(bearer) != nil
+        request.authentication.kind == .apiToken
     }
 
     /// Signs in, for this request only, the user whose token an `Authorization: Bearer` header
@@ -76,8 +76,7 @@ final class ApiTokenService: Sendable {
                 authentication.isCurrent(entry.stamp, username: entry.user.username),
                 !request.sessionSettings.revocations.isRevoked(username: entry.user.username, created: entry.checked * 1000)
             {
-                request.credentialsUser = entry.user
-                await touch(entry.token, now: now)
+                try await signIn(request, entry, now: now)
                 return
             }
             recent.forget(digest)
@@ -108,8 +107,20 @@ final class ApiTokenService: Sendable {
             ])
         }
         recent.remember(entry, for: digest)
-        request.credentialsUser = entry.user
+        try await signIn(request, entry, now: now)
+    }
+
+    /// Signs the token's user in for this request, and notes the use; refuses a read-only
+    /// token a request that would change something (RFC 6750's `insufficient_scope`).
+    private func signIn(_ request: Request, _ entry: Entry, now: Int64) async throws {
+        request.signIn(byCredential: entry.user, as: .apiToken(entry.token))
         await touch(entry.token, now: now)
+        guard request.authentication.allows(request.method) else {
+            throw HttpError(.forbidden, settings.readOnlyTokenMessage, headers: [
+                "WWW-Authenticate": "Bearer realm=\"\(settings.realm)\", error=\"insufficient_scope\", scope=\"\(ScopeName.write)\"",
+                "Cache-Control": "no-store", "Vary": "Authorization",
+            ])
+        }
     }
 
     /// The live token `token` and its user, from the stores.

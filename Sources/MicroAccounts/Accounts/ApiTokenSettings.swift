@@ -12,6 +12,10 @@ import MicroCore
 /// "Set password" and "Disable", and `add-user` over the user, end them with the sessions.
 /// Tokens are made and revoked only by a signed-in user; a request signed in by a token may
 /// list them and revoke one, not make one (or a leaked token could outlive its own expiry).
+///
+/// A token is made read-only (``ApiTokenScope/read``) unless its maker chooses
+/// ``ApiTokenScope/write``, with any of the app's own ``scopes``: a read-only token is refused
+/// any request but `GET`, `HEAD` and `OPTIONS` with a `403`, before the app's filters run.
 public struct ApiTokenSettings: Sendable {
     /// Where tokens are kept; nil turns tokens off (the page says so, Bearer is not read).
     public var store: (any ApiTokenStore)?
@@ -21,6 +25,11 @@ public struct ApiTokenSettings: Sendable {
     public var cacheLifetime: Duration = .seconds(5)
     /// The realm `WWW-Authenticate: Bearer` names.
     public var realm = "Micro"
+    /// The app's own scopes, offered on the form beside the built-in ``ApiTokenScope/read``
+    /// and ``ApiTokenScope/write`` (at most ``ApiTokenLimits/declaredScopes``): a token is
+    /// made only with scopes offered here, and a route asks for one with
+    /// ``/MicroAuth/MicroCore/Request/requireScope(_:)``.
+    public var scopes: [ApiTokenScope] = []
     /// What the tokens page says when the users cannot be written (credentials.yml).
     public var readOnlyUsersMessage =
         "These users are managed in credentials.yml: API tokens need a users table (SQLite or PostgreSQL)."
@@ -33,6 +42,14 @@ public struct ApiTokenSettings: Sendable {
         "Give the token a name of 1 to \(ApiTokenLimits.nameLength) characters, without control or text-direction characters."
     /// The refusal of an expiry.
     public var expiryMessage = "Choose an expiry from \(ApiTokenLimits.days.lowerBound) to \(ApiTokenLimits.days.upperBound) days."
+    /// The refusal of a scope the app does not offer: `SCOPE` is the name as sent (when it is
+    /// one by ``/MicroAuth/ScopeName``'s rule, else "of that name"), `SCOPES` the names offered.
+    public var unknownScopeMessage = "There is no scope SCOPE here: choose among SCOPES."
+    /// The refusal of more scopes than a token may have.
+    public var tooManyScopesMessage = "A token has at most \(ApiTokenLimits.scopesPerToken) scopes."
+    /// The `403` of a read-only token on a request that would change something.
+    public var readOnlyTokenMessage =
+        "This API token is read-only: a request other than GET, HEAD or OPTIONS needs a token with the scope 'write'."
     /// The flash after revoking a token.
     public var revokedMessage = "The token has been revoked."
     /// The refusal of a token made by a request signed in with a token.

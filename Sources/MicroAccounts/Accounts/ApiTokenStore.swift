@@ -40,4 +40,8 @@ public enum ApiTokenLimits {
     public static let defaultDays = 90
     /// The longest name, in characters (and four times that in UTF-8 bytes).
     public static let nameLength = 64
+    /// The most scopes a token has, the built-in one included.
+    public static let scopesPerToken = 16
+    /// The most scopes an app declares of its own (``ApiTokenSettings/scopes``).
+    public static let declaredScopes = 32
 }

@@ -5,9 +5,12 @@ import MicroCore
 /// by writing its own of the same name in its views folder (`views/account/tokens.mustache`).
 public enum ApiTokenTemplates {
     /// `account/tokens`: `message` (why there is no form: credentials.yml, or tokens off) or
-    /// `canCreate` with `action`, `defaultDays`, `minDays`, `maxDays`, `maxName`; `tokens`
-    /// (each `id`, `name`, `createdAt`/`createdText`, `used` with `lastUsedAt`/`lastUsedText`, `expiresAt`/`expiresText`, `revokeAction`); on a refusal `form`
-    /// (`form.errors.name`, `form.errors.expires_in_days`, `form.errors.current_password`,
+    /// `canCreate` with `action`, `defaultDays`, `minDays`, `maxDays`, `maxName`,
+    /// `scopeChoices` (each `name`, `description`, `access` for the built-in read and write,
+    /// one of which is chosen, and `checked`); `tokens` (each `id`, `name`, `scopes` (its scope
+    /// names), `readOnly`, `createdAt`/`createdText`, `used` with `lastUsedAt`/`lastUsedText`,
+    /// `expiresAt`/`expiresText`, `revokeAction`); on a refusal `form` (`form.errors.name`,
+    /// `form.errors.expires_in_days`, `form.errors.scopes`, `form.errors.current_password`,
     /// `form.errors.code`, `form.values.*`); `needsPassword` when the form must ask for the
     /// current password, `needsCode` for a code beside it (the user's second factor is on),
     /// `signInAgain` (the message) for a single sign-on session too old to make one.
@@ -19,7 +22,7 @@ public enum ApiTokenTemplates {
         <ul class="tokens">
           {{#tokens}}
           <li data-token-id="{{id}}">
-            <strong>{{name}}</strong><br>
+            <strong>{{name}}</strong> <span class="scopes">{{#scopes}}<code>{{.}}</code> {{/scopes}}</span>{{#readOnly}}(read-only){{/readOnly}}<br>
             made <time datetime="{{createdAt}}">{{createdText}}</time>,
             last used {{#used}}<time datetime="{{lastUsedAt}}">{{lastUsedText}}</time>{{/used}}{{^used}}never{{/used}},
             expires <time datetime="{{expiresAt}}">{{expiresText}}</time>
@@ -37,6 +40,11 @@ public enum ApiTokenTemplates {
           <input id="expires_in_days" name="expires_in_days" type="number" min="{{minDays}}" max="{{maxDays}}" value="{{#form.values.expires_in_days}}{{form.values.expires_in_days}}{{/form.values.expires_in_days}}{{^form.values.expires_in_days}}{{defaultDays}}{{/form.values.expires_in_days}}"
             {{#form.errors.expires_in_days}}aria-invalid="true" aria-describedby="expires-error"{{/form.errors.expires_in_days}}>
           {{#form.errors.expires_in_days}}<span class="field-error" id="expires-error">{{.}}</span>{{/form.errors.expires_in_days}}</p>
+          <fieldset class="scopes" {{#form.errors.scopes}}aria-describedby="scopes-error"{{/form.errors.scopes}}><legend>Scopes</legend>
+            {{#scopeChoices}}<p><label><input type="{{#access}}radio{{/access}}{{^access}}checkbox{{/access}}" name="scopes" value="{{name}}"{{#checked}} checked{{/checked}}>
+              <code>{{name}}</code>: {{description}}</label></p>{{/scopeChoices}}
+            {{#form.errors.scopes}}<span class="field-error" id="scopes-error">{{.}}</span>{{/form.errors.scopes}}
+          </fieldset>
           {{#needsPassword}}<p><label for="current_password">Your current password</label><br>
           <input id="current_password" name="current_password" type="password" autocomplete="current-password" required
             {{#form.errors.current_password}}aria-invalid="true" aria-describedby="password-error"{{/form.errors.current_password}}>
@@ -52,11 +60,12 @@ public enum ApiTokenTemplates {
         <p><a href="{{accountPath}}">Your account</a></p>
         """
 
-    /// `account/token-created`: `token` (shown this once), `name`, `expiresAt`/`expiresText`,
-    /// `tokensPath`.
+    /// `account/token-created`: `token` (shown this once), `name`, `scopes` (its scope names),
+    /// `readOnly`, `expiresAt`/`expiresText`, `tokensPath`.
     public static let created = """
         <h1>{{title}}</h1>
-        <p>Your new token <strong>{{name}}</strong>, valid until <time datetime="{{expiresAt}}">{{expiresText}}</time>:</p>
+        <p>Your new token <strong>{{name}}</strong>, valid until <time datetime="{{expiresAt}}">{{expiresText}}</time>,
+        with the scopes <span class="scopes">{{#scopes}}<code>{{.}}</code> {{/scopes}}</span>{{#readOnly}}(read-only){{/readOnly}}:</p>
         <p><code data-token="{{token}}">{{token}}</code></p>
         <p>Copy it now: it is not shown again, and not kept here (only a digest of it is).</p>
         <p><a href="{{tokensPath}}">Your tokens</a></p>

@@ -18,6 +18,7 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
     }
 
     /// Its table, made when the app starts (``Accounts`` adds it to the app's preparations).
+    /// Tokens made before scopes were kept are read-write, as they were.
     public static let migrations = [
         Migration("micro 5 api tokens") { sql in
             try await sql.create(table: "micro_api_tokens").ifNotExists()
@@ -31,6 +32,10 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
                 .column("revoked_at", type: .bigint, .notNull)
                 .run()
             try await sql.create(index: "micro_api_tokens_by_user").on("micro_api_tokens").column("username").column("created_at").run()
+        },
+        Migration("micro 12 api token scopes") { sql in
+            // Written out, not ScopeName.write: a migration that has run never changes.
+            try await sql.alter(table: "micro_api_tokens").column("scopes", type: .text, .notNull, .default("write")).run()
         },
     ]
 
@@ -46,10 +51,10 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
                 try await Self.deleteDead(sql.delete(from: "micro_api_tokens").where("username", .equal, token.username), now: now).run()
             }
             try await sql.insert(into: "micro_api_tokens")
-                .columns("id", "digest", "username", "name", "created_at", "last_used_at", "expires_at", "revoked_at")
+                .columns("id", "digest", "username", "name", "created_at", "last_used_at", "expires_at", "revoked_at", "scopes")
                 .values(
                     SQLBind(token.id), SQLBind(token.digest), SQLBind(token.username), SQLBind(token.name), SQLBind(token.createdAt),
-                    SQLBind(token.lastUsedAt), SQLBind(token.expiresAt), SQLBind(token.revokedAt)
+                    SQLBind(token.lastUsedAt), SQLBind(token.expiresAt), SQLBind(token.revokedAt), SQLBind(token.scopes.joined(separator: " "))
                 )
                 .run()
             // Counted after the insert, so that two additions at once on two instances cannot
@@ -67,13 +72,13 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
 
     public func token(digest: String) async throws -> ApiToken? {
         try await database.run("look up an API token") { sql in
-            try await Self.tokens(sql.select().column("*").from("micro_api_tokens").where("digest", .equal, digest).limit(1).all()).first
+            try await Self.tokens(sql.select().columns(Self.columns).from("micro_api_tokens").where("digest", .equal, digest).limit(1).all()).first
         }
     }
 
     public func tokens(of username: String, now: Int64) async throws -> [ApiToken] {
         try await database.run("list the API tokens") { sql in
-            try await Self.tokens(sql.select().column("*").from("micro_api_tokens").where("username", .equal, username)
+            try await Self.tokens(sql.select().columns(Self.columns).from("micro_api_tokens").where("username", .equal, username)
                 .where("revoked_at", .equal, 0).where("expires_at", .greaterThan, now)
                 .orderBy("created_at", .descending).orderBy("id").limit(ApiTokenLimits.perUser * 2).all())
         }
@@ -81,14 +86,14 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
 
     public func liveTokens(now: Int64) async throws -> [ApiToken] {
         try await database.run("list the API tokens") { sql in
-            try await Self.tokens(sql.select().column("*").from("micro_api_tokens").where("revoked_at", .equal, 0)
+            try await Self.tokens(sql.select().columns(Self.columns).from("micro_api_tokens").where("revoked_at", .equal, 0)
                 .where("expires_at", .greaterThan, now).orderBy("username").orderBy("created_at", .descending).orderBy("id").all())
         }
     }
 
     public func revoke(id: String, of username: String, now: Int64) async throws -> ApiToken? {
         try await database.run("revoke an API token") { sql in
-            let found = try await Self.tokens(sql.select().column("*").from("micro_api_tokens").where("id", .equal, id)
+            let found = try await Self.tokens(sql.select().columns(Self.columns).from("micro_api_tokens").where("id", .equal, id)
                 .where("username", .equal, username).where("revoked_at", .equal, 0).where("expires_at", .greaterThan, now).all())
             guard var token = found.first else { return nil }
             try await sql.update("micro_api_tokens").set("revoked_at", to: now).where("id", .equal, id).where("username", .equal, username).run()
@@ -110,6 +115,13 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
         }
     }
 
+    /// Every column a token is read from, by name: a `*` read on SQLite's shared connection
+    /// right after a migration added a column (on a connection of its own) would still list
+    /// the columns from before, where a named column makes SQLite read the schema again.
+    private static let columns = [
+        "id", "digest", "username", "name", "created_at", "last_used_at", "expires_at", "revoked_at", "scopes",
+    ]
+
     /// Revoked or expired at `now`.
     private static func deleteDead(_ query: SQLDeleteBuilder, now: Int64) -> SQLDeleteBuilder {
         query.where(group: { group in group.where("revoked_at", .notEqual, 0).orWhere("expires_at", .lessThanOrEqual, now) })
@@ -121,7 +133,8 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
                 id: try row.decode(column: "id", as: String.self), digest: try row.decode(column: "digest", as: String.self),
                 username: try row.decode(column: "username", as: String.self), name: try row.decode(column: "name", as: String.self),
                 createdAt: try row.decode(column: "created_at", as: Int64.self), lastUsedAt: try row.decode(column: "last_used_at", as: Int64.self),
-                expiresAt: try row.decode(column: "expires_at", as: Int64.self), revokedAt: try row.decode(column: "revoked_at", as: Int64.self))
+                expiresAt: try row.decode(column: "expires_at", as: Int64.self), revokedAt: try row.decode(column: "revoked_at", as: Int64.self),
+                scopes: ApiTokenScopeChoice.stored(try row.decode(column: "scopes", as: String.self)))
         }
     }
 }

@@ -116,7 +116,7 @@ struct UserAdminRoutes {
                             "id": token.id, "name": token.name, "createdText": AccountTime.shown(token.createdAt),
                             "createdAt": AccountTime.iso(token.createdAt), "expiresText": AccountTime.shown(token.expiresAt),
                             "expiresAt": AccountTime.iso(token.expiresAt),
-                            "lastUsedText": token.lastUsedAt == 0 ? "never" : AccountTime.shown(token.lastUsedAt),
+                            "lastUsedText": token.lastUsedAt == 0 ? "never" : AccountTime.shown(token.lastUsedAt), "scopes": token.scopes,
                         ]
                     },
                     "sections": sections[listed.user.username] ?? [],

@@ -6,7 +6,7 @@ import MicroCore
 public enum UsersTemplates {
     /// `admin/users`: `users` (each `username`, `name`, `roles`, `email` (empty for none),
     /// `disabled`, `passwordChangeDue` (a password someone else set, not yet changed), `twoFactor`,
-    /// `tokens`: each live API token's `id`, `name`, `createdAt`, `lastUsedText`, `expiresAt`),
+    /// `tokens`: each live API token's `id`, `name`, `scopes` (its scope names), `createdAt`, `lastUsedText`, `expiresAt`),
     /// `proof` while changes need the acting admin's `current_password` (and `proof.code`: a
     /// `code` too), or `signInAgain` (the message) where they need a fresh sign-in,
     /// `canManage` or `readOnly` (the message), `action` (the page's path: forms post to
@@ -45,8 +45,8 @@ public enum UsersTemplates {
                 <form class="inline" method="post" action="{{action}}/sign-out">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">End sessions</button></form>
                 {{#twoFactor}}<form class="inline" method="post" action="{{action}}/two-factor-off">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Turn off two-factor</button></form>{{/twoFactor}}
                 {{#hasTokens}}<details class="tokens"><summary>API tokens</summary><table>
-                  <thead><tr><th scope="col">Token</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"></th></tr></thead>
-                  <tbody>{{/hasTokens}}{{#tokens}}<tr data-token="{{id}}"><td>{{name}}</td><td><time datetime="{{createdAt}}">{{createdText}}</time></td><td>{{lastUsedText}}</td><td><time datetime="{{expiresAt}}">{{expiresText}}</time></td>
+                  <thead><tr><th scope="col">Token</th><th scope="col">Scopes</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"></th></tr></thead>
+                  <tbody>{{/hasTokens}}{{#tokens}}<tr data-token="{{id}}"><td>{{name}}</td><td class="scopes">{{#scopes}}<code>{{.}}</code> {{/scopes}}</td><td><time datetime="{{createdAt}}">{{createdText}}</time></td><td>{{lastUsedText}}</td><td><time datetime="{{expiresAt}}">{{expiresText}}</time></td>
                     <td><form class="inline" method="post" action="{{action}}/tokens/revoke">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}"><input type="hidden" name="id" value="{{id}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Revoke</button></form></td></tr>{{/tokens}}
                   {{#hasTokens}}</tbody></table>
                   <form class="inline" method="post" action="{{action}}/tokens/revoke-all">{{{csrfField}}}<input type="hidden" name="username" value="{{username}}">{{#proof}}<label>Your password <input name="current_password" type="password" autocomplete="current-password" required></label>{{#code}} <label>Your code <input name="code" inputmode="numeric" autocomplete="one-time-code" required></label>{{/code}} {{/proof}}<button type="submit">Revoke all tokens</button></form></details>{{/hasTokens}}

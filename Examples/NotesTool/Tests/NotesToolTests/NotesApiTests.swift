@@ -12,11 +12,11 @@ import Testing
         var body: String?
     }
 
-    /// A script's client and the token oncall made for it.
-    private func script(_ app: App) async throws -> (TestClient, HttpHeaders) {
+    /// A script's client and the token oncall made for it: read and write, or read-only.
+    private func script(_ app: App, scopes: [String] = ["write"]) async throws -> (TestClient, HttpHeaders) {
         let owner = TestClient(app)
         try await owner.signIn("oncall")
-        let token = try await owner.makeApiToken(name: "pager bot", password: passwords["oncall"]!)
+        let token = try await owner.makeApiToken(name: "pager bot", scopes: scopes, password: passwords["oncall"]!)
         let client = TestClient(app)
         client.sendsCsrfToken = false  // a script has no session to take one from
         return (client, ["Authorization": "Bearer \(token)"])
@@ -50,6 +50,16 @@ import Testing
             #expect(try listed.decode([Note].self).map(\.title) == ["Deploy rolled back"])
             #expect(listed.headers.first(name: "Link") == nil)
             #expect(client.cookies.isEmpty)
+        }
+    }
+
+    @Test func aReadOnlyTokenListsNotesButWritesNone() async throws {
+        try await withNotesTool { app, _ in
+            let (client, token) = try await script(app, scopes: [])
+            #expect(try await client.get("/api/notes", headers: token).text == "[]")
+            let refused = try await client.post("/api/notes", json: Draft(title: "Deploy rolled back", severity: 3), headers: token)
+            #expect(refused.status == .forbidden && refused.text.contains("'write'"))
+            #expect(try await client.get("/api/notes", headers: token).text == "[]")
         }
     }
 
