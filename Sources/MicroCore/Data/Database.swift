@@ -73,6 +73,7 @@ public final class Database: Sendable, CustomStringConvertible {
                 throw ConfigurationError("\(self): the migration '\(migration.name)' failed: \(Self.words(error))")
             }
         }
+        await backend.migrated()
     }
 
     /// Runs `migration` in a transaction unless it was recorded, by this or another instance.

@@ -20,11 +20,16 @@ public protocol DatabaseBackend: Sendable {
     /// Begins the transaction a migration runs in, on `session`, taking whatever lock keeps
     /// two instances from running one migration at once.
     func beginMigration(on session: any SQLDatabase) async throws
+    /// Makes the shared connections see what migrations changed, on their own connections.
+    func migrated() async
     /// Closes the connections; statements fail afterwards.
     func shutdown() async
 }
 
 extension DatabaseBackend {
+    /// Nothing: a database whose connections read the schema anew for each statement.
+    public func migrated() async {}
+
     /// A plain `BEGIN`.
     public func beginTransaction(on session: any SQLDatabase) async throws {
         try await session.raw("BEGIN").run()

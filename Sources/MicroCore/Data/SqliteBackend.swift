@@ -187,6 +187,14 @@ public final class SqliteBackend: DatabaseBackend {
         try await beginTransaction(on: session)
     }
 
+    /// Has the shared connection read the file's schema anew. A connection keeps the schema it
+    /// read until a statement it runs finds the file's changed; and SQLiteNIO takes a result's
+    /// columns before the statement's first step, so the first `SELECT *` after a migration
+    /// that added a column (on a session's connection) would come back without it.
+    public func migrated() async {
+        _ = try? await sql.raw("SELECT count(*) FROM sqlite_master").all()
+    }
+
     public func shutdown() async {
         await disconnect()
         let thread = sessionThread.withLock { thread in
