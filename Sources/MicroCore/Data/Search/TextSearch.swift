@@ -18,7 +18,8 @@ import SQLKit
 ///   `Ärger` whether it was stored composed or decomposed; `ß` finds `ß` and `ẞ`, not `ss`.
 ///   SQLite folds through a function Micro registers on its connections (its own `lower()`
 ///   folds ASCII alone); PostgreSQL through `lower()` under the ICU root collation
-///   (`und-x-icu`, PostgreSQL 13 or later built with ICU), whatever the database's locale.
+///   (`und-x-icu`: PostgreSQL 13 or later built with ICU, a UTF-8 database), whatever the
+///   database's locale.
 /// - The text is trimmed of surrounding white space and made NFC. Empty, it matches every row;
 ///   longer than ``maxLength`` Unicode scalars, or holding a NUL (which neither database can
 ///   store in text), it is a `400` ``HttpError``.
