@@ -132,6 +132,8 @@ public final class SqliteBackend: DatabaseBackend {
             // unguarded array on its thread and reads it after the await, an order the thread
             // sanitizer cannot see through the concurrency runtime, and reports as a race.
             try await connection.query("PRAGMA busy_timeout = \(busyTimeout.milliseconds)", []) { _ in }
+            // Unicode case folding for TextSearch, which SQLite's own lower() lacks.
+            try await connection.install(customFunction: TextFolding.sqliteFunction)
             if checked { try await SqliteFileSqlDatabase(backend: self, pinned: connection).raw("SELECT count(*) FROM sqlite_master").run() }
         } catch {
             await Self.closeSafely(connection)
