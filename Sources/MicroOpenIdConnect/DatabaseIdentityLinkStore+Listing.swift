@@ -59,5 +59,13 @@ extension DatabaseIdentityLinkStore: IdentityLinkListing {
             return rows.map(\.link)
         }
     }
+
+    public func rename(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            guard try await sql.select().column("subject").from("micro_identity_links").where("username", .equal, username).first() != nil else { return }
+            try await sql.delete(from: "micro_identity_links").where("username", .equal, newName).run()
+            try await sql.update("micro_identity_links").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+        }
+    }
 }
 #endif

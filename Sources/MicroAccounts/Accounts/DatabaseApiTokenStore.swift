@@ -110,6 +110,12 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
         }
     }
 
+    public func rename(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            try await sql.update("micro_api_tokens").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+        }
+    }
+
     /// Revoked or expired at `now`.
     private static func deleteDead(_ query: SQLDeleteBuilder, now: Int64) -> SQLDeleteBuilder {
         query.where(group: { group in group.where("revoked_at", .notEqual, 0).orWhere("expires_at", .lessThanOrEqual, now) })
