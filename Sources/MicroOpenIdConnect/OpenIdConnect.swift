@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
 import Logging
+import MicroAccounts
 import MicroAuth
 import MicroCore
 

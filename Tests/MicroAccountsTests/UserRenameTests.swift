@@ -5,7 +5,7 @@ import MicroAuth
 import MicroCore
 import MicroTestSupport
 import MicroTesting
-import MicroTwoFactor
+@testable import MicroTwoFactor
 import Testing
 
 /// A renamed user keeps what is theirs (their API tokens, second factor and recovery codes,
@@ -28,7 +28,8 @@ import Testing
         app.get("/me") { request in try request.authenticate().username }
         // What the SCIM routes will do with a provider's new userName.
         app.get("/rename/:old/:new") { request in
-            "\(try await request.renameUser(request.params["old"] ?? "", to: request.params["new"] ?? ""))"
+            let outcome = try await request.renameUser(request.params["old"] ?? "", to: request.params["new"] ?? "")
+            return "\(outcome)"
         }
         return (app, users)
     }

@@ -17,7 +17,7 @@ extension Accounts {
         await forgetLeftovers(of: new, request)
         let tokens = request.service(ApiTokenService.self)?.store
         let renames = request.service(AccountRenames.self)?.list ?? []
-        let (setupLinks, activity, features, database) = (setupLinks, activity, features, database)
+        let (setupLinks, activity, features, database) = (self.setupLinks, self.activity, self.features, self.database)
         let carry: @Sendable () async throws -> Void = {
             try await tokens?.rename(old, to: new)
             try await setupLinks.rename(old, to: new)
