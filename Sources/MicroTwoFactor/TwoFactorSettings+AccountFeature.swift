@@ -46,7 +46,7 @@ extension TwoFactorSettings: AccountFeature {
     }
 
     /// Moves `username`'s second factor to `newName`: the secret and the codes keep the name
-    /// they are bound to (``TwoFactorStore/carry(_:to:)``), so that they go on working.
+    /// they are bound to, so that they go on working.
     public func carry(_ username: String, to newName: String, in database: Database) async throws {
         try await TwoFactorStore(database).carry(username, to: newName)
     }
