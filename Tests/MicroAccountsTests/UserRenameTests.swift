@@ -14,11 +14,19 @@ import Testing
 @Suite struct UserRenameTests {
     private static let json: HttpHeaders = ["Accept": "application/json"]
 
-    private func makeApp(_ folder: TemporaryFolder, clock: TestClock) async throws -> (App, SqliteUserStore) {
-        let users = try SqliteUserStore(path: folder.file("users.db"), create: true)
-        try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: ["admin"])
-        try users.save(username: "bob", passwordHash: TestHashes.secret123, name: nil)
-        let app = isolatedApp { $0.clock = { clock.now } }
+    private static let secret = String(repeating: "s", count: 40)
+
+    /// An instance of the app; `second`: another over the same files, as a second process is.
+    private func makeApp(_ folder: TemporaryFolder, clock: TestClock, second: Bool = false) async throws -> (App, SqliteUserStore) {
+        let users = try SqliteUserStore(path: folder.file("users.db"), create: !second)
+        if !second {
+            try users.save(username: "ann", passwordHash: TestHashes.annPassword, name: "Ann Smith", roles: ["admin"])
+            try users.save(username: "bob", passwordHash: TestHashes.secret123, name: nil)
+        }
+        let app = isolatedApp {
+            $0.clock = { clock.now }
+            $0.sessions.secret = Self.secret
+        }
         var authentication = Authentication(users: users)
         authentication.hasher = PasswordHasher(threads: 1)
         authentication.passwordCost = 4
@@ -39,7 +47,7 @@ import Testing
         return try JSONSerialization.jsonObject(with: Data(answer.body)) as? [[String: Any]] ?? []
     }
 
-    private func token(in page: String) -> String? {
+    private func tokenValue(in page: String) -> String? {
         guard let range = page.range(of: #"data-token="micro_[A-Za-z0-9_-]+""#, options: .regularExpression) else { return nil }
         return String(page[range].dropFirst("data-token=\"".count).dropLast())
     }
@@ -52,7 +60,7 @@ import Testing
         let bob = TestClient(app)
         try await bob.signIn("bob", "secret123")
         let page = try await bob.post("/account/tokens", form: ["name": "deploy", "current_password": "secret123"])
-        let token = try #require(token(in: page.text))
+        let token = try #require(tokenValue(in: page.text))
         let setup = try await bob.turnOnTwoFactor(password: "secret123") { Totp(secret: Base32.decode($0) ?? []).code(at: Int64(clock.now.timeIntervalSince1970)) }
         let totp = Totp(secret: try #require(Base32.decode(setup.secret)))
         #expect(try await bob.get("/me").text == "bob")
@@ -90,6 +98,31 @@ import Testing
         let fresh = try await events(newBob)
         #expect(!fresh.contains { $0["event"] as? String == "two_factor_enabled" || $0["event"] as? String == ActivityEvent.Kind.renamed })
         #expect(try await script.get("/me", headers: ["Authorization": "Bearer " + token]).text == "robert")
+    }
+
+    @Test func aSessionOfTheOldNameIsRefusedOnASecondInstanceWithinTwoSeconds() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock(Date())
+        let (one, _) = try await makeApp(folder, clock: clock)
+        let (two, _) = try await makeApp(folder, clock: clock, second: true)
+        let bob = TestClient(two)
+        try await bob.signIn("bob", "secret123")
+        #expect(try await bob.get("/me").text == "bob")
+
+        #expect(try await TestClient(one).get("/rename/bob/robert").text == "done")
+        // The second instance learns it from the users table (read again about once a second).
+        let start = ContinuousClock.now
+        var refused = false
+        while !refused, ContinuousClock.now - start < .seconds(2) {
+            refused = try await bob.get("/me").status != .ok
+            if !refused { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(refused, "the old name's session still stood on the second instance after 2 seconds")
+        // The new name signs in there.
+        let robert = TestClient(two)
+        try await robert.signIn("robert", "secret123")
+        #expect(try await robert.get("/me").text == "robert")
     }
 
     @Test func leftoversCarriedAsTheCommandDoesMovePasskeysLinksAndExternalIds() async throws {
