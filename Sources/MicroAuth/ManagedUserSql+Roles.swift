@@ -23,8 +23,21 @@ extension ManagedUserSql {
             binds: [username, role, pattern(role)])
     }
 
-    /// The roles list without the role of parameter `number` (NULL when none is left).
+    /// The roles list without the role of parameter `number`, every time it is listed (NULL
+    /// when none is left).
     static func without(_ number: Int) -> String {
-        "nullif(trim(replace(\(spacedRoles), ' ' || ?\(number) || ' ', ' ')), '')"
+        replacing(number, with: "' '")
+    }
+
+    /// The roles list with every listing of the role of parameter `number` replaced by
+    /// `replacement` (an SQL expression that begins and ends with a space), NULL when none is
+    /// left. Each separator is doubled first, so that a role listed twice in a row (`a a`)
+    /// goes both times, as a single `replace` skips the second, whose leading space the first
+    /// match took; the runs of spaces left are then made one (no role holds `<` or `>`).
+    static func replacing(_ number: Int, with replacement: String) -> String {
+        let doubled = "replace(\(spacedRoles), ' ', '  ')"
+        let replaced = "replace(\(doubled), ' ' || ?\(number) || ' ', \(replacement))"
+        let single = "replace(replace(replace(\(replaced), ' ', '<>'), '><', ''), '<>', ' ')"
+        return "nullif(trim(\(single)), '')"
     }
 }

@@ -34,7 +34,7 @@ extension UserTable {
             sql: "UPDATE users SET roles = \(ManagedUserSql.without(1)) WHERE \(holds(2)) AND \(holds(3))",
             binds: [role, ManagedUserSql.pattern(role), ManagedUserSql.pattern(newRole)])
         let one = ManagedUserSql.Statement(
-            sql: "UPDATE users SET roles = nullif(trim(replace(\(ManagedUserSql.spacedRoles), ' ' || ?1 || ' ', ' ' || ?3 || ' ')), '') WHERE \(holds(2))",
+            sql: "UPDATE users SET roles = \(ManagedUserSql.replacing(1, with: "' ' || ?3 || ' '")) WHERE \(holds(2))",
             binds: [role, ManagedUserSql.pattern(role), newRole])
         var changed: [String] = []
         for statement in [both, one] {

@@ -92,6 +92,10 @@ import Testing
             #expect(try await stores[0].removeRole("group-0", from: "bob", keepingOne: "admin") == .done)
             #expect(try await stores[0].removeRole("admin", from: "ann", keepingOne: "admin") == .lastAdmin)
             #expect(try await stores[0].addRole("x", to: "nobody") == .noSuchUser)
+            // A role listed twice (written by hand) goes both times.
+            #expect(try await stores[0].addUser(username: "cy", name: nil, roles: ["dup", "dup", "keep", "dup"], passwordHash: TestHashes.secret123))
+            #expect(try await stores[0].removeRole("dup", from: "cy", keepingOne: "admin") == .done)
+            #expect(try #require(try await stores[0].find(username: "cy", using: PasswordHasher.shared)).user.roles == ["keep"])
             await #expect(throws: UserStoreError.self) { try await stores[0].addRole("Not A Role", to: "bob") }
         }
     }
