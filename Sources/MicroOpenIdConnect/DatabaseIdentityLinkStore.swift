@@ -113,11 +113,14 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
         }
     }
 
+    /// The name of the migration that makes the triggers following renames, before the table's.
+    static let followRenamesPrefix = "micro 13 identity links follow renames in "
+
     /// The triggers moving the links of a user whose row in `table` is renamed to the new name
     /// (those an earlier holder of it left go first), in place of deleting them: a user is
     /// renamed (`rename-user`, a provider's new `userName`) and is still the same person.
     static func followRenames(_ table: String, dialect: String) -> Migration {
-        Migration("micro 13 identity links follow renames in \(table)") { sql in
+        Migration(followRenamesPrefix + table) { sql in
             if dialect == "postgresql" {
                 try await sql.raw("""
                     CREATE OR REPLACE FUNCTION micro_identity_links_user_gone() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -157,7 +157,6 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
     public func rename(_ username: String, to newName: String) async throws {
         links.withLock { links in
             let moving = links.usernames.filter { $0.value.username == username }
-            guard !moving.isEmpty else { return }
             for identity in links.usernames.filter({ $0.value.username == newName }).keys { links.remove(identity) }
             for (identity, link) in moving {
                 links.remove(identity)

@@ -22,6 +22,16 @@ import Testing
         }
     }
 
+    @Test(arguments: DataStoreKind.allCases)
+    func anEarlierHoldersLinksGoEvenWhenTheOldNameHasNone(_ kind: DataStoreKind) async throws {
+        try await kind.withIdentityLinks { links async throws in
+            #expect(try await links.link(stale, to: "robert"))
+            try await links.rename("bob", to: "robert")
+            #expect(try await links.username(linkedTo: stale) == nil)
+            #expect(try await links.identity(linkedTo: "robert", issuer: stale.issuer) == nil)
+        }
+    }
+
     @Test func aUsersTableInTheSameDatabaseCarriesTheLinksWithTheRow() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
