@@ -40,9 +40,17 @@ struct RenameUser: UserCommand {
             print("'\(key)' already has that name (names are kept in lowercase): nothing changed.")
             return
         }
-        try await table.withDatabase { database in
-            try await AccountLeftovers.carry(key, to: newKey, in: database, others: try await Self.others(in: database))
-            await CommandEvent.record(ActivityEvent.Kind.renamed, of: newKey, detail: "from \(key), by rename-user", in: database)
+        do {
+            try await table.withDatabase { database in
+                try await AccountLeftovers.carry(key, to: newKey, in: database, others: try await Self.others(in: database))
+                await CommandEvent.record(ActivityEvent.Kind.renamed, of: newKey, detail: "from \(key), by rename-user", in: database)
+            }
+        } catch {
+            // Fail closed: back to the name the second factor, tokens and passkeys are kept under.
+            let back = try? await table.rename(newKey, to: key)
+            throw CommandFailure(
+                "Cannot carry what is kept under '\(key)' to '\(newKey)'"
+                    + (back == .done ? ", so the user keeps the name '\(key)'" : ", and the user could not be given the name '\(key)' back") + ": \(error)")
         }
         print("Renamed user '\(key)' to '\(newKey)' in \(table.place), with their roles, password, API tokens, second factor, passkeys, single sign-on links and activity; their sessions end.")
     }

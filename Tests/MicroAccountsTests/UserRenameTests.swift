@@ -125,6 +125,25 @@ import Testing
         #expect(try await robert.get("/me").text == "robert")
     }
 
+    @Test func aCarryThatFailsRenamesTheUserBack() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock(Date())
+        let (app, users) = try await makeApp(folder, clock: clock)
+        struct Refusal: Error {}
+        app.onUserRenamed("something that fails") { _, _ in throw Refusal() }
+        app.get("/try-rename") { request in
+            do { return "\(try await request.renameUser("bob", to: "robert"))" } catch { return "refused" }
+        }
+        #expect(try await TestClient(app).get("/try-rename").text == "refused")
+        // Bob keeps his name, and with it what is kept under it: never renamed without them.
+        #expect(try users.find(username: "bob") != nil)
+        #expect(try users.find(username: "robert") == nil)
+        let bob = TestClient(app)
+        try await bob.signIn("bob", "secret123")
+        #expect(try await bob.get("/me").text == "bob")
+    }
+
     @Test func leftoversCarriedAsTheCommandDoesMovePasskeysLinksAndExternalIds() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -9,8 +9,10 @@ extension Accounts {
     /// factor, passkeys), SCIM's external id and what other modules registered
     /// (``/MicroCore/App/onUserRenamed(_:_:)``: identity links), in one transaction where they
     /// share a database, and records ``ActivityEvent/Kind/renamed``. Every session of the old
-    /// name ends, on every instance: the cookie names the old user.
-    func carryLeftovers(of username: String, to newName: String, _ request: Request) async {
+    /// name ends, on every instance: the cookie names the old user. A carry that fails is
+    /// rolled back and thrown: the caller renames the user back, since a renamed user whose
+    /// second factor stayed under the old name would sign in with their password alone.
+    func carryLeftovers(of username: String, to newName: String, _ request: Request) async throws {
         let old = Username.key(username)
         let new = Username.key(newName)
         guard old != new else { return }
@@ -32,6 +34,7 @@ extension Accounts {
             if let database { try await database.transaction { _ in try await carry() } } else { try await carry() }
         } catch {
             request.logger.error("Cannot carry the tokens, second factor, passkeys, links or history of \(old) to \(new): \(error)")
+            throw error
         }
         await request.endSessions(of: old)
         await request.recordAccountEvent(ActivityEvent.Kind.renamed, of: new, detail: "from \(old)")
