@@ -28,7 +28,7 @@ extension UserTableStore {
     }
 
     /// Gives `username` the role `role` (a no-op when they hold it), in one statement: two
-    /// changes at once (two groups a provider adds them to) both stand, where ``setRoles(of:to:keepingOne:)``
+    /// changes at once (two groups a provider adds them to) both stand, where ``ManagedUserStore/setRoles(of:to:keepingOne:)``
     /// after reading the roles would lose one. Their sessions end, as on any change of roles.
     public func addRole(_ role: String, to username: String) async throws -> UserChange {
         let key = try UserTable.key(username, passwordHash: nil, roles: [role], source: source)
