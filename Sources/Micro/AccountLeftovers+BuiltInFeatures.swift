@@ -12,4 +12,11 @@ extension AccountLeftovers {
     public static func endAccess(of username: String, in database: Database) async throws -> [EndedAccess] {
         try await endAccess(of: username, in: database, features: Accounts.builtInFeatures)
     }
+
+    /// ``/MicroAccounts/AccountLeftovers/carry(_:to:in:features:others:now:)`` with Micro's
+    /// features: moves `username`'s API tokens, second factor, passkeys, set-up links, activity
+    /// and what `others` move to `newName`.
+    public static func carry(_ username: String, to newName: String, in database: Database, others: [@Sendable (String, String) async throws -> Void] = []) async throws {
+        try await carry(username, to: newName, in: database, features: Accounts.builtInFeatures, others: others)
+    }
 }

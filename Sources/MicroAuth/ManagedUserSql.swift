@@ -27,16 +27,16 @@ public enum ManagedUserSql {
 
     /// The rows of `role`'s enabled holders, as `alias` names the table: roles are a list
     /// separated by spaces or commas, matched as a whole word (`_` escaped, a LIKE wildcard).
-    private static func activeHolder(_ alias: String, pattern: Int) -> String {
+    static func activeHolder(_ alias: String, pattern: Int) -> String {
         "(\(alias).password_hash NOT LIKE '!%' AND (' ' || replace(coalesce(\(alias).roles, ''), ',', ' ') || ' ') LIKE ?\(pattern) ESCAPE '\\')"
     }
 
     /// True unless the row being changed is the last enabled holder of the role.
-    private static func keepsAnother(pattern: Int) -> String {
+    static func keepsAnother(pattern: Int) -> String {
         "(NOT \(activeHolder("users", pattern: pattern)) OR EXISTS (SELECT 1 FROM users AS other WHERE other.username <> users.username AND \(activeHolder("other", pattern: pattern))))"
     }
 
-    private static func pattern(_ role: String) -> String {
+    static func pattern(_ role: String) -> String {
         "% " + role.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "_", with: "\\_").replacingOccurrences(of: "%", with: "\\%") + " %"
     }
 

@@ -23,7 +23,7 @@ public struct UserTable: Sendable {
         self.note = note
     }
 
-    private var isSqlite: Bool { sql.dialect.name == "sqlite" }
+    var isSqlite: Bool { sql.dialect.name == "sqlite" }
 
     /// How the statements of ``ManagedUserSql`` match the row of the name `?1`.
     var match: String { isSqlite ? "username = ?1 COLLATE NOCASE" : "lower(username) = ?1" }
@@ -31,7 +31,7 @@ public struct UserTable: Sendable {
     /// A row's identity, as text, for messages and renames.
     private var rowId: String { isSqlite ? "CAST(rowid AS TEXT)" : "ctid::text" }
 
-    private func matching(_ key: String) -> SQLQueryString {
+    func matching(_ key: String) -> SQLQueryString {
         isSqlite ? "username = \(bind: key) COLLATE NOCASE" : "lower(username) = \(bind: key)"
     }
 
@@ -142,6 +142,13 @@ public struct UserTable: Sendable {
     /// user is read again afterwards, so that their stamp is what the table holds.
     public func change(_ key: String, _ statement: ManagedUserSql.Statement) async throws -> Int {
         try await ensureColumns()
+        let changed = try await sql.raw(query(statement, returning: "1")).all().count
+        _ = try await find(key)
+        return changed
+    }
+
+    /// `statement` with its parameters bound, returning `returning` of each row it changed.
+    func query(_ statement: ManagedUserSql.Statement, returning: String) throws -> SQLQueryString {
         var query = SQLQueryString("")
         var rest = Substring(statement.sql)
         while let mark = rest.firstIndex(of: "?") {
@@ -153,10 +160,8 @@ public struct UserTable: Sendable {
             query.appendInterpolation(bind: statement.binds[number - 1])
             rest = rest[digits.endIndex...]
         }
-        query.appendLiteral(String(rest) + " RETURNING 1")
-        let changed = try await sql.raw(query).all().count
-        _ = try await find(key)
-        return changed
+        query.appendLiteral(String(rest) + " RETURNING " + returning)
+        return query
     }
 
     /// The columns later versions added, with their SQLite types: a SQLite table made before
@@ -192,7 +197,7 @@ public struct UserTable: Sendable {
 
     /// The user of `row`; with `strict`, a malformed hash, role or address is an error naming
     /// the row, else it gives no user.
-    private func user(in row: any SQLRow, strict: Bool) throws -> StoredUser? {
+    func user(in row: any SQLRow, strict: Bool) throws -> StoredUser? {
         let username = try row.decode(column: "username", as: String?.self) ?? ""
         let problem: String
         if let hash = try row.decode(column: "password_hash", as: String?.self), StoredUser.isValidStoredHash(hash) {

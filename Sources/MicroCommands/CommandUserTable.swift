@@ -76,6 +76,14 @@ enum CommandUserTable {
         }
     }
 
+    /// Renames the user `username` to `newName`: how it ended.
+    func rename(_ username: String, to newName: String) async throws -> UserRename {
+        switch self {
+        case .sqlite(let store, _): try await store.rename(username, to: newName)
+        case .postgres(let store, _): try await store.rename(username, to: newName)
+        }
+    }
+
     /// Runs `body` with the table's database as the account pages see it (their state beside
     /// the users), closed after when opened here.
     func withDatabase<T>(_ body: (Database) async throws -> T) async throws -> T {

@@ -24,7 +24,7 @@ public enum MicroCommands {
     /// the running executable's name from then on (`labtool reset-two-factor NAME`).
     public static var all: [any ParsableCommand.Type] {
         OperatorCommand.mount(as: executableName)
-        var commands: [any ParsableCommand.Type] = [AddUser.self, RemoveUser.self, ResetTwoFactor.self, HashPassword.self, Backup.self, ScimTokenCommand.self]
+        var commands: [any ParsableCommand.Type] = [AddUser.self, RemoveUser.self, RenameUser.self, ResetTwoFactor.self, HashPassword.self, Backup.self, ScimTokenCommand.self]
         #if OpenIdConnect
         commands += [IdentityLinks.self, UnlinkIdentity.self]
         #endif

@@ -59,5 +59,19 @@ extension DatabaseIdentityLinkStore: IdentityLinkListing {
             return rows.map(\.link)
         }
     }
+
+    public func rename(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            // Where a users table's trigger follows renames, it moved the links with the row
+            // and dropped an earlier holder's: the links under the new name are the user's own.
+            let followed = try await sql.select().column("name").from("micro_migrations")
+                .where("name", .like, Self.followRenamesPrefix + "%").first()
+            guard followed == nil else { return }
+            // Else those an earlier holder of the new name left go first, whether or not the
+            // old name has any to move: a new name must not bring someone else's provider account.
+            try await sql.delete(from: "micro_identity_links").where("username", .equal, newName).run()
+            try await sql.update("micro_identity_links").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+        }
+    }
 }
 #endif

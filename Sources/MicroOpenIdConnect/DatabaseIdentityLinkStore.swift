@@ -17,7 +17,7 @@ import MicroCore
 ///
 /// A link must not outlive its user: a new user given a removed user's name would otherwise
 /// inherit the removed user's provider account. With `usersTable` (the store's table in the
-/// same database), triggers delete a user's links when their row is deleted or renamed,
+/// same database), triggers delete a user's links when their row is deleted, and move them when it is renamed,
 /// whoever does it (the app, `remove-user`, plain SQL); and a link found to name a user the
 /// store no longer holds is dropped then (``unlink(_:)``).
 ///
@@ -51,6 +51,7 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
                 throw ConfigurationError("DatabaseIdentityLinkStore: the users table '\(usersTable)' is not a plain table name.")
             }
             list.append(Self.followUsers(usersTable, dialect: database.dialectName))
+            list.append(Self.followRenames(usersTable, dialect: database.dialectName))
         }
         try await database.migrate(list)
     }
@@ -107,6 +108,41 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
                     CREATE TRIGGER IF NOT EXISTS micro_identity_links_user_renamed AFTER UPDATE OF username ON \(unsafeRaw: table)
                     WHEN lower(OLD.username) <> lower(NEW.username)
                     BEGIN DELETE FROM micro_identity_links WHERE lower(username) = lower(OLD.username); END
+                    """).run()
+            }
+        }
+    }
+
+    /// The name of the migration that makes the triggers following renames, before the table's.
+    static let followRenamesPrefix = "micro 13 identity links follow renames in "
+
+    /// The triggers moving the links of a user whose row in `table` is renamed to the new name
+    /// (those an earlier holder of it left go first), in place of deleting them: a user is
+    /// renamed (`rename-user`, a provider's new `userName`) and is still the same person.
+    static func followRenames(_ table: String, dialect: String) -> Migration {
+        Migration(followRenamesPrefix + table) { sql in
+            if dialect == "postgresql" {
+                try await sql.raw("""
+                    CREATE OR REPLACE FUNCTION micro_identity_links_user_gone() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF TG_OP = 'DELETE' THEN
+                            DELETE FROM micro_identity_links WHERE lower(username) = lower(OLD.username);
+                        ELSIF lower(OLD.username) <> lower(NEW.username) THEN
+                            DELETE FROM micro_identity_links WHERE lower(username) = lower(NEW.username);
+                            UPDATE micro_identity_links SET username = NEW.username WHERE lower(username) = lower(OLD.username);
+                        END IF;
+                        RETURN NULL;
+                    END $$
+                    """).run()
+            } else {
+                try await sql.raw("DROP TRIGGER IF EXISTS micro_identity_links_user_renamed").run()
+                try await sql.raw("""
+                    CREATE TRIGGER micro_identity_links_user_renamed AFTER UPDATE OF username ON \(unsafeRaw: table)
+                    WHEN lower(OLD.username) <> lower(NEW.username)
+                    BEGIN
+                        DELETE FROM micro_identity_links WHERE lower(username) = lower(NEW.username);
+                        UPDATE micro_identity_links SET username = NEW.username WHERE lower(username) = lower(OLD.username);
+                    END
                     """).run()
             }
         }

@@ -29,6 +29,12 @@ public protocol IdentityLinkListing: IdentityLinkStore {
     func links(of usernames: [String], limit: Int) async throws -> [IdentityLink]
     /// Removes every link of `username`; returns those removed.
     func unlinkAll(of username: String) async throws -> [IdentityLink]
+    /// Moves the links of `username` to `newName` (the user was renamed: single sign-on lands
+    /// on the new name), in place of those an earlier holder of `newName` left, which go even
+    /// when `username` has none; nothing where a users table's trigger follows renames (it
+    /// moved them with the row). In a ``/MicroCore/Database``,
+    /// inside any transaction the caller has open on it.
+    func rename(_ username: String, to newName: String) async throws
     /// The unexpired links, by username, at most `limit`.
     func allLinks(limit: Int) async throws -> [IdentityLink]
 }

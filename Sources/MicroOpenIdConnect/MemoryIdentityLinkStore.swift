@@ -153,5 +153,19 @@ public final class MemoryIdentityLinkStore: IdentityLinkListing {
             return removed.map { $0.value.listed($0.key) }
         }
     }
+
+    public func rename(_ username: String, to newName: String) async throws {
+        links.withLock { links in
+            let moving = links.usernames.filter { $0.value.username == username }
+            for identity in links.usernames.filter({ $0.value.username == newName }).keys { links.remove(identity) }
+            for (identity, link) in moving {
+                links.remove(identity)
+                var moved = link
+                moved.username = newName
+                links.usernames[identity] = moved
+                links.identities[UsernameAtIssuer(username: newName, issuer: identity.issuer)] = identity
+            }
+        }
+    }
 }
 #endif

@@ -1,6 +1,7 @@
 #if OpenIdConnect
 import Foundation
 import Logging
+import MicroAccounts
 import MicroAuth
 import MicroCore
 
@@ -147,6 +148,7 @@ public struct OpenIdConnect: AppPlugin, Sendable {
         if let listing = links as? any IdentityLinkListing {
             IdentityLinkAdmin(settings: self, links: listing).install(in: app)
             OutsideUsersPage(settings: self, links: listing).install(in: app)
+            app.onUserRenamed("identity links") { old, new in try await listing.rename(old, to: new) }
         }
         if logout { flow.installLogout(in: app) }
     }

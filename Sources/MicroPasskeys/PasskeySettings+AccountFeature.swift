@@ -46,4 +46,11 @@ extension PasskeySettings: AccountFeature {
         try await database.migrate(PasskeyStore.migrations)
         return EndedAccess(event: ActivityEvent.Kind.passkeyRemoved, count: try await PasskeyStore(database).removeAll(of: username))
     }
+
+    /// Moves `username`'s passkeys to `newName`. Nothing in a passkey is bound to the name:
+    /// sign-in finds it by its credential and checks its user handle, which is random; only
+    /// the name the authenticator shows the person stays the old one until they add another.
+    public func carry(_ username: String, to newName: String, in database: Database) async throws {
+        try await PasskeyStore(database).carry(username, to: newName)
+    }
 }

@@ -134,6 +134,14 @@ public final class PasskeyStore: Sendable {
         }
     }
 
+    /// Moves every passkey of `username` to `newName` (the user was renamed); inside any
+    /// transaction the caller has open on the database.
+    public func carry(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            try await sql.update("micro_passkeys").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+        }
+    }
+
     /// Removes every passkey of `username` (a removed user, or the admin's removal); how many.
     @discardableResult
     public func removeAll(of username: String) async throws -> Int {

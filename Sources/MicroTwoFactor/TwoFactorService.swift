@@ -104,7 +104,7 @@ final class TwoFactorService: Sendable {
         guard let store else { return .wrong }
         let name = Username.key(username)
         guard let record = try await store.record(of: name) else { return .wrong }
-        guard let key, let secret = key.open(record.sealedSecret, context: Self.context(of: username)) else {
+        guard let key, let secret = key.open(record.sealedSecret, context: Self.context(of: record.boundName)) else {
             logger.error(
                 "The two-factor secret of \(name) does not open with this MICRO_DATA_KEY: the key is not the one it was sealed with, or the row was altered. Their codes cannot be checked; set the key back, or reset their two-factor sign-in (\(OperatorCommand.resetTwoFactor)).")
             throw Self.unreadable(settings)
@@ -119,9 +119,12 @@ final class TwoFactorService: Sendable {
             return try await store.use(step: step, of: name) ? .passed(.totp) : .reused
         }
         guard let normalized = RecoveryCodes.normalized(code) else { return .wrong }
-        if try await store.useCode(digest: RecoveryCodes.digest(normalized, of: name, key: key), of: name) { return .passed(.recoveryCode) }
-        // Codes an instance of an earlier version stored while this one ran; keyed at the next start.
-        return try await store.useCode(digest: RecoveryCodes.unkeyedDigest(normalized, of: name), of: name) ? .passed(.recoveryCode) : .wrong
+        for bound in try await store.codeBindings(of: name) {
+            if try await store.useCode(digest: RecoveryCodes.digest(normalized, of: bound, key: key), of: name) { return .passed(.recoveryCode) }
+            // Codes an instance of an earlier version stored while this one ran; keyed at the next start.
+            if try await store.useCode(digest: RecoveryCodes.unkeyedDigest(normalized, of: bound), of: name) { return .passed(.recoveryCode) }
+        }
+        return .wrong
     }
 
     /// The answer when a user's secret does not open: a 503, which is no failed sign-in.

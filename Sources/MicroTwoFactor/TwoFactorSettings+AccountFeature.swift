@@ -44,4 +44,10 @@ extension TwoFactorSettings: AccountFeature {
         try await database.migrate(TwoFactorStore.migrations)
         _ = try await TwoFactorStore(database).disable(username)
     }
+
+    /// Moves `username`'s second factor to `newName`: the secret and the codes keep the name
+    /// they are bound to, so that they go on working.
+    public func carry(_ username: String, to newName: String, in database: Database) async throws {
+        try await TwoFactorStore(database).carry(username, to: newName)
+    }
 }

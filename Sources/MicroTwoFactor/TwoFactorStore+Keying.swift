@@ -27,12 +27,13 @@ extension TwoFactorStore {
         }
     }
 
-    /// One user's sealed secret, to try a key on: nil when no one has a second factor on.
+    /// One user's sealed secret, with the name it is bound to, to try a key on: nil when no one has a second factor on.
     func anySealedSecret() async throws -> (username: String, sealedSecret: String)? {
         try await database.run("read a second factor") { sql in
-            guard let row = try await sql.select().column("username").column("sealed_secret").from("micro_two_factor").limit(1).first()
+            guard let row = try await sql.select().column("username").column("bound_name").column("sealed_secret").from("micro_two_factor").limit(1).first()
             else { return nil }
-            return (try row.decode(column: "username", as: String.self), try row.decode(column: "sealed_secret", as: String.self))
+            let bound = try row.decode(column: "bound_name", as: String?.self)
+            return (try bound ?? row.decode(column: "username", as: String.self), try row.decode(column: "sealed_secret", as: String.self))
         }
     }
 

@@ -17,6 +17,9 @@ final class TwoFactorStore: Sendable {
     struct Record: Sendable {
         let sealedSecret: String
         let lastStep: Int64
+        /// The name the secret is sealed under (``TwoFactorService/context(of:)``): the user's
+        /// own, or the one they had when they turned it on, before a rename.
+        let boundName: String
     }
 
     /// Its tables, made when the app starts.
@@ -35,15 +38,27 @@ final class TwoFactorStore: Sendable {
             try await sql.create(index: "micro_recovery_codes_by_user").unique().on("micro_recovery_codes").column("username").column("digest")
                 .run()
         },
+        // The secret is sealed with the username as associated data, and the recovery codes'
+        // digests are keyed by it, so that a row moved to another user opens nothing. A rename
+        // cannot seal them again: the data key may be out of reach (a command run without
+        // MICRO_DATA_KEY), and the codes themselves are known only as digests. So a renamed
+        // user's rows keep the name they were bound to here (NULL: the row's own username),
+        // which reading uses; turning it on again, or new codes, bind to the current name.
+        Migration("micro 12 two-factor bound names") { sql in
+            try await sql.alter(table: "micro_two_factor").column("bound_name", type: .text).run()
+            try await sql.alter(table: "micro_recovery_codes").column("bound_name", type: .text).run()
+        },
     ]
 
     /// The record of `username` (its ``Username/key(_:)``), nil when two-factor is off.
     func record(of username: String) async throws -> Record? {
         try await database.run("read a user's second factor") { sql in
-            guard let row = try await sql.select().column("sealed_secret").column("last_step").from("micro_two_factor")
+            guard let row = try await sql.select().column("sealed_secret").column("last_step").column("bound_name").from("micro_two_factor")
                 .where("username", .equal, username).first()
             else { return nil }
-            return Record(sealedSecret: try row.decode(column: "sealed_secret", as: String.self), lastStep: try row.decode(column: "last_step", as: Int64.self))
+            return Record(
+                sealedSecret: try row.decode(column: "sealed_secret", as: String.self), lastStep: try row.decode(column: "last_step", as: Int64.self),
+                boundName: try row.decode(column: "bound_name", as: String?.self) ?? username)
         }
     }
 
@@ -96,6 +111,26 @@ final class TwoFactorStore: Sendable {
             let deleted = try await sql.delete(from: "micro_recovery_codes").where("username", .equal, username).where("digest", .equal, digest)
                 .returning("username").all()
             return !deleted.isEmpty
+        }
+    }
+
+    /// The names the recovery codes of `username` are keyed by: theirs, or the one they had
+    /// when the codes were made, before a rename.
+    func codeBindings(of username: String) async throws -> [String] {
+        try await database.run("read recovery codes") { sql in
+            let rows = try await sql.select().distinct().column("bound_name").from("micro_recovery_codes").where("username", .equal, username).all()
+            return try rows.map { try $0.decode(column: "bound_name", as: String?.self) ?? username }
+        }
+    }
+
+    /// Moves the second factor of `username` to `newName`, each row keeping the name its
+    /// secret or digest is bound to; inside any transaction the caller has open on the database.
+    func carry(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            for table in ["micro_two_factor", "micro_recovery_codes"] {
+                try await sql.update(table).set("bound_name", to: SQLFunction("coalesce", args: SQLColumn("bound_name"), SQLColumn("username")))
+                    .set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+            }
         }
     }
 

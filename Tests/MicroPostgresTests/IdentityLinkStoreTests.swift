@@ -102,11 +102,14 @@ extension MicroPostgresTests {
                 // A new ann is free for whoever the provider's next first sign-in brings.
                 try await sql.insert(into: "users").columns("username", "password_hash").values(SQLBind("ann"), SQLBind("y")).run()
                 #expect(try await two.link(identity("sub-new-ann"), to: "ann"))
-                // Renamed: the old name's link goes; a change of anything else keeps it.
+                // Renamed: the link moves with the row (the same person), and an earlier holder's
+                // link under the new name goes; a change of anything else keeps it.
                 try await sql.update("users").set("password_hash", to: "z").where("username", .equal, "cy").run()
                 #expect(try await one.username(linkedTo: identity("sub-cy")) == "cy")
+                #expect(try await one.link(identity("sub-old-dee"), to: "dee"))
                 try await sql.update("users").set("username", to: "dee").where("username", .equal, "bob").run()
-                #expect(try await one.username(linkedTo: identity("sub-bob")) == nil)
+                #expect(try await one.username(linkedTo: identity("sub-bob")) == "dee")
+                #expect(try await one.username(linkedTo: identity("sub-old-dee")) == nil)
                 #expect(try await one.username(linkedTo: identity("sub-cy")) == "cy")
             }
         }

@@ -23,6 +23,12 @@ public protocol AccountFeature: Sendable {
     /// reset after an incident leaves none of them): the account event that records their
     /// removal and how many went, or nil for a feature that gives none.
     func endAccess(of username: String, in database: Database) async throws -> EndedAccess?
+    /// Moves what the feature keeps for `username` to `newName` in `database`: the user was
+    /// renamed, and keeps their second factor, passkeys and the like. Called inside a
+    /// transaction of `database` (``/MicroCore/Database/transaction(_:)``), after what an
+    /// earlier holder of `newName` left was forgotten: its statements join it when they run
+    /// in `database.transaction`; its tables exist (``forget(_:in:)`` made them).
+    func carry(_ username: String, to newName: String, in database: Database) async throws
 }
 
 extension AccountFeature {
@@ -31,4 +37,7 @@ extension AccountFeature {
 
     /// Gives no way in.
     public func endAccess(of username: String, in database: Database) async throws -> EndedAccess? { nil }
+
+    /// Keeps nothing under a username.
+    public func carry(_ username: String, to newName: String, in database: Database) async throws {}
 }

@@ -45,4 +45,28 @@ public enum AccountLeftovers {
         _ = try await DatabaseSessionRegistry(database).removeAll(of: name, keeping: nil)
         return ended
     }
+
+    /// Carries what `username` keeps in `database` to `newName`, after the users table renamed
+    /// them (what `rename-user` does): forgets what an earlier holder of `newName` left, then
+    /// moves the API tokens, set-up links, activity, SCIM's external id, what `features` keep
+    /// and what `others` move (`others` get the old and the new name: identity links), in one
+    /// transaction; the listed sessions of the old name go (their stamp ended them).
+    public static func carry(
+        _ username: String, to newName: String, in database: Database, features: [any AccountFeature],
+        others: [@Sendable (String, String) async throws -> Void] = [], now: Int64 = Int64(Date().timeIntervalSince1970)
+    ) async throws {
+        let old = Username.key(username)
+        let new = Username.key(newName)
+        guard old != new else { return }
+        try await forget(new, in: database, features: features, now: now)
+        try await database.transaction { _ in
+            try await DatabaseApiTokenStore(database).rename(old, to: new)
+            try await DatabaseSetupLinkStore(database).rename(old, to: new)
+            try await DatabaseActivityLog(database).rename(old, to: new)
+            try await DatabaseScimStore.carryExternalId(of: old, to: new, in: database)
+            for feature in features { try await feature.carry(old, to: new, in: database) }
+            for other in others { try await other(old, new) }
+        }
+        _ = try await DatabaseSessionRegistry(database).removeAll(of: old, keeping: nil)
+    }
 }

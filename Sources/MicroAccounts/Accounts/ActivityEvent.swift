@@ -57,5 +57,7 @@ public struct ActivityEvent: Sendable, Equatable, Codable {
         public static let setupLinkMailed = "setup_link_mailed"
         public static let resetLinkMailed = "reset_link_mailed"
         public static let sessionsEnded = "sessions_ended"
+        /// The user was renamed: recorded under the new name, the old one in its detail.
+        public static let renamed = "renamed"
     }
 }

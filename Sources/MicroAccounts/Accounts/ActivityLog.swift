@@ -18,4 +18,8 @@ public protocol ActivityLog: Sendable {
     /// (``ActivityEvent/accountEndedAt``): done when the user is removed and when the name is
     /// given to a new user, so that a new user of the name starts clean.
     func endAccount(of username: String, at: Int64) async throws
+    /// Moves the current account's events of `username` (not an ended account's) to
+    /// `newName`: the user was renamed, and their history goes with them. In a
+    /// ``/MicroCore/Database``, inside any transaction the caller has open on it.
+    func rename(_ username: String, to newName: String) async throws
 }

@@ -26,6 +26,10 @@ public protocol ApiTokenStore: Sendable {
     /// Deletes every token of `username`: the user was removed, and a later user of the same
     /// name must not inherit them.
     func removeAll(of username: String) async throws
+    /// Moves every token of `username` to `newName` (the user was renamed): the same tokens
+    /// work under the new name. In a ``/MicroCore/Database``, inside any transaction the caller
+    /// has open on it.
+    func rename(_ username: String, to newName: String) async throws
 }
 
 /// The bounds every ``ApiTokenStore`` and the token pages keep.

@@ -110,4 +110,11 @@ public final class DatabaseActivityLog: ActivityLog {
                 .where("username", .equal, username).where("account_ended_at", .equal, 0).run()
         }
     }
+
+    public func rename(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            try await sql.update(Self.accountsTable).set("username", to: SQLBind(newName))
+                .where("username", .equal, username).where("account_ended_at", .equal, 0).run()
+        }
+    }
 }

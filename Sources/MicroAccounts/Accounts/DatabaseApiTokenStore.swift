@@ -115,12 +115,16 @@ public final class DatabaseApiTokenStore: ApiTokenStore {
         }
     }
 
-    /// Every column a token is read from, by name: a `*` read on SQLite's shared connection
-    /// right after a migration added a column (on a connection of its own) would still list
-    /// the columns from before, where a named column makes SQLite read the schema again.
+    /// Every column a token is read from, by name.
     private static let columns = [
         "id", "digest", "username", "name", "created_at", "last_used_at", "expires_at", "revoked_at", "scopes",
     ]
+
+    public func rename(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            try await sql.update("micro_api_tokens").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+        }
+    }
 
     /// Revoked or expired at `now`.
     private static func deleteDead(_ query: SQLDeleteBuilder, now: Int64) -> SQLDeleteBuilder {

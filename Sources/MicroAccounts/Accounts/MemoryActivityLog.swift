@@ -52,4 +52,12 @@ public final class MemoryActivityLog: ActivityLog {
             }
         }
     }
+
+    public func rename(_ username: String, to newName: String) async throws {
+        named.withLock { events in
+            for index in events.indices where events[index].username == username && events[index].accountEndedAt == nil {
+                events[index].username = newName
+            }
+        }
+    }
 }

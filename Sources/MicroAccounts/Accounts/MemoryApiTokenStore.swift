@@ -50,4 +50,10 @@ public final class MemoryApiTokenStore: ApiTokenStore {
     public func removeAll(of username: String) async throws {
         all.withLock { tokens in tokens.removeAll { $0.username == username } }
     }
+
+    public func rename(_ username: String, to newName: String) async throws {
+        all.withLock { tokens in
+            for index in tokens.indices where tokens[index].username == username { tokens[index].username = newName }
+        }
+    }
 }

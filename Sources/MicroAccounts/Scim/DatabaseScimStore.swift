@@ -155,6 +155,19 @@ public final class DatabaseScimStore: Sendable {
         }
     }
 
+    /// Moves the client's id of the user `username` to `newName` (the user was renamed), in
+    /// place of one an earlier holder of `newName` left; inside any transaction the caller has
+    /// open on `database`. Nothing where SCIM never made its table.
+    static func carryExternalId(of username: String, to newName: String, in database: Database) async throws {
+        try await database.transaction { sql in
+            let made = try await sql.select().column("name").from("micro_migrations").where("name", .equal, "micro 2 scim external ids").first()
+            guard made != nil else { return }
+            try await sql.delete(from: "micro_scim_external_ids").where("kind", .equal, "User").where("id", .equal, newName).run()
+            try await sql.update("micro_scim_external_ids").set("id", to: SQLBind(newName))
+                .where("kind", .equal, "User").where("id", .equal, username).run()
+        }
+    }
+
     /// Keeps `externalId` for the resource (nil: forgets it).
     public func setExternalId(_ externalId: String?, of kind: String, _ id: String) async throws {
         try await database.run("set a SCIM external id") { sql in

@@ -102,6 +102,12 @@ public final class DatabaseSetupLinkStore: SetupLinkStore {
         }
     }
 
+    public func rename(_ username: String, to newName: String) async throws {
+        try await database.transaction { sql in
+            try await sql.update("micro_setup_links").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+        }
+    }
+
     /// The user has `limit` places, each taken by a message until `window` has passed: a message
     /// takes the first free place in one statement, which two instances cannot both win.
     public func countReset(of username: String, now: Int64, limit: Int, window: Int64) async throws -> Bool {

@@ -40,6 +40,12 @@ public final class MemorySetupLinkStore: SetupLinkStore {
         links.withLock { $0 = $0.filter { $0.value.username != username } }
     }
 
+    public func rename(_ username: String, to newName: String) async throws {
+        links.withLock { links in
+            for (digest, link) in links where link.username == username { links[digest]?.username = newName }
+        }
+    }
+
     public func countReset(of username: String, now: Int64, limit: Int, window: Int64) async throws -> Bool {
         resets.withLock { resets in
             let recent = (resets[username] ?? []).filter { $0 > now - window }

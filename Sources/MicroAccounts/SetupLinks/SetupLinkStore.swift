@@ -13,6 +13,10 @@ public protocol SetupLinkStore: Sendable {
     func take(digest: String, now: Int64) async throws -> SetupLink?
     /// Removes every link of `username` (removed, disabled, or given a password).
     func removeAll(of username: String) async throws
+    /// Moves every link of `username` to `newName` (the user was renamed): a link given
+    /// before sets the password of the renamed user. In a ``/MicroCore/Database``, inside any
+    /// transaction the caller has open on it.
+    func rename(_ username: String, to newName: String) async throws
     /// Counts one reset message to `username` at `now`, unless `limit` were counted in the
     /// `window` seconds before it: whether it counted it. Of many requests at once, on one
     /// instance or several, no more than `limit` are counted in any window.

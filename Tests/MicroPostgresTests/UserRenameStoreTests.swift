@@ -1,0 +1,121 @@
+import Foundation
+import Micro
+import MicroPostgres
+import MicroTestSupport
+import Testing
+
+/// Renaming a user and changing roles one at a time behave alike in SQLite and PostgreSQL.
+@Suite(.timeLimit(.minutes(3))) struct UserRenameStoreTests {
+    private typealias Store = any UserTableStore & PasswordUpgradingUserStore
+
+    /// Runs `body` with `count` stores over one new, empty users table of `kind`, as that many
+    /// instances of an app are.
+    private func withStores(_ kind: TestDatabaseKind, count: Int = 1, _ body: ([Store]) async throws -> Void) async throws {
+        switch kind {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("micro-rename-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("users.db").path
+            var stores: [Store] = []
+            for index in 0..<count { stores.append(try SqliteUserStore(path: path, create: index == 0)) }
+            try await body(stores)
+        case .postgres:
+            try await PostgresTestDatabase.withShared(count) { shared in
+                var stores: [Store] = []
+                for database in shared { stores.append(try await PostgresUserStore(database)) }
+                try await body(stores)
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabaseKind.available)
+    func aRenamedUserKeepsTheirRowAndTheirOldNameIsFree(_ kind: TestDatabaseKind) async throws {
+        try await withStores(kind) { stores async throws in
+            let store = stores[0]
+            #expect(try await store.addUser(username: "ann", name: "Ann Smith", roles: ["admin", "editor"], email: "ann@example.com", passwordHash: TestHashes.annPassword, passwordChangeDue: false, disabled: false))
+            #expect(try await store.addUser(username: "bob", name: nil, roles: [], email: nil, passwordHash: TestHashes.secret123, passwordChangeDue: false, disabled: true))
+            let ann = try #require(try await store.find(username: "ann", using: PasswordHasher.shared))
+            #expect(store.isCurrent(CredentialStamp(ann), username: "ann"))
+
+            #expect(try await store.rename("ANN", to: "Ann.Lee") == .done)
+            #expect(try await store.find(username: "ann", using: PasswordHasher.shared) == nil)
+            // The session signed in as ann is over: no stamp for the old name.
+            #expect(!store.isCurrent(CredentialStamp(ann), username: "ann"))
+            let renamed = try #require(try await store.find(username: "ann.lee", using: PasswordHasher.shared))
+            #expect(renamed.user.username == "ann.lee" && renamed.user.name == "Ann Smith" && renamed.user.roles == ["admin", "editor"])
+            #expect(renamed.user.email.map { "\($0)" } == "ann@example.com")
+            #expect(renamed.passwordHash == TestHashes.annPassword)
+            #expect(store.isCurrent(CredentialStamp(renamed), username: "ann.lee"))
+
+            // The disabled state goes with the row.
+            #expect(try await store.rename("bob", to: "robert") == .done)
+            #expect(try await store.managedUsers().first { $0.user.username == "robert" }?.isDisabled == true)
+
+            // Refusals: taken (in any case), a look-alike, outside the rule, no such user.
+            #expect(try await store.rename("robert", to: "ANN.LEE") == .taken)
+            guard case .refused = try await store.rename("robert", to: "\u{430}nn.lee") else { Issue.record("a look-alike was taken"); return }
+            guard case .refused = try await store.rename("robert", to: "two words") else { Issue.record("a space was taken"); return }
+            #expect(try await store.rename("nobody", to: "somebody") == .noSuchUser)
+            // Only the case differs: the enforced name is already theirs.
+            #expect(try await store.rename("Robert", to: "ROBERT") == .done)
+            #expect(try await store.rename("nobody", to: "NOBODY") == .noSuchUser)
+            #expect(try await store.allUsers().map(\.username) == ["ann.lee", "robert"])
+
+            // The old name is free for someone new.
+            #expect(try await store.addUser(username: "ann", name: nil, roles: [], passwordHash: TestHashes.secret123))
+            #expect(!store.isCurrent(CredentialStamp(ann), username: "ann"))
+        }
+    }
+
+    @Test(arguments: TestDatabaseKind.available)
+    func rolesChangedOneAtATimeFromManyInstancesLoseNothing(_ kind: TestDatabaseKind) async throws {
+        try await withStores(kind, count: 3) { stores async throws in
+            #expect(try await stores[0].addUser(username: "ann", name: nil, roles: ["admin"], passwordHash: TestHashes.annPassword))
+            #expect(try await stores[0].addUser(username: "bob", name: nil, roles: ["old"], passwordHash: TestHashes.secret123))
+            let roles = (0..<12).map { "group-\($0)" }
+            try await withThrowingTaskGroup(of: UserChange.self) { group in
+                for (index, role) in roles.enumerated() { group.addTask { try await stores[index % stores.count].addRole(role, to: "bob") } }
+                for try await change in group { #expect(change == .done) }
+            }
+            #expect(Set(try #require(try await stores[0].find(username: "bob", using: PasswordHasher.shared)).user.roles) == Set(roles + ["old"]))
+            try await withThrowingTaskGroup(of: UserChange.self) { group in
+                for (index, role) in roles.enumerated() where index % 2 == 0 {
+                    group.addTask { try await stores[index % stores.count].removeRole(role, from: "bob", keepingOne: "admin") }
+                }
+                for try await change in group { #expect(change == .done) }
+            }
+            let left = Set(roles.enumerated().filter { $0.offset % 2 == 1 }.map(\.element) + ["old"])
+            #expect(Set(try #require(try await stores[0].find(username: "bob", using: PasswordHasher.shared)).user.roles) == left)
+            // Again is no change; the last admin keeps the role; no such user.
+            #expect(try await stores[0].addRole("old", to: "bob") == .done)
+            #expect(try await stores[0].removeRole("group-0", from: "bob", keepingOne: "admin") == .done)
+            #expect(try await stores[0].removeRole("admin", from: "ann", keepingOne: "admin") == .lastAdmin)
+            #expect(try await stores[0].addRole("x", to: "nobody") == .noSuchUser)
+            // A role listed twice (written by hand) goes both times.
+            #expect(try await stores[0].addUser(username: "cy", name: nil, roles: ["dup", "dup", "keep", "dup"], passwordHash: TestHashes.secret123))
+            #expect(try await stores[0].removeRole("dup", from: "cy", keepingOne: "admin") == .done)
+            #expect(try #require(try await stores[0].find(username: "cy", using: PasswordHasher.shared)).user.roles == ["keep"])
+            await #expect(throws: UserStoreError.self) { try await stores[0].addRole("Not A Role", to: "bob") }
+        }
+    }
+
+    @Test(arguments: TestDatabaseKind.available)
+    func aRoleIsRenamedForEveryHolderButTheAdminRoleStays(_ kind: TestDatabaseKind) async throws {
+        try await withStores(kind) { stores async throws in
+            let store = stores[0]
+            #expect(try await store.addUser(username: "ann", name: nil, roles: ["admin", "staff"], passwordHash: TestHashes.annPassword))
+            #expect(try await store.addUser(username: "bob", name: nil, roles: ["staff"], passwordHash: TestHashes.secret123))
+            #expect(try await store.addUser(username: "cy", name: nil, roles: ["staff", "team"], passwordHash: TestHashes.secret123))
+            #expect(try await store.addUser(username: "di", name: nil, roles: ["staffer"], passwordHash: TestHashes.secret123))
+            let bob = try #require(try await store.find(username: "bob", using: PasswordHasher.shared))
+            #expect(try await store.renameRole("staff", to: "team", keepingOne: "admin") == .done(users: 3))
+            let roles = Dictionary(uniqueKeysWithValues: try await store.allUsers().map { ($0.username, Set($0.roles)) })
+            #expect(roles == ["ann": ["admin", "team"], "bob": ["team"], "cy": ["team"], "di": ["staffer"]])
+            // Their sessions end, as on any change of roles.
+            #expect(!store.isCurrent(CredentialStamp(bob), username: "bob"))
+            #expect(try await store.renameRole("admin", to: "boss", keepingOne: "admin") == .adminRole)
+            #expect(try await store.renameRole("nobody-has-it", to: "x", keepingOne: "admin") == .done(users: 0))
+        }
+    }
+}
