@@ -44,7 +44,7 @@ final class TwoFactorStore: Sendable {
         // MICRO_DATA_KEY), and the codes themselves are known only as digests. So a renamed
         // user's rows keep the name they were bound to here (NULL: the row's own username),
         // which reading uses; turning it on again, or new codes, bind to the current name.
-        Migration("micro 12 two-factor bound names") { sql in
+        Migration("micro 14 two-factor bound names") { sql in
             try await sql.alter(table: "micro_two_factor").column("bound_name", type: .text).run()
             try await sql.alter(table: "micro_recovery_codes").column("bound_name", type: .text).run()
         },

@@ -155,8 +155,8 @@ public final class DatabaseScimStore: Sendable {
         }
     }
 
-    /// Moves the client's id of the user `username` to `newName` (the user was renamed), in
-    /// place of one an earlier holder of `newName` left; inside any transaction the caller has
+    /// Moves the client's id and the profile of the user `username` to `newName` (the user was
+    /// renamed), in place of those an earlier holder of `newName` left; inside any transaction the caller has
     /// open on `database`. Nothing where SCIM never made its table.
     static func carryExternalId(of username: String, to newName: String, in database: Database) async throws {
         try await database.transaction { sql in
@@ -165,6 +165,9 @@ public final class DatabaseScimStore: Sendable {
             try await sql.delete(from: "micro_scim_external_ids").where("kind", .equal, "User").where("id", .equal, newName).run()
             try await sql.update("micro_scim_external_ids").set("id", to: SQLBind(newName))
                 .where("kind", .equal, "User").where("id", .equal, username).run()
+            guard try await sql.select().column("name").from("micro_migrations").where("name", .equal, "micro 3 scim profiles").first() != nil else { return }
+            try await sql.delete(from: "micro_scim_profiles").where("username", .equal, newName).run()
+            try await sql.update("micro_scim_profiles").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
         }
     }
 

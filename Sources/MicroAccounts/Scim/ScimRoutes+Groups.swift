@@ -196,15 +196,19 @@ extension ScimRoutes {
             let has = user.user.roles.contains(role)
             let wanted = members.contains(user.user.username)
             guard has != wanted else { continue }
-            let roles = wanted ? user.user.roles + [role] : user.user.roles.filter { $0 != role }
             let name = user.user.username
-            switch try await store.setRoles(of: name, to: roles, keepingOne: service.accounts.adminRole) {
+            // One role given or taken in one statement: two group changes at once (a provider
+            // sends several) each keep the other's, which reading and writing the whole list
+            // would lose.
+            let change = wanted ? try await store.addRole(role, to: name) : try await store.removeRole(role, from: name, keepingOne: adminRole)
+            switch change {
             case .done: break
             case .noSuchUser: throw ScimError.invalidValue("No user \(name): a member is a user's id.")
             case .lastAdmin: throw ScimError(.conflict, nil, "\(name) is the last enabled user with the role \(role): they keep it.")
             }
             // As the users page's roles change: the next sign-in brings the new roles.
             await request.endSessions(of: name)
+            let roles = try await find(name, store)?.user.roles ?? []
             await service.record(request, client, username: name, event: ActivityEvent.Kind.rolesChanged, detail: roles.isEmpty ? "none" : roles.joined(separator: " "))
         }
         return ScimGroup(role: role, members: members.sorted())

@@ -43,6 +43,31 @@ import Testing
         #expect(events.allSatisfy { $0.detail.hasSuffix(#"by scim "okta""#) })
     }
 
+    @Test func groupChangesAtOnceForOneUserKeepEachOthersRoles() async throws {
+        let fixture = try await ScimFixture.make()
+        defer { Task { await fixture.close() } }
+        let groups = (0..<8).map { "team\($0)" }
+        for group in groups { #expect(try await fixture.send(.POST, "/scim/v2/Groups", #"{"displayName":"\#(group)"}"#).status == .created) }
+        try await withThrowingTaskGroup(of: HttpStatus.self) { tasks in
+            for group in groups {
+                tasks.addTask {
+                    try await fixture.send(.PATCH, "/scim/v2/Groups/\(group)", #"{"Operations":[{"op":"add","path":"members","value":[{"value":"user"}]}]}"#).status
+                }
+            }
+            for try await status in tasks { #expect(status == .ok) }
+        }
+        #expect(Set(try fixture.stored("user")?.user.roles ?? []) == Set(groups))
+        try await withThrowingTaskGroup(of: HttpStatus.self) { tasks in
+            for group in groups.prefix(4) {
+                tasks.addTask {
+                    try await fixture.send(.PATCH, "/scim/v2/Groups/\(group)", #"{"Operations":[{"op":"remove","path":"members[value eq \"user\"]"}]}"#).status
+                }
+            }
+            for try await status in tasks { #expect(status == .ok) }
+        }
+        #expect(Set(try fixture.stored("user")?.user.roles ?? []) == Set(groups.suffix(4)))
+    }
+
     @Test func putReplacesMembersAndDeleteTakesTheRoleFromEveryone() async throws {
         let fixture = try await ScimFixture.make(managesAdmins: true)
         defer { Task { await fixture.close() } }
