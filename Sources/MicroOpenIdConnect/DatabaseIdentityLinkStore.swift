@@ -117,8 +117,8 @@ public final class DatabaseIdentityLinkStore: IdentityLinkStore {
     static let followRenamesPrefix = "micro 13 identity links follow renames in "
 
     /// The triggers moving the links of a user whose row in `table` is renamed to the new name
-    /// (those an earlier holder of it left go first), in place of deleting them: a user is
-    /// renamed (`rename-user`, a provider's new `userName`) and is still the same person.
+    /// (those an earlier holder of it left go first), in place of deleting them: a user renamed
+    /// (`rename-user`, plain SQL) is still the same person.
     static func followRenames(_ table: String, dialect: String) -> Migration {
         Migration(followRenamesPrefix + table) { sql in
             if dialect == "postgresql" {
