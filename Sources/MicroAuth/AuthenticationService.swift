@@ -74,7 +74,7 @@ public final class AuthenticationService: Sendable {
         hasher.verifications.add(1, ordering: .relaxed)
         return try await hasher.run {
             // A disabled user's own hash is checked too, and refused: the time tells nothing.
-            // A user without a password (``StoredUser/noPasswordHash``) costs a dummy check too.
+            // A user without a password (``StoredUser/isNoPasswordHash(_:)``) costs a dummy check too.
             let hash = try stored.map(\.enabledHash).flatMap { Password.isValidHash($0) ? $0 : nil } ?? dummies.hash(cost: slowest)
             let matches = Password.verify(password, against: hash) && stored != nil && stored?.isDisabled == false && !password.isEmpty
             if !matches {

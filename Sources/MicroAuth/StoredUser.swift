@@ -34,19 +34,40 @@ public struct StoredUser: Sendable, Equatable {
     /// so that a refusal takes as long as another's.
     public var enabledHash: String { isDisabled ? String(passwordHash.dropFirst()) : passwordHash }
 
-    /// What a store holds as the hash of a user who has no password: one made to sign in
-    /// another way only (single sign-on). It starts with `*`, which libcrypt writes for a
-    /// failure and no bcrypt hash has, so that no password ever verifies against it.
+    /// What stores held, before ``newNoPasswordHash()``, as the hash of a user who has no
+    /// password: still accepted (``isNoPasswordHash(_:)``), no longer written, since two
+    /// holders of one name would share it, and with it their credential stamp.
     public static let noPasswordHash = "*no-password"
+
+    /// A new hash for a user who has no password: one made to sign in another way only
+    /// (single sign-on, a set-up link). It starts with `*`, which libcrypt writes for a
+    /// failure and no bcrypt hash has, so that no password ever verifies against it; its
+    /// random tail makes each holder's differ, so that a session of a removed user is not
+    /// the credential stamp of the next user given their name.
+    public static func newNoPasswordHash() -> String {
+        noPasswordHash + ":" + Base64Url.encode(SecureRandom.bytes(noPasswordTailBytes))
+    }
+
+    private static let noPasswordTailBytes = 18
+
+    /// Whether `hash` is one of a user who has no password: ``newNoPasswordHash()``'s form,
+    /// or the bare ``noPasswordHash`` written before it.
+    public static func isNoPasswordHash(_ hash: String) -> Bool {
+        if hash == noPasswordHash { return true }
+        guard hash.hasPrefix(noPasswordHash + ":") else { return false }
+        let tail = hash.dropFirst(noPasswordHash.count + 1)
+        return tail.utf8.count == (noPasswordTailBytes * 4) / 3 && Base64Url.isAlphabet(String(tail))
+    }
 
     /// Whether the user has a password, and so can sign in with one: a way in beside the
     /// password (single sign-on) must not take over such a user by a name it was sent.
-    public var hasPassword: Bool { enabledHash != Self.noPasswordHash }
+    public var hasPassword: Bool { !Self.isNoPasswordHash(enabledHash) }
 
     /// Whether `stored` is what a store may hold as a hash: a bcrypt hash or
-    /// ``noPasswordHash``, either behind the `!` of a disabled user.
+    /// one of a user without a password (``isNoPasswordHash(_:)``), either behind the `!` of
+    /// a disabled user.
     public static func isValidStoredHash(_ stored: String) -> Bool {
         let enabled = stored.utf8.first == UInt8(ascii: "!") ? String(stored.dropFirst()) : stored
-        return Password.isValidHash(enabled) || enabled == noPasswordHash
+        return Password.isValidHash(enabled) || isNoPasswordHash(enabled)
     }
 }

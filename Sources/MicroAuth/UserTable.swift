@@ -236,7 +236,7 @@ public struct UserTable: Sendable {
     /// The enforced form of `username`, once `passwordHash` and `roles` are ones a store may
     /// hold; else an error naming the store's `source`.
     public static func key(_ username: String, passwordHash: String?, roles: [String], source: String) throws(UserStoreError) -> String {
-        if let passwordHash, !Password.isValidHash(passwordHash), passwordHash != StoredUser.noPasswordHash {
+        if let passwordHash, !Password.isValidHash(passwordHash), !StoredUser.isNoPasswordHash(passwordHash) {
             throw UserStoreError("\(source): not a bcrypt hash for user '\(username)'.")
         }
         if let problem = roles.lazy.compactMap(User.problem(withRole:)).first {

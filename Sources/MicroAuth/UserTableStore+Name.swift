@@ -1,12 +1,5 @@
 import MicroCore
 
-extension ManagedUserSql {
-    /// Sets the name pages show (nil: the username capitalized, as for a user added without one).
-    public static func setName(_ username: String, name: String?, match: String) -> Statement {
-        Statement(sql: "UPDATE users SET name = ?2 WHERE \(match)", binds: [username, name])
-    }
-}
-
 extension UserTableStore {
     /// Gives the user the name pages show (nil or empty: none, so the username capitalized);
     /// false when there is no such user. The name is no credential: sessions go on.

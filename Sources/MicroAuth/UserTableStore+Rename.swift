@@ -27,6 +27,36 @@ extension UserTableStore {
         return try await withTable("rename user '\(key)' to '\(newKey)'", guarded: true) { try await $0.rename(key, to: newKey) }
     }
 
+    /// ``rename(_:to:)``, then `carry` (given the old and the new enforced name) moves what is
+    /// kept under the name elsewhere, while the table is still guarded: no other change (a new
+    /// user given the old name, whose addition forgets what the name left) comes between the
+    /// two. When `carry` throws, the user keeps their old name and its error is thrown:
+    /// PostgreSQL rolls the rename back, SQLite's is undone before the guard is let go.
+    public func rename(
+        _ username: String, to newName: String, carrying carry: @escaping @Sendable (String, String) async throws -> Void
+    ) async throws -> UserRename {
+        let key = Username.key(username)
+        guard let newKey = try? Username.enforce(newName), newKey != key else { return try await rename(username, to: newName) }
+        // The carry's own error comes out as it was thrown, not worded as the table's.
+        let carryFailure = Locked<(any Error)?>(nil)
+        do {
+            return try await withTable("rename user '\(key)' to '\(newKey)'", guarded: true) { table in
+                let outcome = try await table.rename(key, to: newKey)
+                guard outcome == .done else { return outcome }
+                do {
+                    try await carry(key, newKey)
+                } catch {
+                    carryFailure.withLock { $0 = error }
+                    _ = try? await table.rename(newKey, to: key)
+                    throw error
+                }
+                return outcome
+            }
+        } catch {
+            throw carryFailure.withLock { $0 } ?? error
+        }
+    }
+
     /// Gives `username` the role `role` (a no-op when they hold it), in one statement: two
     /// changes at once (two groups a provider adds them to) both stand, where ``ManagedUserStore/setRoles(of:to:keepingOne:)``
     /// after reading the roles would lose one. Their sessions end, as on any change of roles.
@@ -51,10 +81,11 @@ extension UserTableStore {
 
     /// Renames the role `role` to `newRole` for every user who holds it, in one guarded change
     /// (a group renamed at the provider); refused for `adminRole`, which the app's checks
-    /// name. The holders' sessions end, as on any change of roles.
+    /// name, and to `adminRole`, which would make every holder an admin. The holders' sessions
+    /// end, as on any change of roles.
     public func renameRole(_ role: String, to newRole: String, keepingOne adminRole: String) async throws -> RoleRename {
         if let problem = [role, newRole].lazy.compactMap(User.problem(withRole:)).first { throw UserStoreError("\(source): \(problem).") }
-        guard role != adminRole else { return .adminRole }
+        guard role != adminRole, newRole != adminRole else { return .adminRole }
         guard role != newRole else { return .done(users: 0) }
         let changed = try await withTable("rename the role '\(role)' to '\(newRole)'", guarded: true) { try await $0.renameRole(role, to: newRole) }
         return .done(users: changed.count)

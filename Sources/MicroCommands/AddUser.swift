@@ -72,7 +72,7 @@ struct AddUser: AsyncParsableCommand {
             }
             let hash: String
             if ssoOnly || invite {
-                hash = StoredUser.noPasswordHash
+                hash = StoredUser.newNoPasswordHash()
             } else {
                 let password = try PasswordPrompt.read()
                 if let problem = PasswordRules().problem(with: password, username: key) {

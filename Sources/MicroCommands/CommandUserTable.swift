@@ -76,11 +76,15 @@ enum CommandUserTable {
         }
     }
 
-    /// Renames the user `username` to `newName`: how it ended.
-    func rename(_ username: String, to newName: String) async throws -> UserRename {
+    /// Renames the user `username` to `newName`, `carry` moving what is kept under the name
+    /// before the table lets another change in (``/MicroAuth/UserTableStore/rename(_:to:carrying:)``):
+    /// how it ended.
+    func rename(
+        _ username: String, to newName: String, carrying carry: @escaping @Sendable (String, String) async throws -> Void
+    ) async throws -> UserRename {
         switch self {
-        case .sqlite(let store, _): try await store.rename(username, to: newName)
-        case .postgres(let store, _): try await store.rename(username, to: newName)
+        case .sqlite(let store, _): try await store.rename(username, to: newName, carrying: carry)
+        case .postgres(let store, _): try await store.rename(username, to: newName, carrying: carry)
         }
     }
 

@@ -30,27 +30,34 @@ struct RenameUser: UserCommand {
 
     func act(on key: String, in table: CommandUserTable) async throws {
         let newKey = try Username.enforce(newName)
-        switch try await table.rename(key, to: newKey) {
-        case .done: break
-        case .noSuchUser: throw table.noSuchUser(key)
-        case .taken: throw CommandFailure("'\(newKey)' is another user's name in \(table.place): choose a free one.")
-        case .refused(let reason): throw CommandFailure("The new name: \(reason).")
-        }
         guard newKey != key else {
+            try await table.requireUser(key)
             print("'\(key)' already has that name (names are kept in lowercase): nothing changed.")
             return
         }
-        do {
-            try await table.withDatabase { database in
-                try await AccountLeftovers.carry(key, to: newKey, in: database, others: try await Self.others(in: database))
-                await CommandEvent.record(ActivityEvent.Kind.renamed, of: newKey, detail: "from \(key), by rename-user", in: database)
+        try await table.withDatabase { database in
+            let others = try await Self.others(in: database)
+            let outcome: UserRename
+            do {
+                // Carried while the table is guarded: a user added under the old name meanwhile
+                // would forget the second factor, tokens and passkeys before they moved.
+                outcome = try await table.rename(key, to: newKey) { old, new in
+                    do {
+                        try await AccountLeftovers.carry(old, to: new, in: database, others: others)
+                    } catch {
+                        throw CarryFailure(error: error)
+                    }
+                }
+            } catch let failure as CarryFailure {
+                throw CommandFailure("Cannot carry what is kept under '\(key)' to '\(newKey)', so the user keeps the name '\(key)': \(failure.error)")
             }
-        } catch {
-            // Fail closed: back to the name the second factor, tokens and passkeys are kept under.
-            let back = try? await table.rename(newKey, to: key)
-            throw CommandFailure(
-                "Cannot carry what is kept under '\(key)' to '\(newKey)'"
-                    + (back == .done ? ", so the user keeps the name '\(key)'" : ", and the user could not be given the name '\(key)' back") + ": \(error)")
+            switch outcome {
+            case .done: break
+            case .noSuchUser: throw table.noSuchUser(key)
+            case .taken: throw CommandFailure("'\(newKey)' is another user's name in \(table.place): choose a free one.")
+            case .refused(let reason): throw CommandFailure("The new name: \(reason).")
+            }
+            await CommandEvent.record(ActivityEvent.Kind.renamed, of: newKey, detail: "from \(key), by rename-user", in: database)
         }
         print("Renamed user '\(key)' to '\(newKey)' in \(table.place), with their roles, password, API tokens, second factor, passkeys, single sign-on links and activity; their sessions end.")
     }
@@ -63,5 +70,10 @@ struct RenameUser: UserCommand {
         #else
         return []
         #endif
+    }
+
+    /// A carry that failed, told apart from the table's own failures.
+    private struct CarryFailure: Error {
+        let error: any Error
     }
 }

@@ -139,6 +139,10 @@ import Testing
         #expect(kept == ["read", "read deploy", "write", "write deploy export", "read export", "write deploy"])
         #expect(list.contains("(read-only)") == false)
         #expect(try await browser.get("/account/tokens").text.contains("(read-only)"))
+        // The activity names each token with its scopes.
+        let activity = try await browser.get("/account/activity", headers: Self.json).text
+        #expect(activity.contains(#""detail":"deployer (write deploy)""#), "\(activity.prefix(400))")
+        #expect(activity.contains(#""detail":"script (read)""#))
     }
 
     @Test func unknownManyOrHostileScopesAreRefusedAndTheFormComesBack() async throws {

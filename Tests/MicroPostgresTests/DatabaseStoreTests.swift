@@ -170,6 +170,18 @@ extension MicroPostgresTests {
                     }
                 }
                 #expect(try await names() == ["kept"])
+
+                // So is a store's statement made through `run` inside it (as a rename's carry
+                // makes them): the rollback takes it too, on PostgreSQL as on SQLite.
+                await #expect(throws: HttpError.self) {
+                    try await database.transaction { _ in
+                        try await database.run("add an item") { sql in
+                            try await sql.insert(into: "items").columns("name").values(SQLBind("a store's")).run()
+                        }
+                        throw HttpError(.conflict, "Changed my mind.")
+                    }
+                }
+                #expect(try await names() == ["kept"])
             }
         }
 

@@ -100,8 +100,32 @@ import Testing
         }
     }
 
+    /// The carry runs while the table is guarded, and a carry that fails leaves the user their
+    /// old name: PostgreSQL rolls the rename back, SQLite's is undone.
     @Test(arguments: TestDatabaseKind.available)
-    func aRoleIsRenamedForEveryHolderButTheAdminRoleStays(_ kind: TestDatabaseKind) async throws {
+    func aRenameCarriedKeepsTheOldNameWhenTheCarryFails(_ kind: TestDatabaseKind) async throws {
+        struct Refusal: Error {}
+        try await withStores(kind) { stores async throws in
+            let store = stores[0]
+            #expect(try await store.addUser(username: "bob", name: "Bob", roles: ["ops"], passwordHash: TestHashes.secret123))
+            let carried = Locked<[String]>([])
+            let done = try await store.rename("Bob", to: "Robert") { old, new in carried.withLock { $0.append("\(old)>\(new)") } }
+            #expect(done == .done && carried.withLock { $0 } == ["bob>robert"])
+            await #expect(throws: Refusal.self) {
+                try await store.rename("robert", to: "bobby") { _, _ in throw Refusal() }
+            }
+            #expect(try await store.allUsers().map(\.username) == ["robert"])
+            let robert = try #require(try await store.find(username: "robert", using: PasswordHasher.shared))
+            #expect(robert.user.roles == ["ops"] && store.isCurrent(CredentialStamp(robert), username: "robert"))
+            // A rename refused by the table never carries.
+            #expect(try await store.addUser(username: "cy", name: nil, roles: [], passwordHash: TestHashes.secret123))
+            #expect(try await store.rename("robert", to: "cy") { _, _ in throw Refusal() } == .taken)
+            #expect(try await store.rename("nobody", to: "body") { _, _ in throw Refusal() } == .noSuchUser)
+        }
+    }
+
+    @Test(arguments: TestDatabaseKind.available)
+    func aRoleIsRenamedForEveryHolderButTheAdminRoleStaysAndNoneBecomesIt(_ kind: TestDatabaseKind) async throws {
         try await withStores(kind) { stores async throws in
             let store = stores[0]
             #expect(try await store.addUser(username: "ann", name: nil, roles: ["admin", "staff"], passwordHash: TestHashes.annPassword))
@@ -115,6 +139,9 @@ import Testing
             // Their sessions end, as on any change of roles.
             #expect(!store.isCurrent(CredentialStamp(bob), username: "bob"))
             #expect(try await store.renameRole("admin", to: "boss", keepingOne: "admin") == .adminRole)
+            // Renaming a role to the admin role would make each holder an admin: refused, unchanged.
+            #expect(try await store.renameRole("team", to: "admin", keepingOne: "admin") == .adminRole)
+            #expect(try await store.find(username: "bob", using: PasswordHasher.shared)?.user.roles == ["team"])
             #expect(try await store.renameRole("nobody-has-it", to: "x", keepingOne: "admin") == .done(users: 0))
         }
     }

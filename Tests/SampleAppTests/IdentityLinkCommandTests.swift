@@ -40,7 +40,7 @@ import SampleApp
         let store = try SqliteUserStore(path: path)
         let dee = try #require(try store.find(username: "dee"))
         #expect(!dee.hasPassword)
-        #expect(dee.passwordHash == StoredUser.noPasswordHash)
+        #expect(StoredUser.isNoPasswordHash(dee.passwordHash))
         #expect(!Password.verify("", against: dee.passwordHash) && !Password.verify(StoredUser.noPasswordHash, against: dee.passwordHash))
 
         let again = try await Database.sqlite(path: path)

@@ -9,9 +9,10 @@ import MicroCore
 /// an ended account's. A user given a new password by a command keeps only their second factor
 /// and activity.
 public enum AccountLeftovers {
-    /// Deletes the API tokens, the listed sessions and what `features` keep for `username` in
-    /// `database` (the one the account pages keep their state in), and marks its activity as an
-    /// ended account's (``ActivityLog/endAccount(of:at:)``).
+    /// Deletes the API tokens, the listed sessions, what SCIM kept (the client's id, the
+    /// profile) and what `features` keep for `username` in `database` (the one the account
+    /// pages keep their state in), and marks its activity as an ended account's
+    /// (``ActivityLog/endAccount(of:at:)``).
     public static func forget(
         _ username: String, in database: Database, features: [any AccountFeature], now: Int64 = Int64(Date().timeIntervalSince1970)
     ) async throws {
@@ -20,6 +21,7 @@ public enum AccountLeftovers {
         let name = Username.key(username)
         try await DatabaseApiTokenStore(database).removeAll(of: name)
         try await DatabaseSetupLinkStore(database).removeAll(of: name)
+        try await DatabaseScimStore.forget(name, in: database)
         for feature in features { try await feature.forget(name, in: database) }
         _ = try await DatabaseSessionRegistry(database).removeAll(of: name, keeping: nil)
         try await DatabaseActivityLog(database).endAccount(of: name, at: now)
@@ -58,6 +60,8 @@ public enum AccountLeftovers {
         let old = Username.key(username)
         let new = Username.key(newName)
         guard old != new else { return }
+        // Before the transaction, whose work cannot make the features' tables: the earlier
+        // holder is gone, so what they left goes whether or not the carry stands.
         try await forget(new, in: database, features: features, now: now)
         try await database.transaction { _ in
             try await DatabaseApiTokenStore(database).rename(old, to: new)

@@ -122,7 +122,7 @@ final class AccountsService: Sendable {
         guard everyWayIn else { return }
         for ending in request.service(AccessEndings.self)?.list ?? [] {
             do {
-                try await ending.end(request, username)
+                try await ending.run(request, username)
             } catch {
                 logger.error("Cannot end the \(ending.what) of \(username): \(error)")
             }

@@ -124,7 +124,9 @@ struct ApiTokenRoutes {
         guard try await service.store.add(token, limit: ApiTokenLimits.perUser, now: now) else {
             return try await list(request, problem: ("name", settings.limitMessage))
         }
-        await accounts.record(request, username: user.username, event: ActivityEvent.Kind.tokenCreated, detail: name)
+        // The scopes with the name: the audit says what the token may do, not only what it is called.
+        await accounts.record(
+            request, username: user.username, event: ActivityEvent.Kind.tokenCreated, detail: name + " (" + scopes.joined(separator: " ") + ")")
         // Shown this once: no copy of the page may be kept anywhere.
         request.response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         if request.wantsJson {

@@ -2,12 +2,12 @@ import MicroAuth
 import MicroCore
 
 extension Request {
-    /// Renames the user `username` to `newName` in the app's users table
-    /// (``/MicroAuth/UserTableStore/rename(_:to:)``) and, when it was done, carries what the
-    /// account pages keep under the name (tokens, second factor, passkeys, links, activity):
+    /// Renames the user `username` to `newName` in the app's users table and carries what the
+    /// account pages keep under the name (tokens, second factor, passkeys, links, activity)
+    /// before the table lets another change in (``/MicroAuth/UserTableStore/rename(_:to:carrying:)``):
     /// the renamed user's sessions end, their API tokens go on working. A users file, which
     /// cannot be written, is a ``/MicroAuth/UserStoreError``; so is a carry that failed, after
-    /// which the user is renamed back.
+    /// which the user keeps their old name.
     ///
     /// ```swift
     /// if try await request.renameUser("ann", to: "ann.lee") == .taken { ... }
@@ -16,17 +16,20 @@ extension Request {
         guard let store = service(AuthenticationService.self)?.settings.users as? any UserTableStore else {
             throw UserStoreError("The users are not in a table (SQLite or PostgreSQL): they cannot be renamed here.")
         }
-        let outcome = try await store.rename(username, to: newName)
-        guard outcome == .done, let accounts else { return outcome }
+        guard let accounts else { return try await store.rename(username, to: newName) }
+        let settings = accounts.settings
+        let outcome: UserRename
         do {
-            try await accounts.settings.carryLeftovers(of: username, to: newName, self)
+            // Carried while the table is guarded: a user added under the old name meanwhile
+            // would forget the second factor, tokens and passkeys before they moved.
+            outcome = try await store.rename(username, to: newName, carrying: settings.leftoversCarry(self))
+        } catch let failure as UserStoreError {
+            throw failure
         } catch {
-            // Fail closed: the user goes back to the name their second factor, tokens and
-            // passkeys are still kept under, rather than standing renamed without them.
-            let back = try? await store.rename(newName, to: username)
-            throw UserStoreError(
-                "Cannot carry what is kept under '\(Username.key(username))' to '\(Username.key(newName))'"
-                    + (back == .done ? ", so the user keeps the old name" : ", and the user could not be given the old name back") + ": \(error)")
+            throw UserStoreError("Cannot carry what is kept under '\(Username.key(username))' to '\(Username.key(newName))', so the user keeps the old name: \(error)")
+        }
+        if outcome == .done, let newKey = try? Username.enforce(newName), newKey != Username.key(username) {
+            await settings.finishRename(of: Username.key(username), to: newKey, self)
         }
         return outcome
     }

@@ -176,7 +176,7 @@ struct UserAdminRoutes {
             errors.add("password", problem)
         }
         guard errors.isEmpty else { return try await refuse(request, errors) }
-        let hash = noPassword ? StoredUser.noPasswordHash : try await hash(password, request)
+        let hash = noPassword ? StoredUser.newNoPasswordHash() : try await hash(password, request)
         // A password the admin typed is theirs as much as the user's: to be changed.
         guard try await addUser(user, hash: hash, changeDue: !noPassword, store, request, errors: &errors) else { return try await refuse(request, errors) }
         let said = await request.service(UsersPageSections.self)?.added(user.username, request) ?? []

@@ -106,7 +106,7 @@ extension ScimRoutes {
         // One added inactive is disabled in the same write: never enabled for a moment, nor
         // left enabled by a failure between two writes.
         let added = try await users.addUser(
-            username: wanted.userName, name: wanted.shownName, roles: [], email: wanted.email, passwordHash: StoredUser.noPasswordHash,
+            username: wanted.userName, name: wanted.shownName, roles: [], email: wanted.email, passwordHash: StoredUser.newNoPasswordHash(),
             passwordChangeDue: false, disabled: !wanted.active)
         guard added else { throw ScimError.uniqueness("A user \(wanted.userName), or one with that email address, exists.") }
         await service.forgetLeftovers(of: wanted.userName, request)

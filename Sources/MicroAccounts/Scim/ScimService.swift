@@ -143,16 +143,10 @@ final class ScimService: Sendable {
         await forgetLeftovers(of: username, request)
     }
 
-    /// Deletes what an earlier holder of `username` left, as the users page does after a
-    /// removal and before an addition (``Accounts/forgetLeftovers(of:_:)``), and the
-    /// `externalId` and profile SCIM kept for them.
+    /// Deletes what an earlier holder of `username` left, the `externalId` and profile SCIM
+    /// kept for them among it, as the users page does after a removal and before an addition
+    /// (``Accounts/forgetLeftovers(of:_:)``).
     func forgetLeftovers(of username: String, _ request: Request) async {
         await accounts.forgetLeftovers(of: username, request)
-        do {
-            try await store.setExternalId(nil, of: "User", username)
-            try await store.setProfile(nil, of: username, now: request.session.now)
-        } catch {
-            logger.error("Cannot delete the externalId or profile left by \(username): \(error)")
-        }
     }
 }

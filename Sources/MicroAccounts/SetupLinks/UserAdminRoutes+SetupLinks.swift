@@ -12,7 +12,7 @@ extension UserAdminRoutes {
         var errors = FieldErrors()
         let user = try await newUser(request, store, errors: &errors)
         guard errors.isEmpty else { return try await refuse(request, errors) }
-        guard try await addUser(user, hash: StoredUser.noPasswordHash, changeDue: false, store, request, errors: &errors) else {
+        guard try await addUser(user, hash: StoredUser.newNoPasswordHash(), changeDue: false, store, request, errors: &errors) else {
             return try await refuse(request, errors)
         }
         await service.record(request, username: user.username, event: ActivityEvent.Kind.userAdded, detail: "invited by \(admin.username)")

@@ -19,7 +19,8 @@ extension Database {
     ///   after a failed statement, and would roll back at the commit without a word). Write
     ///   `ON CONFLICT DO NOTHING` rather than catching a conflict.
     /// - A transaction opened inside another of the same database, in the same task, is part of
-    ///   the outer one, as Sequel's and Django's are. On SQLite, ``sql`` used inside it runs in it.
+    ///   the outer one, as Sequel's and Django's are; so are the statements of ``run(_:_:)`` (a
+    ///   store's), on both databases. On SQLite, ``sql`` used inside it runs in it too.
     public func transaction<T: Sendable>(_ work: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if let open = Self.openTransaction, open.database == ObjectIdentifier(self), open.isOpen.withLock({ $0 }) { return try await work(open.sql) }
         let backend = backend

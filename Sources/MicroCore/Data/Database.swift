@@ -99,11 +99,14 @@ public final class Database: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Runs `work` with ``sql``; an error it throws that is not already worded (an ``HttpError``
-    /// or ``DatabaseError``) is worded as a failure to do `what`.
+    /// Runs `work` with ``sql``, or inside the ``transaction(_:)`` this task has open on this
+    /// database, so that a store's statements made in one are part of it on PostgreSQL as on
+    /// SQLite; an error it throws that is not already worded (an ``HttpError`` or
+    /// ``DatabaseError``) is worded as a failure to do `what`.
     public func run<T: Sendable>(_ what: String, _ work: (any SQLDatabase) async throws -> T) async throws -> T {
+        let open = Self.openTransaction.flatMap { $0.database == ObjectIdentifier(self) && $0.isOpen.withLock({ $0 }) ? $0.sql : nil }
         do {
-            return try await work(sql)
+            return try await work(open ?? sql)
         } catch let error as HttpError {
             throw error
         } catch let error as DatabaseError {

@@ -48,9 +48,10 @@ final class TemplateContext: MustacheParent {
     /// keys that have something to say. So does what cannot be looked into (a list, a lambda).
     func knows(_ path: [String]) -> Bool {
         guard let first = path.first else { return true }
-        let isOwn = first == "yield" || ["flash", "flashMessages", "csrfToken", "csrfField", "path", "basePath", "form"].contains(first)
-        guard values.keys.contains(first) || request.services.templateValues[first] != nil || isOwn else { return false }
+        // A route's key and a plugin's name are known even when they hold nil; Micro's own
+        // values always hold one, so asking for the value is the check.
         var value = child(named: first)
+        guard first == "yield" || values.keys.contains(first) || request.services.templateValues[first] != nil || value != nil else { return false }
         for part in path.dropFirst() {
             guard let current = value.flatMap(Self.unwrapped) else { return true }
             if let parent = current as? any MustacheParent {
