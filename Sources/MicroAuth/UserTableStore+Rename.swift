@@ -37,7 +37,7 @@ extension UserTableStore {
     ) async throws -> UserRename {
         let key = Username.key(username)
         guard let newKey = try? Username.enforce(newName), newKey != key else { return try await rename(username, to: newName) }
-        // The carry's own error comes out as it was thrown, not worded as the table's.
+        // The carry's own error comes out as it was thrown.
         let carryFailure = Locked<(any Error)?>(nil)
         do {
             return try await withTable("rename user '\(key)' to '\(newKey)'", guarded: true) { table in
@@ -48,7 +48,9 @@ extension UserTableStore {
                 } catch {
                     carryFailure.withLock { $0 = error }
                     _ = try? await table.rename(newKey, to: key)
-                    throw error
+                    // A store's own error: a store takes any other for the database's fault, to
+                    // try again or to call an outage.
+                    throw UserStoreError("\(source): the carry of '\(key)' to '\(newKey)' failed.")
                 }
                 return outcome
             }

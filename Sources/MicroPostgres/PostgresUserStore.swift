@@ -152,9 +152,17 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserTableStore
             let guardedTable = UserTable(connection.sql(queryLogLevel: nil), source: source) { name, user in
                 changed.withLockedValue { $0.append((name, user)) }
             }
-            let result = try await connection.withTransaction(logger: SharedPostgresDatabase.quiet) { connection in
-                try await connection.query("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", logger: SharedPostgresDatabase.quiet)
-                return try await work(guardedTable)
+            let result: T
+            do {
+                result = try await connection.withTransaction(logger: SharedPostgresDatabase.quiet) { connection in
+                    try await connection.query("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", logger: SharedPostgresDatabase.quiet)
+                    return try await work(guardedTable)
+                }
+            } catch let failure as PostgresTransactionError where failure.rollbackError == nil {
+                // The work's own error, rolled back: judged as the work's (a store's refusal is
+                // no outage, nor a reason to run the work again), not as the transaction's.
+                guard let error = failure.closureError else { throw failure }
+                throw error
             }
             let committed = changed.withLockedValue { $0 }
             summary.withLockedValue { summary in
