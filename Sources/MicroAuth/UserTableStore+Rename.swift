@@ -51,10 +51,11 @@ extension UserTableStore {
 
     /// Renames the role `role` to `newRole` for every user who holds it, in one guarded change
     /// (a group renamed at the provider); refused for `adminRole`, which the app's checks
-    /// name. The holders' sessions end, as on any change of roles.
+    /// name, and for a rename to it, which would make every holder an admin. The holders'
+    /// sessions end, as on any change of roles.
     public func renameRole(_ role: String, to newRole: String, keepingOne adminRole: String) async throws -> RoleRename {
         if let problem = [role, newRole].lazy.compactMap(User.problem(withRole:)).first { throw UserStoreError("\(source): \(problem).") }
-        guard role != adminRole else { return .adminRole }
+        guard role != adminRole, newRole != adminRole else { return .adminRole }
         guard role != newRole else { return .done(users: 0) }
         let changed = try await withTable("rename the role '\(role)' to '\(newRole)'", guarded: true) { try await $0.renameRole(role, to: newRole) }
         return .done(users: changed.count)

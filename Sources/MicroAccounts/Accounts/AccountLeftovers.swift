@@ -9,8 +9,8 @@ import MicroCore
 /// an ended account's. A user given a new password by a command keeps only their second factor
 /// and activity.
 public enum AccountLeftovers {
-    /// Deletes the API tokens, the listed sessions and what `features` keep for `username` in
-    /// `database` (the one the account pages keep their state in), and marks its activity as an
+    /// Deletes the API tokens, the listed sessions, what SCIM kept and what `features` keep for
+    /// `username` in `database` (the one the account pages keep their state in), and marks its activity as an
     /// ended account's (``ActivityLog/endAccount(of:at:)``).
     public static func forget(
         _ username: String, in database: Database, features: [any AccountFeature], now: Int64 = Int64(Date().timeIntervalSince1970)
@@ -21,6 +21,7 @@ public enum AccountLeftovers {
         try await DatabaseApiTokenStore(database).removeAll(of: name)
         try await DatabaseSetupLinkStore(database).removeAll(of: name)
         for feature in features { try await feature.forget(name, in: database) }
+        try await DatabaseScimStore.forget(name, in: database)
         _ = try await DatabaseSessionRegistry(database).removeAll(of: name, keeping: nil)
         try await DatabaseActivityLog(database).endAccount(of: name, at: now)
     }
@@ -63,7 +64,7 @@ public enum AccountLeftovers {
             try await DatabaseApiTokenStore(database).rename(old, to: new)
             try await DatabaseSetupLinkStore(database).rename(old, to: new)
             try await DatabaseActivityLog(database).rename(old, to: new)
-            try await DatabaseScimStore.carryExternalId(of: old, to: new, in: database)
+            try await DatabaseScimStore.carry(old, to: new, in: database)
             for feature in features { try await feature.carry(old, to: new, in: database) }
             for other in others { try await other(old, new) }
         }

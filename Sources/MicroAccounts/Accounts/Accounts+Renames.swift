@@ -12,7 +12,8 @@ extension Accounts {
     /// name ends, on every instance: the cookie names the old user. A carry that fails is
     /// rolled back and thrown: the caller renames the user back, since a renamed user whose
     /// second factor stayed under the old name would sign in with their password alone.
-    func carryLeftovers(of username: String, to newName: String, _ request: Request) async throws {
+    /// `byline` (`by scim "okta"`) ends the event's detail: who renamed them.
+    func carryLeftovers(of username: String, to newName: String, _ request: Request, byline: String = "") async throws {
         let old = Username.key(username)
         let new = Username.key(newName)
         guard old != new else { return }
@@ -25,7 +26,7 @@ extension Accounts {
             try await setupLinks.rename(old, to: new)
             try await activity.rename(old, to: new)
             if let database {
-                try await DatabaseScimStore.carryExternalId(of: old, to: new, in: database)
+                try await DatabaseScimStore.carry(old, to: new, in: database)
                 for feature in features { try await feature.carry(old, to: new, in: database) }
             }
             for renaming in renames { try await renaming.carry(old, new) }
@@ -37,6 +38,6 @@ extension Accounts {
             throw error
         }
         await request.endSessions(of: old)
-        await request.recordAccountEvent(ActivityEvent.Kind.renamed, of: new, detail: "from \(old)")
+        await request.recordAccountEvent(ActivityEvent.Kind.renamed, of: new, detail: "from \(old)" + (byline.isEmpty ? "" : " " + byline))
     }
 }

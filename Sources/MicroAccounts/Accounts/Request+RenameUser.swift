@@ -13,13 +13,18 @@ extension Request {
     /// if try await request.renameUser("ann", to: "ann.lee") == .taken { ... }
     /// ```
     public func renameUser(_ username: String, to newName: String) async throws -> UserRename {
+        try await renameUser(username, to: newName, byline: "")
+    }
+
+    /// ``renameUser(_:to:)``, its event's detail ended by `byline` (`by scim "okta"`).
+    func renameUser(_ username: String, to newName: String, byline: String) async throws -> UserRename {
         guard let store = service(AuthenticationService.self)?.settings.users as? any UserTableStore else {
             throw UserStoreError("The users are not in a table (SQLite or PostgreSQL): they cannot be renamed here.")
         }
         let outcome = try await store.rename(username, to: newName)
         guard outcome == .done, let accounts else { return outcome }
         do {
-            try await accounts.settings.carryLeftovers(of: username, to: newName, self)
+            try await accounts.settings.carryLeftovers(of: username, to: newName, self, byline: byline)
         } catch {
             // Fail closed: the user goes back to the name their second factor, tokens and
             // passkeys are still kept under, rather than standing renamed without them.

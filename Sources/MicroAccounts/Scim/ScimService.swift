@@ -10,6 +10,8 @@ final class ScimService: Sendable {
     let store: DatabaseScimStore
     let accounts: Accounts
     let logger: Logger
+    /// One rename at a time (``ScimRenameLock``).
+    let renames = ScimRenameLock()
 
     init(_ settings: ScimProvisioning, store: DatabaseScimStore, accounts: Accounts, logger: Logger) {
         self.settings = settings
@@ -144,15 +146,9 @@ final class ScimService: Sendable {
     }
 
     /// Deletes what an earlier holder of `username` left, as the users page does after a
-    /// removal and before an addition (``Accounts/forgetLeftovers(of:_:)``), and the
-    /// `externalId` and profile SCIM kept for them.
+    /// removal and before an addition (``Accounts/forgetLeftovers(of:_:)``), with what SCIM
+    /// kept for them: their `externalId`, profile and SCIM id.
     func forgetLeftovers(of username: String, _ request: Request) async {
         await accounts.forgetLeftovers(of: username, request)
-        do {
-            try await store.setExternalId(nil, of: "User", username)
-            try await store.setProfile(nil, of: username, now: request.session.now)
-        } catch {
-            logger.error("Cannot delete the externalId or profile left by \(username): \(error)")
-        }
     }
 }
