@@ -117,7 +117,13 @@ extension ScimRoutes {
     private func updateGroup(
         _ request: Request, _ client: ScimClient, _ wishing: (ScimGroup, [ManagedUser]) async throws -> GroupWish
     ) async throws -> Response {
-        let (group, users) = try await targetGroup(request)
+        let group: ScimGroup, users: [ManagedUser]
+        do {
+            (group, users) = try await targetGroup(request)
+        } catch let error as ScimError where error.status == .notFound {
+            // A rename on this instance may be moving the id right now: read again once it is done.
+            (group, users) = try await service.renames.serialize { try await targetGroup(request) }
+        }
         let wish = try await wishing(group, users)
         guard wish.role != group.role else { return answer(request, try await change(group, to: wish, users, request, client)) }
         return try await service.renames.serialize {

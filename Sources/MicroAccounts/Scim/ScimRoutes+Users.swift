@@ -170,7 +170,14 @@ extension ScimRoutes {
         _ request: Request, _ client: ScimClient, _ wanting: (ManagedUser) async throws -> ScimUser
     ) async throws -> Response {
         let users = try service.users(request)
-        let current = try await target(request, users)
+        let current: ManagedUser
+        do {
+            current = try await target(request, users)
+        } catch let error as ScimError where error.status == .notFound {
+            // A rename on this instance may be moving the id between the users table and the
+            // map right now: read again once it is done.
+            current = try await service.renames.serialize { try await target(request, users) }
+        }
         let wanted = try await wanting(current)
         guard wanted.userName != current.user.username else {
             return try await answer(request, try await change(current, to: wanted, users, request, client))
