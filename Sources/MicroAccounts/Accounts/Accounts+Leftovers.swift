@@ -13,13 +13,11 @@ extension Accounts {
         let name = Username.key(username)
         do {
             try await request.service(ApiTokenService.self)?.store.removeAll(of: name)
-            if let database {
-                for feature in features { try await feature.forget(name, in: database) }
-                try await DatabaseScimStore.forget(name, in: database)
-            }
+            if let database { for feature in features { try await feature.forget(name, in: database) } }
             _ = try await sessions.removeAll(of: name, keeping: nil)
             try await setupLinks.removeAll(of: name)
             try await activity.endAccount(of: name, at: request.session.now)
+            if let database { try await DatabaseScimStore.forget(name, in: database) }
         } catch {
             request.logger.error("Cannot delete the tokens, second factor, passkeys or history left by \(username): \(error)")
         }

@@ -7,41 +7,6 @@ extension ScimRoutes {
     /// client's id for it.
     typealias GroupWish = (role: String, members: Set<String>, externalId: String?)
 
-    func listGroups(_ request: Request, _ query: ScimQuery) async throws -> Response {
-        let (start, count) = try query.page(maxCount: service.settings.maxCount)
-        let users = try await service.users(request).managedUsers()
-        var roles = Set(users.flatMap(\.user.roles))
-        roles.formUnion(try await service.store.groups())
-        if let filter = try query.parsedFilter() {
-            var named: [String?] = []
-            for term in filter.terms {
-                switch term.attribute {
-                case "displayname": named.append(try? ScimGroup.role(named: term.value))
-                case "id": named.append(try await service.store.role(ofId: term.value))
-                default: throw ScimError.invalidFilter("Groups are filtered by displayName or id (eq).")
-                }
-            }
-            roles = roles.filter { role in named.allSatisfy { $0 == role } }
-        }
-        let sorted = roles.sorted()
-        let projection = query.projection
-        let withMembers = !projection.leavesOut("members")
-        let page = Array(sorted.dropFirst(start - 1).prefix(count))
-        let external = try await service.store.externalIds(of: "Group", page)
-        let ids = try await service.store.groupIds(of: page)
-        let memberIds = withMembers ? try await service.store.userIds(of: Array(Set(page.flatMap { Self.holders(of: $0, in: users) }))) : [:]
-        let shown = page.map { role in
-            projection.apply(
-                ScimGroup(role: role, members: Self.holders(of: role, in: users), id: ids[role], memberIds: memberIds, externalId: external[role])
-                    .json(base: service.base(request), withMembers: withMembers))
-        }
-        return ScimResponse.list(Array(shown), total: sorted.count, startIndex: start)
-    }
-
-    private static func holders(of role: String, in users: [ManagedUser]) -> [String] {
-        users.filter { $0.user.roles.contains(role) }.map(\.user.username).sorted()
-    }
-
     /// The group the path's id names, with every user (for their roles), or 404.
     private func targetGroup(_ request: Request) async throws -> (group: ScimGroup, users: [ManagedUser]) {
         let id = request.params["id"] ?? ""
@@ -179,75 +144,6 @@ extension ScimRoutes {
         try await service.store.setExternalId(nil, of: "Group", group.role)
         try await service.store.forgetGroupId(of: group.role)
         return Response(status: .noContent)
-    }
-
-    /// ``memberNames(_:)``, each of them checked among `users`.
-    private func memberNames(_ ids: [String], among users: [ManagedUser]) async throws -> Set<String> {
-        let names = try await memberNames(ids)
-        try Self.check(names, among: users)
-        return names
-    }
-
-    /// Applies one PATCH operation to what is wished of `group`.
-    private func apply(_ operation: ScimPatchOperation, to wish: inout GroupWish, _ group: ScimGroup) async throws {
-        guard let path = operation.path else {
-            guard let value = operation.value, case .object(let attributes) = value else {
-                throw ScimError.invalidSyntax("An operation without a path has an object of attributes as its value.")
-            }
-            for (name, value) in attributes {
-                try await apply(ScimPatchOperation(kind: operation.kind, path: ScimPatchOperation.parse(path: name), value: value), to: &wish, group)
-            }
-            return
-        }
-        switch path.attribute {
-        case "members":
-            if let filter = path.filter {
-                // `members[value eq "id"]`: the one member it names.
-                let parsed: ScimFilter
-                do { parsed = try ScimFilter(filter) } catch { throw ScimError.invalidPath("A members filter is value eq \"id\".") }
-                guard parsed.terms.count == 1, let id = parsed.value(of: "value") else { throw ScimError.invalidPath("A members filter is value eq \"id\".") }
-                guard operation.kind == .remove else { throw ScimError.invalidPath("A members filter only removes a member.") }
-                if let name = try await service.store.username(ofId: id) { wish.members.remove(name) }
-                return
-            }
-            let ids = try ScimGroup.memberIds(operation.value)
-            switch operation.kind {
-            case .add:
-                let named = try await memberNames(ids)
-                wish.members.formUnion(named)
-            case .replace:
-                wish.members = try await memberNames(ids)
-            case .remove:
-                // An id that names nobody is no member to take away.
-                let named = try await service.store.usernames(ofIds: ids)
-                if operation.value == nil { wish.members.removeAll() } else { wish.members.subtract(named.values) }
-            }
-        case "displayname":
-            guard operation.kind != .remove, let name = operation.value?.string else { throw ScimError.mutability("A group's displayName cannot be removed.") }
-            wish.role = try ScimGroup.role(named: name)
-        case "externalid":
-            wish.externalId = operation.kind == .remove ? nil : try ScimUser.externalId(operation.value ?? .null)
-        case "id":
-            // Okta's replace sends the group's own id beside its members: no change, so taken.
-            guard operation.kind != .remove, let id = operation.value?.string, id == group.id else {
-                throw ScimError.mutability("id is read-only.")
-            }
-        case "meta", "schemas":
-            throw ScimError.mutability("\(path.attribute) is read-only.")
-        default:
-            break
-        }
-    }
-
-    /// The usernames of the users `ids` name, or the refusal of an id that names nobody.
-    private func memberNames(_ ids: [String]) async throws -> Set<String> {
-        let named = try await service.store.usernames(ofIds: ids)
-        var names = Set<String>()
-        for id in ids {
-            guard let name = named[id] else { throw ScimError.invalidValue("No user \(ScimError.quoted(id, limit: 256)): a member is a user's id.") }
-            names.insert(name)
-        }
-        return names
     }
 
     /// Refuses members that are no user's id before anything changes. How many a request
