@@ -155,7 +155,7 @@ import Testing
         #expect(try await userIdRows(fixture).isEmpty)
     }
 
-    @Test func anAdminIsNotRenamedUnlessSCIMManagesAdmins() async throws {
+    @Test func anAdminIsNotRenamedUnlessScimManagesAdmins() async throws {
         let fixture = try await ScimFixture.make()
         defer { Task { await fixture.close() } }
         let refused = try await fixture.send(.PUT, "/scim/v2/Users/ann", #"{"userName":"anna","displayName":"Ann Smith"}"#)
