@@ -3,9 +3,9 @@
     python Tests/Scim/check.py BASE_URL TOKEN
 
 Every check must end SUCCESS, COMPLIANT, ACCEPTABLE or SKIPPED; DEVIATION, ERROR and CRITICAL
-are printed and fail the run, but for the ones in REFUSED_BY_DESIGN, each a decision of
-Micro's documented in Sources/Micro/Micro.docc/Provisioning.md. One of those that passes is
-said (some depend on the checker's random values).
+are printed and fail the run, but for the ones in REFUSED_BY_DESIGN (empty today), each a
+decision of Micro's documented in Sources/Micro/Micro.docc/Provisioning.md. One of those that
+passes is said (some depend on the checker's random values).
 """
 import sys
 
@@ -16,15 +16,8 @@ from scim2_tester import Status, check_server
 passing = {Status.SUCCESS, Status.COMPLIANT, Status.ACCEPTABLE, Status.SKIPPED}
 
 # (resource type, check, words of its reason): what Micro refuses or does not keep, on purpose.
-REFUSED_BY_DESIGN = [
-    # A user's id is their username, the key of every account table: a rename is refused
-    # (400 mutability) rather than given a second identity.
-    ("User", "object_replacement", "userName cannot change"),
-    ("User", "check_replace_attribute", "Failed to replace attribute 'userName'"),
-    # A group is a role, named by its displayName: renaming one is refused the same way.
-    ("Group", "object_replacement", "displayName is its role's name"),
-    ("Group", "check_replace_attribute", "Failed to replace attribute 'displayName'"),
-]
+# None today: renames keep the id (Provisioning.md, "Ids and renames").
+REFUSED_BY_DESIGN: list = []
 
 
 def refused_by_design(result) -> bool:

@@ -6,7 +6,7 @@
 #
 # Installs scim2-tester into a virtual environment of its own (under
 # ${SCIM_VENV:-.build-scim-venv}) when missing. Tests/Scim/check.py fails on any check that does
-# not pass, but for the few Micro refuses by design, each named there with its reason. The app
+# not pass, but for any Micro refuses by design (none today), each named there with its reason. The app
 # is stopped by its PID at the end, whatever happened; its files are in a temporary folder
 # (KEEP_LOGS=1 keeps it).
 set -euo pipefail

@@ -21,8 +21,8 @@ public enum AccountLeftovers {
         let name = Username.key(username)
         try await DatabaseApiTokenStore(database).removeAll(of: name)
         try await DatabaseSetupLinkStore(database).removeAll(of: name)
-        try await DatabaseScimStore.forget(name, in: database)
         for feature in features { try await feature.forget(name, in: database) }
+        try await DatabaseScimStore.forget(name, in: database)
         _ = try await DatabaseSessionRegistry(database).removeAll(of: name, keeping: nil)
         try await DatabaseActivityLog(database).endAccount(of: name, at: now)
     }
@@ -67,7 +67,7 @@ public enum AccountLeftovers {
             try await DatabaseApiTokenStore(database).rename(old, to: new)
             try await DatabaseSetupLinkStore(database).rename(old, to: new)
             try await DatabaseActivityLog(database).rename(old, to: new)
-            try await DatabaseScimStore.carryExternalId(of: old, to: new, in: database)
+            try await DatabaseScimStore.carry(old, to: new, in: database)
             for feature in features { try await feature.carry(old, to: new, in: database) }
             for other in others { try await other(old, new) }
         }

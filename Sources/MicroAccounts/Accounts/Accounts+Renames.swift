@@ -25,7 +25,7 @@ extension Accounts {
                 try await setupLinks.rename(old, to: new)
                 try await activity.rename(old, to: new)
                 if let database {
-                    try await DatabaseScimStore.carryExternalId(of: old, to: new, in: database)
+                    try await DatabaseScimStore.carry(old, to: new, in: database)
                     for feature in features { try await feature.carry(old, to: new, in: database) }
                 }
                 for renaming in renames { try await renaming.run(old, new) }
@@ -41,9 +41,9 @@ extension Accounts {
 
     /// What follows a rename once it and its carry stood: every session of the old name ends,
     /// on every instance (the cookie names the old user), and ``ActivityEvent/Kind/renamed`` is
-    /// recorded.
-    func finishRename(of old: String, to new: String, _ request: Request) async {
+    /// recorded; `byline` (`by scim "okta"`) ends its detail: who renamed them.
+    func finishRename(of old: String, to new: String, _ request: Request, byline: String = "") async {
         await request.endSessions(of: old)
-        await request.recordAccountEvent(ActivityEvent.Kind.renamed, of: new, detail: "from \(old)")
+        await request.recordAccountEvent(ActivityEvent.Kind.renamed, of: new, detail: "from \(old)" + (byline.isEmpty ? "" : " " + byline))
     }
 }

@@ -13,6 +13,11 @@ extension Request {
     /// if try await request.renameUser("ann", to: "ann.lee") == .taken { ... }
     /// ```
     public func renameUser(_ username: String, to newName: String) async throws -> UserRename {
+        try await renameUser(username, to: newName, byline: "")
+    }
+
+    /// ``renameUser(_:to:)``, its event's detail ended by `byline` (`by scim "okta"`).
+    func renameUser(_ username: String, to newName: String, byline: String) async throws -> UserRename {
         guard let store = service(AuthenticationService.self)?.settings.users as? any UserTableStore else {
             throw UserStoreError("The users are not in a table (SQLite or PostgreSQL): they cannot be renamed here.")
         }
@@ -29,7 +34,7 @@ extension Request {
             throw UserStoreError("Cannot carry what is kept under '\(Username.key(username))' to '\(Username.key(newName))', so the user keeps the old name: \(error)")
         }
         if outcome == .done, let newKey = try? Username.enforce(newName), newKey != Username.key(username) {
-            await settings.finishRename(of: Username.key(username), to: newKey, self)
+            await settings.finishRename(of: Username.key(username), to: newKey, self, byline: byline)
         }
         return outcome
     }

@@ -48,7 +48,18 @@ public final class DatabaseScimStore: Sendable {
                 .column("updated_at", type: .bigint, .notNull)
                 .run()
         },
+        Migration(idsMigration) { sql in
+            for ids in [ScimIdTable.users, ScimIdTable.groups] {
+                try await sql.create(table: ids.table).ifNotExists()
+                    .column("id", type: .text, .primaryKey(autoIncrement: false))
+                    .column(ids.column, type: .text, .notNull, .unique)
+                    .run()
+            }
+        },
     ]
+
+    /// The migration that made the tables of the ids that outlive renames (``ScimIdTable``).
+    static let idsMigration = "micro 15 scim ids that outlive renames"
 
     /// Keeps `token`.
     public func add(_ token: ScimToken) async throws {
@@ -155,20 +166,46 @@ public final class DatabaseScimStore: Sendable {
         }
     }
 
-    /// Moves the client's id and the profile of the user `username` to `newName` (the user was
-    /// renamed), in place of those an earlier holder of `newName` left; inside any transaction the caller has
-    /// open on `database`. Nothing where SCIM never made its table.
-    static func carryExternalId(of username: String, to newName: String, in database: Database) async throws {
+    /// Moves the client's id, the profile and the SCIM id of the user `username` to `newName`
+    /// (the user was renamed), in place of those an earlier holder of `newName` left; inside
+    /// any transaction the caller has open on `database`. Nothing of a table SCIM never made.
+    static func carry(_ username: String, to newName: String, in database: Database) async throws {
         try await database.transaction { sql in
-            let made = try await sql.select().column("name").from("micro_migrations").where("name", .equal, "micro 2 scim external ids").first()
-            guard made != nil else { return }
-            try await sql.delete(from: "micro_scim_external_ids").where("kind", .equal, "User").where("id", .equal, newName).run()
-            try await sql.update("micro_scim_external_ids").set("id", to: SQLBind(newName))
-                .where("kind", .equal, "User").where("id", .equal, username).run()
-            guard try await sql.select().column("name").from("micro_migrations").where("name", .equal, "micro 3 scim profiles").first() != nil else { return }
-            try await sql.delete(from: "micro_scim_profiles").where("username", .equal, newName).run()
-            try await sql.update("micro_scim_profiles").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+            let made = try await madeMigrations(in: sql)
+            if made.contains("micro 2 scim external ids") {
+                try await sql.delete(from: "micro_scim_external_ids").where("kind", .equal, "User").where("id", .equal, newName).run()
+                try await sql.update("micro_scim_external_ids").set("id", to: SQLBind(newName))
+                    .where("kind", .equal, "User").where("id", .equal, username).run()
+            }
+            if made.contains("micro 3 scim profiles") {
+                try await sql.delete(from: "micro_scim_profiles").where("username", .equal, newName).run()
+                try await sql.update("micro_scim_profiles").set("username", to: SQLBind(newName)).where("username", .equal, username).run()
+            }
+            if made.contains(idsMigration) { try await ScimIdTable.users.carry(username, to: newName, in: sql) }
         }
+    }
+
+    /// Deletes the client's id, the profile and the SCIM id SCIM kept for `username` (removed,
+    /// or about to be added anew), so that a later user of the name inherits none of them.
+    /// Nothing of a table SCIM never made.
+    static func forget(_ username: String, in database: Database) async throws {
+        try await database.transaction { sql in
+            let made = try await madeMigrations(in: sql)
+            if made.contains("micro 2 scim external ids") {
+                try await sql.delete(from: "micro_scim_external_ids").where("kind", .equal, "User").where("id", .equal, username).run()
+            }
+            if made.contains("micro 3 scim profiles") {
+                try await sql.delete(from: "micro_scim_profiles").where("username", .equal, username).run()
+            }
+            if made.contains(idsMigration) { try await ScimIdTable.users.forget(username, in: sql) }
+        }
+    }
+
+    /// Which of SCIM's migrations `sql` has run: an app without SCIM has none of its tables.
+    private static func madeMigrations(in sql: any SQLDatabase) async throws -> Set<String> {
+        let names = ["micro 2 scim external ids", "micro 3 scim profiles", idsMigration]
+        return Set(try await sql.select().column("name").from("micro_migrations").where("name", .in, names).all()
+            .map { try $0.decode(column: "name", as: String.self) })
     }
 
     /// Keeps `externalId` for the resource (nil: forgets it).

@@ -3,69 +3,52 @@ import MicroCore
 
 /// `Groups`: a group is a role; its members are the users who hold it.
 extension ScimRoutes {
-    func listGroups(_ request: Request, _ query: ScimQuery) async throws -> Response {
-        let (start, count) = try query.page(maxCount: service.settings.maxCount)
-        let users = try await service.users(request).managedUsers()
-        var roles = Set(users.flatMap(\.user.roles))
-        roles.formUnion(try await service.store.groups())
-        if let filter = try query.parsedFilter() {
-            for term in filter.terms where term.attribute != "displayname" && term.attribute != "id" {
-                throw ScimError.invalidFilter("Groups are filtered by displayName or id (eq).")
-            }
-            roles = roles.filter { role in filter.terms.allSatisfy { (try? ScimGroup.role(named: $0.value)) == role } }
-        }
-        let sorted = roles.sorted()
-        let projection = query.projection
-        let withMembers = !projection.leavesOut("members")
-        let page = Array(sorted.dropFirst(start - 1).prefix(count))
-        let external = try await service.store.externalIds(of: "Group", page)
-        let shown = page.map { role in
-            projection.apply(
-                ScimGroup(role: role, members: Self.holders(of: role, in: users), externalId: external[role]).json(
-                    base: service.base(request), withMembers: withMembers))
-        }
-        return ScimResponse.list(Array(shown), total: sorted.count, startIndex: start)
-    }
-
-    private static func holders(of role: String, in users: [ManagedUser]) -> [String] {
-        users.filter { $0.user.roles.contains(role) }.map(\.user.username).sorted()
-    }
+    /// What a PUT or PATCH makes of a group: its role's name, its members' usernames, the
+    /// client's id for it.
+    typealias GroupWish = (role: String, members: Set<String>, externalId: String?)
 
     /// The group the path's id names, with every user (for their roles), or 404.
     private func targetGroup(_ request: Request) async throws -> (group: ScimGroup, users: [ManagedUser]) {
         let id = request.params["id"] ?? ""
+        guard let role = try await service.store.role(ofId: id) else { throw ScimError.notFound("No group \(ScimError.quoted(id, limit: 64)).") }
         let users = try await service.users(request).managedUsers()
-        guard User.problem(withRole: id) == nil else { throw ScimError.notFound("No group \(ScimError.quoted(id, limit: 64)).") }
-        let members = Self.holders(of: id, in: users)
-        let kept = try await service.store.hasGroup(id)
-        guard !members.isEmpty || kept else { throw ScimError.notFound("No group \(id).") }
-        return (ScimGroup(role: id, members: members, externalId: try await service.store.externalId(of: "Group", id)), users)
+        let members = Self.holders(of: role, in: users)
+        let kept = try await service.store.hasGroup(role)
+        guard !members.isEmpty || kept else { throw ScimError.notFound("No group \(ScimError.quoted(id, limit: 64)).") }
+        return (try await resource(role, members: members, externalId: try await service.store.externalId(of: "Group", role)), users)
+    }
+
+    /// The group `role` as SCIM answers it: its id and its members' ids read.
+    private func resource(_ role: String, members: [String], externalId: String?) async throws -> ScimGroup {
+        ScimGroup(
+            role: role, members: members, id: try await service.store.groupIds(of: [role])[role], memberIds: try await service.store.userIds(of: members),
+            externalId: externalId)
     }
 
     private func answer(_ request: Request, _ group: ScimGroup, status: HttpStatus = .ok) -> Response {
         let base = service.base(request)
         let projection = ScimQuery(request).projection
         return ScimResponse.make(
-            status, projection.apply(group.json(base: base, withMembers: !projection.leavesOut("members"))), location: status == .created ? base + "/Groups/" + group.role : nil)
+            status, projection.apply(group.json(base: base, withMembers: !projection.leavesOut("members"))),
+            location: status == .created ? base + "/Groups/" + ScimUser.pathSegment(group.id) : nil)
     }
 
     func createGroup(_ request: Request, _ client: ScimClient) async throws -> Response {
         let json = try body(request)
         guard let displayName = json["displayName"]?.string else { throw ScimError.invalidValue("A group needs a displayName.") }
         let role = try ScimGroup.role(named: displayName)
-        let members = try ScimGroup.memberNames(json["members"])
+        let memberIds = try ScimGroup.memberIds(json["members"])
         let users = try await service.users(request).managedUsers()
         let kept = try await service.store.hasGroup(role)
         if !Self.holders(of: role, in: users).isEmpty || kept {
             throw ScimError.uniqueness("A group \(role) exists.")
         }
-        try Self.check(Set(members), among: users)
+        let members = try await memberNames(memberIds, among: users)
         try await service.store.addGroup(role, now: request.session.now)
         let externalId = try json["externalId"].flatMap(ScimUser.externalId)
         try await service.store.setExternalId(externalId, of: "Group", role)
-        var group = try await setMembers(of: role, to: Set(members), users, request, client)
-        group.externalId = externalId
-        return answer(request, group, status: .created)
+        let group = try await setMembers(of: role, to: members, users, request, client)
+        return answer(request, try await resource(role, members: group.members, externalId: externalId), status: .created)
     }
 
     func getGroup(_ request: Request) async throws -> Response {
@@ -74,28 +57,84 @@ extension ScimRoutes {
 
     func replaceGroup(_ request: Request, _ client: ScimClient) async throws -> Response {
         let json = try body(request)
-        let (group, users) = try await targetGroup(request)
-        if let displayName = json["displayName"]?.string, try ScimGroup.role(named: displayName) != group.role {
-            throw ScimError.mutability("A group's displayName is its role's name, which cannot change.")
-        }
-        let members = try ScimGroup.memberNames(json["members"])
+        let memberIds = try ScimGroup.memberIds(json["members"])
         let externalId = try json["externalId"].flatMap(ScimUser.externalId)
-        var replaced = try await setMembers(of: group.role, to: Set(members), users, request, client)
-        if externalId != group.externalId { try await service.store.setExternalId(externalId, of: "Group", group.role) }
-        replaced.externalId = externalId
-        return answer(request, replaced)
+        return try await updateGroup(request, client) { group, users in
+            var role = group.role
+            if let displayName = json["displayName"]?.string { role = try ScimGroup.role(named: displayName) }
+            return (role, try await memberNames(memberIds, among: users), externalId)
+        }
     }
 
     func patchGroup(_ request: Request, _ client: ScimClient) async throws -> Response {
         let operations = try ScimPatchOperation.operations(in: body(request))
-        let (group, users) = try await targetGroup(request)
-        var members = Set(group.members)
-        var externalId = group.externalId
-        for operation in operations { try apply(operation, to: &members, externalId: &externalId, group) }
-        var patched = try await setMembers(of: group.role, to: members, users, request, client)
-        if externalId != group.externalId { try await service.store.setExternalId(externalId, of: "Group", group.role) }
-        patched.externalId = externalId
-        return answer(request, patched)
+        return try await updateGroup(request, client) { group, users in
+            var wish: GroupWish = (group.role, Set(group.members), group.externalId)
+            for operation in operations { try await apply(operation, to: &wish, group) }
+            try Self.check(wish.members, among: users)
+            return wish
+        }
+    }
+
+    /// Makes the group the path's id names what `wishing` makes of it. A new displayName
+    /// renames its role for every holder (its id stays), one rename at a time on this
+    /// instance, the group read again once it is this one's turn.
+    private func updateGroup(
+        _ request: Request, _ client: ScimClient, _ wishing: (ScimGroup, [ManagedUser]) async throws -> GroupWish
+    ) async throws -> Response {
+        let group: ScimGroup, users: [ManagedUser]
+        do {
+            (group, users) = try await targetGroup(request)
+        } catch let error as ScimError where error.status == .notFound {
+            // A rename on this instance may be moving the id right now: read again once it is done.
+            (group, users) = try await service.renames.serialize { try await targetGroup(request) }
+        }
+        let wish = try await wishing(group, users)
+        guard wish.role != group.role else { return answer(request, try await change(group, to: wish, users, request, client)) }
+        return try await service.renames.serialize {
+            var (group, users) = try await targetGroup(request)
+            let wish = try await wishing(group, users)
+            if wish.role != group.role {
+                try await rename(group.role, to: wish.role, users, request, client)
+                (group, users) = try await targetGroup(request)
+            }
+            return answer(request, try await change(group, to: wish, users, request, client))
+        }
+    }
+
+    /// Gives the group `wish`'s members and `externalId`.
+    private func change(_ group: ScimGroup, to wish: GroupWish, _ users: [ManagedUser], _ request: Request, _ client: ScimClient) async throws -> ScimGroup {
+        let changed = try await setMembers(of: group.role, to: wish.members, users, request, client)
+        if wish.externalId != group.externalId { try await service.store.setExternalId(wish.externalId, of: "Group", group.role) }
+        return try await resource(group.role, members: changed.members, externalId: wish.externalId)
+    }
+
+    /// Renames the role `role` to `newRole` for every holder, and what SCIM keeps of the group
+    /// with it; refused for the admin role, to it, and to a group that exists. Each holder's
+    /// sessions end, as on any change of roles, and the change is their account event.
+    private func rename(_ role: String, to newRole: String, _ users: [ManagedUser], _ request: Request, _ client: ScimClient) async throws {
+        let adminRole = service.accounts.adminRole
+        guard role != adminRole else {
+            throw ScimError.mutability("The group \(adminRole) is the role of the app's admins, which its checks name: its name does not change.")
+        }
+        guard newRole != adminRole else { throw ScimError.invalidValue("\(adminRole) is the role of the app's admins: no group is renamed to it.") }
+        let kept = try await service.store.hasGroup(newRole)
+        if kept || !Self.holders(of: newRole, in: users).isEmpty {
+            throw ScimError.uniqueness("A group \(newRole) exists.")
+        }
+        let store = try service.users(request)
+        switch try await store.renameRole(role, to: newRole, keepingOne: adminRole) {
+        case .done: break
+        case .adminRole: throw ScimError.invalidValue("The role of the app's admins is neither renamed nor the name of a renamed group.")
+        }
+        try await service.store.renameGroup(role, to: newRole)
+        for name in Self.holders(of: role, in: users) {
+            await request.endSessions(of: name)
+            let roles = try await find(name, store)?.user.roles ?? []
+            await service.record(
+                request, client, username: name, event: ActivityEvent.Kind.rolesChanged,
+                detail: (roles.isEmpty ? "none" : roles.joined(separator: " ")) + " (group \(role) renamed \(newRole))")
+        }
     }
 
     func deleteGroup(_ request: Request, _ client: ScimClient) async throws -> Response {
@@ -103,61 +142,12 @@ extension ScimRoutes {
         _ = try await setMembers(of: group.role, to: [], users, request, client)
         try await service.store.removeGroup(group.role)
         try await service.store.setExternalId(nil, of: "Group", group.role)
+        try await service.store.forgetGroupId(of: group.role)
         return Response(status: .noContent)
     }
 
-    /// Applies one PATCH operation to a group's members.
-    private func apply(
-        _ operation: ScimPatchOperation, to members: inout Set<String>, externalId: inout String?, _ group: ScimGroup
-    ) throws(ScimError) {
-        guard let path = operation.path else {
-            guard let value = operation.value, case .object(let attributes) = value else {
-                throw .invalidSyntax("An operation without a path has an object of attributes as its value.")
-            }
-            for (name, value) in attributes {
-                try apply(
-                    ScimPatchOperation(kind: operation.kind, path: ScimPatchOperation.parse(path: name), value: value), to: &members,
-                    externalId: &externalId, group)
-            }
-            return
-        }
-        switch path.attribute {
-        case "members":
-            if let filter = path.filter {
-                // `members[value eq "ann"]`: the one member it names.
-                let parsed: ScimFilter
-                do { parsed = try ScimFilter(filter) } catch { throw .invalidPath("A members filter is value eq \"id\".") }
-                guard parsed.terms.count == 1, let id = parsed.value(of: "value") else { throw .invalidPath("A members filter is value eq \"id\".") }
-                guard operation.kind == .remove else { throw .invalidPath("A members filter only removes a member.") }
-                members.remove(Username.key(id))
-                return
-            }
-            let named = try ScimGroup.memberNames(operation.value)
-            switch operation.kind {
-            case .add: members.formUnion(named)
-            case .replace: members = Set(named)
-            case .remove: if operation.value == nil { members.removeAll() } else { members.subtract(named) }
-            }
-        case "displayname":
-            guard operation.kind != .remove, let name = operation.value?.string, try ScimGroup.role(named: name) == group.role else {
-                throw .mutability("A group's displayName is its role's name, which cannot change.")
-            }
-        case "externalid":
-            externalId = operation.kind == .remove ? nil : try ScimUser.externalId(operation.value ?? .null)
-        case "id":
-            // Okta's replace sends the group's own id beside its members: no change, so taken.
-            guard operation.kind != .remove, let id = operation.value?.string, id == group.role else {
-                throw .mutability("id is read-only.")
-            }
-        case "meta", "schemas":
-            throw .mutability("\(path.attribute) is read-only.")
-        default:
-            break
-        }
-    }
-
     /// Refuses members that are no user's id before anything changes. How many a request
-    /// names is capped where it is read (``ScimGroup/memberNames(_:)``), not the group's size:
+    /// names is capped where it is read (``ScimGroup/memberIds(_:)``), not the group's size:
     /// a group that grew by many small PATCHes still takes the next one.
     static func check(_ members: Set<String>, among users: [ManagedUser]) throws(ScimError) {
         let names = Set(users.map(\.user.username))

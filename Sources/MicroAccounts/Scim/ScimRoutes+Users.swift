@@ -3,70 +3,6 @@ import MicroCore
 
 /// `Users`: list (with a filter), add, read, replace, change and remove.
 extension ScimRoutes {
-    func listUsers(_ request: Request, _ query: ScimQuery) async throws -> Response {
-        let (start, count) = try query.page(maxCount: service.settings.maxCount)
-        let users = try service.users(request)
-        var found: [ManagedUser]
-        if let filter = try query.parsedFilter() {
-            var matching: [ManagedUser] = []
-            for user in try await lookUp(filter, users) {
-                let externalId = filter.value(of: "externalid") == nil ? nil : try await service.store.externalId(of: "User", user.user.username)
-                if try matches(user, externalId: externalId, filter) { matching.append(user) }
-            }
-            found = matching
-        } else {
-            found = try await users.managedUsers()
-        }
-        found.sort { $0.user.username < $1.user.username }
-        let shown = found.dropFirst(start - 1).prefix(count)
-        let projection = query.projection
-        let names = shown.map(\.user.username)
-        let external = try await service.store.externalIds(of: "User", names)
-        let profiles = try await service.store.profiles(of: names)
-        let resources = shown.map { user in
-            projection.apply(ScimUser(user, profile: profiles[user.user.username], externalId: external[user.user.username]).json(base: service.base(request)))
-        }
-        return ScimResponse.list(resources, total: found.count, startIndex: start)
-    }
-
-    /// The user a filter names by an indexed attribute (a userName, an address), as a list.
-    private func lookUp(_ filter: ScimFilter, _ users: any UserTableStore) async throws -> [ManagedUser] {
-        if let name = filter.value(of: "username") {
-            guard let key = try? Username.enforce(name) else { return [] }
-            return try await find(key, users).map { [$0] } ?? []
-        }
-        if let email = filter.value(of: "emails.value") ?? filter.value(of: "emails") {
-            guard let address = try? MailAddress(email), let name = try await users.username(withEmail: address) else { return [] }
-            return try await find(name, users).map { [$0] } ?? []
-        }
-        if let externalId = filter.value(of: "externalid") {
-            var found: [ManagedUser] = []
-            for name in try await service.store.ids(of: "User", withExternalId: externalId) {
-                if let user = try await find(name, users) { found.append(user) }
-            }
-            return found
-        }
-        throw ScimError.invalidFilter("Filter users by userName, emails.value or externalId (eq), with 'and' for more terms.")
-    }
-
-    /// Whether `user` meets every term of `filter`.
-    private func matches(_ user: ManagedUser, externalId: String?, _ filter: ScimFilter) throws(ScimError) -> Bool {
-        for term in filter.terms {
-            let holds: Bool
-            switch term.attribute {
-            case "username": holds = Username.key(term.value) == user.user.username
-            case "emails.value", "emails": holds = user.user.email?.lowercased() == term.value.lowercased()
-            case "displayname": holds = user.user.name == term.value
-            case "active": holds = (term.value == "true") == !user.isDisabled
-            case "id": holds = Username.key(term.value) == user.user.username
-            case "externalid": holds = externalId == term.value
-            default: throw ScimError.invalidFilter("Users are filtered by userName, emails.value, externalId, displayName, active or id.")
-            }
-            if !holds { return false }
-        }
-        return true
-    }
-
     /// The user `key`, read now.
     func find(_ key: String, _ users: any UserTableStore) async throws -> ManagedUser? {
         let stored = try await users.withTable("read a user", guarded: false) { try await $0.find(key, strict: false) }
@@ -76,7 +12,7 @@ extension ScimRoutes {
     /// The user the path's id names, or 404.
     private func target(_ request: Request, _ users: any UserTableStore) async throws -> ManagedUser {
         let id = request.params["id"] ?? ""
-        guard let key = try? Username.enforce(id), let user = try await find(key, users) else {
+        guard let name = try await service.store.username(ofId: id), let user = try await find(name, users) else {
             throw ScimError.notFound("No user \(ScimError.quoted(id, limit: 256)).")
         }
         return user
@@ -86,13 +22,15 @@ extension ScimRoutes {
         let base = service.base(request)
         let resource = try await stored(user)
         return ScimResponse.make(
-            status, ScimQuery(request).projection.apply(resource.json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(user.user.username) : nil)
+            status, ScimQuery(request).projection.apply(resource.json(base: base)), location: status == .created ? base + "/Users/" + ScimUser.pathSegment(resource.id) : nil)
     }
 
     /// `user` with what SCIM keeps of them beside the users table.
     private func stored(_ user: ManagedUser) async throws -> ScimUser {
         let name = user.user.username
-        return ScimUser(user, profile: try await service.store.profile(of: name), externalId: try await service.store.externalId(of: "User", name))
+        return ScimUser(
+            user, id: try await service.store.userId(of: name), profile: try await service.store.profile(of: name),
+            externalId: try await service.store.externalId(of: "User", name), groupIds: try await service.store.groupIds(of: user.user.roles))
     }
 
     func createUser(_ request: Request, _ client: ScimClient) async throws -> Response {
@@ -124,24 +62,22 @@ extension ScimRoutes {
 
     func replaceUser(_ request: Request, _ client: ScimClient) async throws -> Response {
         let json = try body(request)
-        let users = try service.users(request)
-        let current = try await target(request, users)
-        var wanted = try ScimUser(body: json)
-        try keepsName(wanted.userName, of: current)
-        // A PUT that leaves `active` out leaves it as it is: a provider that does not send it
-        // must not enable a user an admin disabled.
-        if json["active"] == nil || json["active"]?.isNull == true { wanted.active = !current.isDisabled }
-        return try await answer(request, try await change(current, to: wanted, users, request, client))
+        return try await update(request, client) { current in
+            var wanted = try ScimUser(body: json)
+            // A PUT that leaves `active` out leaves it as it is: a provider that does not send it
+            // must not enable a user an admin disabled.
+            if json["active"] == nil || json["active"]?.isNull == true { wanted.active = !current.isDisabled }
+            return wanted
+        }
     }
 
     func patchUser(_ request: Request, _ client: ScimClient) async throws -> Response {
         let operations = try ScimPatchOperation.operations(in: body(request))
-        let users = try service.users(request)
-        let current = try await target(request, users)
-        var wanted = try await stored(current)
-        for operation in operations { try wanted.apply(operation) }
-        try keepsName(wanted.userName, of: current)
-        return try await answer(request, try await change(current, to: wanted, users, request, client))
+        return try await update(request, client) { current in
+            var wanted = try await stored(current)
+            for operation in operations { try wanted.apply(operation) }
+            return wanted
+        }
     }
 
     func deleteUser(_ request: Request, _ client: ScimClient) async throws -> Response {
@@ -151,21 +87,60 @@ extension ScimRoutes {
         return Response(status: .noContent)
     }
 
-    /// Refuses a rename: the id is the username.
-    private func keepsName(_ name: String, of user: ManagedUser) throws(ScimError) {
-        guard name == user.user.username else {
-            throw ScimError.mutability("userName cannot change: a user's id is their username. Remove the user and add one of the new name.")
+    /// Makes the user the path's id names what `wanting` makes of them. A new `userName`
+    /// renames them (``Request/renameUser(_:to:)``: what is kept under the name goes with
+    /// them, and their id stays), one rename at a time on this instance, the user read again
+    /// once it is this one's turn.
+    private func update(
+        _ request: Request, _ client: ScimClient, _ wanting: (ManagedUser) async throws -> ScimUser
+    ) async throws -> Response {
+        let users = try service.users(request)
+        let current: ManagedUser
+        do {
+            current = try await target(request, users)
+        } catch let error as ScimError where error.status == .notFound {
+            // A rename on this instance may be moving the id between the users table and the
+            // map right now: read again once it is done.
+            current = try await service.renames.serialize { try await target(request, users) }
+        }
+        let wanted = try await wanting(current)
+        guard wanted.userName != current.user.username else {
+            return try await answer(request, try await change(current, to: wanted, users, request, client))
+        }
+        return try await service.renames.serialize {
+            var current = try await target(request, users)
+            let wanted = try await wanting(current)
+            if wanted.userName != current.user.username {
+                // Every other refusal first: a refused change renames nobody.
+                try await check(current, to: wanted, users)
+                current = try await rename(current, to: wanted.userName, users, request, client)
+            }
+            return try await answer(request, try await change(current, to: wanted, users, request, client))
         }
     }
 
-    /// Makes the store's user `current` what `wanted` says, change by change, each an account event.
-    private func change(
-        _ current: ManagedUser, to wanted: ScimUser, _ users: any UserTableStore, _ request: Request, _ client: ScimClient
+    /// Renames `user` to `newName`, with the store's refusals as SCIM's: a name taken is
+    /// `uniqueness`, one outside the rule for usernames or like another's `invalidValue`.
+    private func rename(
+        _ user: ManagedUser, to newName: String, _ users: any UserTableStore, _ request: Request, _ client: ScimClient
     ) async throws -> ManagedUser {
+        try service.guardAdmin(user, "rename")
+        let name = user.user.username
+        switch try await request.renameUser(name, to: newName, byline: client.byline) {
+        case .done: break
+        case .noSuchUser: throw ScimError(.conflict, nil, "\(name) was renamed or removed meanwhile: read the user again.")
+        case .taken: throw ScimError.uniqueness("A user \(newName) exists.")
+        case .refused(let reason): throw ScimError.invalidValue("userName is refused: \(reason).")
+        }
+        guard let renamed = try await find(newName, users) else { throw ScimError.notFound("No user \(newName).") }
+        return renamed
+    }
+
+    /// Refuses, before anything is written, what `change(_:to:_:_:_:)` would refuse: an
+    /// admin's address or state, a taken address, the last admin.
+    private func check(_ current: ManagedUser, to wanted: ScimUser, _ users: any UserTableStore) async throws {
         let name = current.user.username
         let changesEmail = wanted.email != current.user.email
-        // Refused before anything is written: an admin's address or state, a taken address,
-        // the last admin.
         if changesEmail { try service.guardAdmin(current, "change the email address of") }
         if wanted.active == current.isDisabled { try service.guardAdmin(current, wanted.active ? "enable" : "disable") }
         if changesEmail, let email = wanted.email, let address = try? MailAddress(email),
@@ -177,6 +152,15 @@ extension ScimRoutes {
             let others = try await users.managedUsers().filter { $0.user.username != name && !$0.isDisabled && $0.user.roles.contains(service.accounts.adminRole) }
             if others.isEmpty { throw ScimError(.conflict, nil, "\(name) is the last enabled user with the role \(service.accounts.adminRole): they stay enabled.") }
         }
+    }
+
+    /// Makes the store's user `current` what `wanted` says, change by change, each an account event.
+    private func change(
+        _ current: ManagedUser, to wanted: ScimUser, _ users: any UserTableStore, _ request: Request, _ client: ScimClient
+    ) async throws -> ManagedUser {
+        let name = current.user.username
+        let changesEmail = wanted.email != current.user.email
+        try await check(current, to: wanted, users)
         // The address first: of the writes, only it can still be refused (by another user
         // taking it meanwhile), and a refusal then leaves nothing half done.
         if changesEmail {

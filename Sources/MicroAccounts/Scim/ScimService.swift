@@ -10,6 +10,8 @@ final class ScimService: Sendable {
     let store: DatabaseScimStore
     let accounts: Accounts
     let logger: Logger
+    /// One rename at a time (``ScimRenameLock``).
+    let renames = ScimRenameLock()
 
     init(_ settings: ScimProvisioning, store: DatabaseScimStore, accounts: Accounts, logger: Logger) {
         self.settings = settings
@@ -143,9 +145,9 @@ final class ScimService: Sendable {
         await forgetLeftovers(of: username, request)
     }
 
-    /// Deletes what an earlier holder of `username` left, the `externalId` and profile SCIM
-    /// kept for them among it, as the users page does after a removal and before an addition
-    /// (``Accounts/forgetLeftovers(of:_:)``).
+    /// Deletes what an earlier holder of `username` left, as the users page does after a
+    /// removal and before an addition (``Accounts/forgetLeftovers(of:_:)``), with what SCIM
+    /// kept for them: their `externalId`, profile and SCIM id.
     func forgetLeftovers(of username: String, _ request: Request) async {
         await accounts.forgetLeftovers(of: username, request)
     }

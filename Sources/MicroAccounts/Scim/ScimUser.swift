@@ -1,8 +1,9 @@
 import MicroAuth
 import MicroCore
 
-/// A user as SCIM sees them (RFC 7643 4.1): `id` and `userName` are the username in its
-/// enforced form (``/MicroAuth/Username``), the key of the users table; `active` false while
+/// A user as SCIM sees them (RFC 7643 4.1): `userName` is the username in its enforced form
+/// (``/MicroAuth/Username``), the key of the users table, and `id` the same until the user is
+/// renamed, when it stays what it was (``ScimIdTable``); `active` false while
 /// disabled; `groups` their roles. `displayName`, `name`'s parts and every address are kept as
 /// the provider sent them (``ScimProfile``), while the users table keeps the name pages show
 /// and the address mail goes to; `externalId` is kept beside the table. Other attributes
@@ -11,11 +12,15 @@ struct ScimUser: Sendable, Equatable {
     static let schema = "urn:ietf:params:scim:schemas:core:2.0:User"
 
     var userName: String
+    /// The SCIM id: the username, or the one the user had before a rename.
+    var id: String
     var displayName: String?
     var name: ScimName?
     var emails: [ScimEmail] = []
     var active: Bool
     var roles: [String] = []
+    /// The ids of the groups of `roles` that have one of their own (renamed), by role.
+    var groupIds: [String: String] = [:]
     /// The client's own id for the user, kept beside the table (``DatabaseScimStore``).
     var externalId: String?
 
@@ -28,9 +33,11 @@ struct ScimUser: Sendable, Equatable {
 
     /// The user as a store lists them, with what SCIM kept of them: where the table was
     /// changed since (on the users page), the table's name and address are answered instead.
-    init(_ user: ManagedUser, profile: ScimProfile? = nil, externalId: String? = nil) {
+    init(_ user: ManagedUser, id: String? = nil, profile: ScimProfile? = nil, externalId: String? = nil, groupIds: [String: String] = [:]) {
         self.externalId = externalId
         userName = user.user.username
+        self.id = id ?? user.user.username
+        self.groupIds = groupIds
         if let profile, profile.holdsName(of: user.user) {
             displayName = profile.displayName
             name = profile.name
@@ -50,7 +57,7 @@ struct ScimUser: Sendable, Equatable {
     /// The resource, with its `meta.location` under `base` (the SCIM endpoints' absolute URL).
     func json(base: String) -> ScimJson {
         var members: [(String, ScimJson)] = [
-            ("schemas", .array([.string(Self.schema)])), ("id", .string(userName)), ("userName", .string(userName)),
+            ("schemas", .array([.string(Self.schema)])), ("id", .string(id)), ("userName", .string(userName)),
         ]
         if let externalId { members.append(("externalId", .string(externalId))) }
         if let displayName { members.append(("displayName", .string(displayName))) }
@@ -59,10 +66,11 @@ struct ScimUser: Sendable, Equatable {
         members.append(("active", .bool(active)))
         if !roles.isEmpty {
             members.append(("groups", .array(roles.map { role in
-                .object([("value", .string(role)), ("display", .string(role)), ("$ref", .string(base + "/Groups/" + role))])
+                let id = groupIds[role] ?? role
+                return .object([("value", .string(id)), ("display", .string(role)), ("$ref", .string(base + "/Groups/" + Self.pathSegment(id)))])
             })))
         }
-        members.append(("meta", .object([("resourceType", .string("User")), ("location", .string(base + "/Users/" + Self.pathSegment(userName)))])))
+        members.append(("meta", .object([("resourceType", .string("User")), ("location", .string(base + "/Users/" + Self.pathSegment(id)))])))
         return .object(members)
     }
 
@@ -77,6 +85,7 @@ struct ScimUser: Sendable, Equatable {
         guard case .object = body else { throw .invalidSyntax("A user is a JSON object.") }
         guard let typed = body["userName"]?.string, !typed.isEmpty else { throw .invalidValue("A user needs a userName.") }
         userName = try Self.enforced(typed)
+        id = userName
         displayName = try body["displayName"].flatMap { value throws(ScimError) -> String? in
             guard !value.isNull else { return nil }
             guard let text = value.string else { throw .invalidValue("displayName is a string.") }

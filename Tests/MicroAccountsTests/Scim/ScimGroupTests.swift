@@ -76,9 +76,10 @@ import Testing
         #expect(replaced.status == .ok, "\(replaced.text)")
         #expect(try fixture.stored("ann")?.user.roles == ["admin", "ops"])
         #expect(try fixture.stored("user")?.user.roles == [])
-        let renamed = try await fixture.send(.PUT, "/scim/v2/Groups/ops", #"{"displayName":"devops","members":[]}"#)
-        #expect(renamed.status == .badRequest)
-        #expect(try ScimFixture.error(renamed).scimType == "mutability")
+        let toAdmins = try await fixture.send(.PUT, "/scim/v2/Groups/ops", #"{"displayName":"admin","members":[{"value":"ann"}]}"#)
+        #expect(toAdmins.status == .badRequest)
+        #expect(try ScimFixture.error(toAdmins).scimType == "invalidValue")
+        #expect(try fixture.stored("ann")?.user.roles == ["admin", "ops"])
         #expect(try await fixture.send(.DELETE, "/scim/v2/Groups/ops").status == .noContent)
         #expect(try fixture.stored("ann")?.user.roles == ["admin"])
         #expect(try await fixture.send(.GET, "/scim/v2/Groups/ops").status == .notFound)
@@ -116,11 +117,12 @@ import Testing
         let okta = try await fixture.send(.PATCH, "/scim/v2/Groups/ops", #"{"Operations":[{"op":"replace","value":{"id":"ops","displayName":"ops"}},{"op":"add","path":"members","value":[{"value":"user"}]}]}"#)
         #expect(okta.status == .ok, "\(okta.text)")
         #expect(try fixture.stored("user")?.user.roles == ["ops"])
-        for value in [#"{"id":"other"}"#, #"{"displayName":"other"}"#] {
+        for (value, type) in [(#"{"id":"other"}"#, "mutability"), (#"{"displayName":"admin"}"#, "invalidValue")] {
             let refused = try await fixture.send(.PATCH, "/scim/v2/Groups/ops", #"{"Operations":[{"op":"replace","value":\#(value)}]}"#)
             #expect(refused.status == .badRequest, "\(value)")
-            #expect(try ScimFixture.error(refused).scimType == "mutability")
+            #expect(try ScimFixture.error(refused).scimType == type)
         }
+        #expect(try fixture.stored("user")?.user.roles == ["ops"])
     }
 
     @Test func theMemberCapIsPerRequestNotTheGroupsSize() throws {
@@ -130,6 +132,6 @@ import Testing
         try ScimRoutes.check(Set(names), among: users)
         // One request naming more than the cap is refused where it is read.
         let list = ScimJson.array(names.map { .object([("value", .string($0))]) })
-        #expect(throws: ScimError.self) { try ScimGroup.memberNames(list) }
+        #expect(throws: ScimError.self) { try ScimGroup.memberIds(list) }
     }
 }

@@ -69,7 +69,8 @@ import Testing
         defer { Task { await fixture.close() } }
         try await made(fixture)
         let cases: [(String, String)] = [
-            (#"{"Operations":[{"op":"replace","path":"displayName","value":"ok"},{"op":"replace","path":"userName","value":"someone"}]}"#, "mutability"),
+            (#"{"Operations":[{"op":"replace","path":"displayName","value":"ok"},{"op":"replace","path":"userName","value":"some one"}]}"#, "invalidValue"),
+            (#"{"Operations":[{"op":"remove","path":"userName"}]}"#, "mutability"),
             (#"{"Operations":[{"op":"remove"}]}"#, "noTarget"),
             (#"{"Operations":[{"op":"replace","path":"active","value":"maybe"}]}"#, "invalidValue"),
             (#"{"Operations":[{"op":"frobnicate","path":"active","value":true}]}"#, "invalidSyntax"),

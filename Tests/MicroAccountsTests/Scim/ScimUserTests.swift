@@ -127,7 +127,7 @@ import Testing
         #expect(try ScimFixture.error(bad).scimType == "invalidValue")
     }
 
-    @Test func putReplacesNameAndAddressButNeverTheUserName() async throws {
+    @Test func putReplacesNameAndAddressAndRenamesKeepingTheId() async throws {
         let fixture = try await ScimFixture.make()
         defer { Task { await fixture.close() } }
         try await fixture.send(.POST, "/scim/v2/Users", #"{"userName":"frank","displayName":"Frank","emails":[{"value":"f@example.com"}]}"#)
@@ -135,12 +135,13 @@ import Testing
         #expect(replaced.status == .ok, "\(replaced.text)")
         #expect(try fixture.stored("frank")?.user.name == "Frank Ocean")
         #expect(try fixture.stored("frank")?.user.email == "frank@example.com")
-        let renamed = try await fixture.send(.PUT, "/scim/v2/Users/frank", #"{"userName":"francis"}"#)
-        #expect(renamed.status == .badRequest)
-        #expect(try ScimFixture.error(renamed).scimType == "mutability")
-        #expect(try fixture.stored("francis") == nil)
-        #expect(try fixture.stored("frank")?.user.name == "Frank Ocean")
-        let events = try await fixture.events(of: "frank").map(\.event)
+        let renamed = try await fixture.send(.PUT, "/scim/v2/Users/frank", #"{"userName":"francis","displayName":"Frank Ocean","emails":[{"value":"frank@example.com"}]}"#)
+        #expect(renamed.status == .ok, "\(renamed.text)")
+        #expect(try ScimFixture.json(renamed)["id"] as? String == "frank")
+        #expect(try ScimFixture.json(renamed)["userName"] as? String == "francis")
+        #expect(try fixture.stored("frank") == nil)
+        #expect(try fixture.stored("francis")?.user.name == "Frank Ocean")
+        let events = try await fixture.events(of: "francis").map(\.event)
         #expect(events.contains(ActivityEvent.Kind.nameChanged))
         #expect(events.contains(ActivityEvent.Kind.emailChanged))
     }
