@@ -211,6 +211,13 @@ import Testing
         let again = try await client.get("/")
         #expect(!again.text.contains("serial-error") && again.text.contains(#"<input name="serial" value="">"#))
         #expect(again.text.contains(#"<option value="laptop" selected>"#))
+        // What was typed crosses the redirect as text, escaped on the page like any value.
+        for hostile in HostileText.all.map(\.text) + ["\u{202E}1-TNEL\u{202C}", "L\u{301}\u{34F}\u{300}"] {
+            #expect(try await client.post("/loans", form: ["serial": "LENT-1", "borrower": hostile, "kind": "laptop"]).status == .seeOther)
+            let shown = try await client.get("/")
+            #expect(shown.status == .ok && !shown.text.contains("<meta"))
+            #expect(shown.text.contains(#"<input name="borrower" value="\#(HostileText.referenceEscape(hostile))">"#) || hostile.utf8.count > 256)
+        }
         // A script still gets the JSON error, not a redirect.
         let json = try await client.post("/loans", form: ["serial": "LENT-1", "borrower": "x", "kind": "phone"], headers: ["Accept": "application/json"])
         #expect(json.status == .unprocessableEntity && json.contentType == "application/json")

@@ -33,9 +33,8 @@ extension Request {
     /// first showing and what was sent when the form is shown again (when the request's form
     /// body, or the refused form a redirect brought back, carries the field). A nil is no value.
     /// A checkbox's first value is a `Bool` (`{{#form.values.pager}}checked{{/form.values.pager}}`);
-    /// put a hidden field of its name with an empty value before it, as for
-    /// `request.options`, so that a box unticked is sent, and
-    /// shown, unticked.
+    /// put a hidden field of its name with an empty value before it, as for `request.options`,
+    /// so that a box unticked is sent, and shown, unticked.
     ///
     /// ```swift
     /// app.get("/notes/:id/edit") { request in
