@@ -56,7 +56,10 @@ struct ApiTokenRoutes {
         } else if try await AdminProof(settings: accounts.settings).demand(of: user, request) != nil {
             values["signInAgain"] = settings.signInAgainMessage
         }
-        guard let problem else { return try request.render("account/tokens", values).makeResponse(for: request) }
+        guard let problem else {
+            // The expiry field's first value; `defaultDays` stays for templates written before.
+            return try request.render("account/tokens", values, formValues: ["expires_in_days": ApiTokenLimits.defaultDays]).makeResponse(for: request)
+        }
         var errors = FieldErrors()
         errors.add(problem.field, problem.message)
         // What was typed comes back (bounded: the page is no echo chamber), never a token.

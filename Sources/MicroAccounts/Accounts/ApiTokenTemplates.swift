@@ -11,7 +11,8 @@ public enum ApiTokenTemplates {
     /// names), `readOnly`, `createdAt`/`createdText`, `used` with `lastUsedAt`/`lastUsedText`,
     /// `expiresAt`/`expiresText`, `revokeAction`); on a refusal `form` (`form.errors.name`,
     /// `form.errors.expires_in_days`, `form.errors.scopes`, `form.errors.current_password`,
-    /// `form.errors.code`, `form.values.*`); `needsPassword` when the form must ask for the
+    /// `form.errors.code`, `form.values.*`; `form.values.expires_in_days` is `defaultDays` on
+    /// the first showing); `needsPassword` when the form must ask for the
     /// current password, `needsCode` for a code beside it (the user's second factor is on),
     /// `signInAgain` (the message) for a single sign-on session too old to make one.
     public static let tokens = """
@@ -37,7 +38,7 @@ public enum ApiTokenTemplates {
             {{#form.errors.name}}aria-invalid="true" aria-describedby="name-error"{{/form.errors.name}}>
           {{#form.errors.name}}<span class="field-error" id="name-error">{{.}}</span>{{/form.errors.name}}</p>
           <p><label for="expires_in_days">Expires in (days)</label><br>
-          <input id="expires_in_days" name="expires_in_days" type="number" min="{{minDays}}" max="{{maxDays}}" value="{{#form.values.expires_in_days}}{{form.values.expires_in_days}}{{/form.values.expires_in_days}}{{^form.values.expires_in_days}}{{defaultDays}}{{/form.values.expires_in_days}}"
+          <input id="expires_in_days" name="expires_in_days" type="number" min="{{minDays}}" max="{{maxDays}}" value="{{form.values.expires_in_days}}"
             {{#form.errors.expires_in_days}}aria-invalid="true" aria-describedby="expires-error"{{/form.errors.expires_in_days}}>
           {{#form.errors.expires_in_days}}<span class="field-error" id="expires-error">{{.}}</span>{{/form.errors.expires_in_days}}</p>
           <fieldset class="scopes" {{#form.errors.scopes}}aria-describedby="scopes-error"{{/form.errors.scopes}}><legend>Scopes</legend>

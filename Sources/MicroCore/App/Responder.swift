@@ -135,6 +135,8 @@ final class Responder: HttpResponding {
         // window is renewed even by routes that never look at the session.
         if request.cookie(services.sessions.settings.cookieName) != nil { _ = request.session }
         var response = await run(request)
+        // A form page's values may hold the request itself: let both go.
+        request.namedFormPage = nil
         if services.metrics.isEnabled, let pattern = request.route { route = pattern.description }
         // Drop the request's copy, so the headers below are edited in place.
         request.response = Response()

@@ -69,16 +69,20 @@ public struct FormError: Error, Sendable, CustomStringConvertible {
 
     /// What a template sees as `form`:
     ///
-    /// - `form.values.NAME`: the value sent (the last, for a repeated name);
+    /// - `form.values.NAME`: the value sent (the last, for a repeated name); never a secret's
+    ///   (a field named like `password`, `passphrase`, `secret` or `token`), which stays empty;
     /// - `form.errors.NAME`: the field's messages in one text, absent when it has none, so
     ///   that `{{#form.errors.NAME}}` shows only for a field at fault;
     /// - `form.messages.NAME`: the field's messages as a list;
     /// - `form.message`: ``message``; `form.failed`: true.
     ///
     /// A nested name (`address[city]`) is nested here too: `form.values.address.city`.
-    public var templateValue: [String: Any] {
-        var values: [String: Any] = [:]
-        for (name, value) in self.values { Self.insert(value, at: FormNode.path(of: name)[...], into: &values) }
+    public var templateValue: [String: Any] { templateValue(first: [:]) }
+
+    /// ``templateValue``, with `first` (the route's first values, by field name) for the fields
+    /// that were not sent.
+    func templateValue(first: [String: Any]) -> [String: Any] {
+        let values = Self.formValues(first: first, sent: self.values)
         var joined: [String: Any] = [:]
         var lists: [String: Any] = [:]
         for (field, messages) in errors.all {
@@ -87,6 +91,26 @@ public struct FormError: Error, Sendable, CustomStringConvertible {
             Self.insert(messages, at: path, into: &lists)
         }
         return ["values": values, "errors": joined, "messages": lists, "message": message, "failed": true]
+    }
+
+    /// The names ``templateValue`` has, for the check that a template names only these.
+    static let templateKeys: Set<String> = ["values", "errors", "messages", "message", "failed"]
+
+    /// What `form.values` holds: `first`, then what was `sent` over it, field by field (a field
+    /// sent empty is empty), secrets left out; nested by name (`address[city]`). A field whose
+    /// first value is a `Bool` is a checkbox: sent, it is ticked when its value is not empty
+    /// (Mustache shows a section for any text, the empty one too).
+    static func formValues(first: [String: Any], sent: [(name: String, value: String)]) -> [String: Any] {
+        var values: [String: Any] = [:]
+        for (name, value) in first.sorted(by: { $0.key < $1.key }) {
+            guard let value = unwrappingOptionals(value) else { continue }
+            insert(value, at: FormNode.path(of: name)[...], into: &values)
+        }
+        for (name, value) in sent where !SecretFields.contains(name) {
+            let checkbox = first[name].flatMap(unwrappingOptionals) is Bool
+            insert(checkbox ? !value.isEmpty : value, at: FormNode.path(of: name)[...], into: &values)
+        }
+        return values
     }
 
     /// Puts `value` at `path` in nested dictionaries; a value already there gives way.

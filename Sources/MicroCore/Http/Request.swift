@@ -82,6 +82,10 @@ public final class Request {
     public package(set) var isAuthenticatedByHeader = false
     /// The flash, with the session.
     var loadedFlash: Flash?
+    /// Where the route shows its refused form again, once it named it.
+    var namedFormPage: FormPage?
+    /// The refused form a redirect brought to this page, once taken out of the session.
+    var takenForm: FormError??
     /// The `Cookie` header's pairs, parsed when first asked for.
     private var parsedCookies: [(name: String, value: String)]?
 

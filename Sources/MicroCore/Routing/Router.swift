@@ -50,7 +50,11 @@ struct Router: Sendable {
                 } catch is PassToNextRoute {
                     request.params = saved
                     request.route = nil
+                    request.namedFormPage = nil
                     continue
+                } catch let error as FormError where request.namedFormPage != nil {
+                    // The route named its form's page: the refusal is the route's answer.
+                    try request.showFormPage(error)
                 }
             }
         }

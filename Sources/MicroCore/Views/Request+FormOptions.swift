@@ -1,8 +1,9 @@
 extension Request {
     /// The options of the form field `name` for a template, each ``FormOption/chosen`` as the
     /// form should show it: when the request's form body carries the field (the form sent back,
-    /// shown again after a refusal), the values it sent; otherwise (its first showing, or
-    /// another form of the page sent) `chosen`, the record's current values.
+    /// shown again after a refusal), the values it sent; so when a refused form a redirect
+    /// brought back does (``formPage(at:)``); otherwise (its first showing, or another form of
+    /// the page sent) `chosen`, the record's current values.
     ///
     /// ```swift
     /// let statuses = [("received", "Received"), ("tested", "Tested"), ("archived", "Archived")]
@@ -19,7 +20,8 @@ extension Request {
     /// Check the value sent against the same list (`errors.check("status", status, .oneOf(...))`):
     /// a form can send any value, not only the ones it offered.
     public func options(_ name: String, _ choices: [(value: String, label: String)], chosen: [String] = []) -> [FormOption] {
-        let sent = params.form.filter { $0.name == name }.map(\.value)
+        var sent = params.form.filter { $0.name == name }.map(\.value)
+        if sent.isEmpty, let carried = carriedForm { sent = carried.values.filter { $0.name == name }.map(\.value) }
         let picked = Set(sent.isEmpty ? chosen : sent.filter { !$0.isEmpty })
         return choices.map { FormOption(value: $0.value, label: $0.label, chosen: picked.contains($0.value)) }
     }

@@ -24,7 +24,28 @@ extension Request {
     ///   - values: What the template shows; these win over the automatic values.
     ///   - layout: Another layout, or nil for none.
     public func render(_ name: String, _ values: [String: Any] = [:], layout: String? = "layout") throws -> String {
-        let context = TemplateContext(request: self, values: values)
+        try render(name, values, formValues: [:], layout: layout)
+    }
+
+    /// ``render(_:_:layout:)``, with the first values of a form's fields (an edit page's record,
+    /// a default), as `request.options` gives a select its first choice: the template shows a
+    /// text field's value as `{{form.values.NAME}}`, which is `formValues[NAME]` on the form's
+    /// first showing and what was sent when the form is shown again (when the request's form
+    /// body, or the refused form a redirect brought back, carries the field). A nil is no value.
+    /// A checkbox's first value is a `Bool` (`{{#form.values.pager}}checked{{/form.values.pager}}`);
+    /// put a hidden field of its name with an empty value before it, as for `request.options`,
+    /// so that a box unticked is sent, and shown, unticked.
+    ///
+    /// ```swift
+    /// app.get("/notes/:id/edit") { request in
+    ///     let note = try await notes.find(request.params["id"])
+    ///     return try request.render("notes/edit", ["title": "Edit note"], formValues: ["title": note.title, "body": note.body])
+    /// }
+    /// ```
+    ///
+    /// And in `views/notes/edit.mustache`: `<input name="title" value="{{form.values.title}}">`.
+    public func render(_ name: String, _ values: [String: Any] = [:], formValues: [String: Any], layout: String? = "layout") throws -> String {
+        let context = TemplateContext(request: self, values: values, formValues: formValues)
         if response.contentType == nil { response.contentType = "text/html; charset=utf-8" }
         return try services.views.render(name, context: context, layout: layout, layoutRequired: layout != "layout")
     }

@@ -29,8 +29,9 @@ extension Request {
     /// </form>
     /// ```
     ///
-    /// On the first visit there is no `form`, so the inputs are empty; to fill them (an edit
-    /// page), pass `["form": ["values": ["title": note.title]]]`.
+    /// On the first visit `form` is empty, so the inputs are; to fill them (an edit page, a
+    /// default), render with ``render(_:_:formValues:layout:)``. A route that refuses in several
+    /// ways names its page once instead: ``formPage(_:_:formValues:layout:)``.
     ///
     /// `values` are made only when the form is shown again.
     public func decode<T: Decodable>(
@@ -73,9 +74,8 @@ extension Request {
         _ errors: FieldErrors, orRender template: String, _ values: @autoclosure () throws -> [String: Any] = [:],
         layout: String? = "layout"
     ) throws -> Never {
-        let json = CsrfProtection.isJson(headers.first(name: "Content-Type"))
-        let error = FormError(errors, values: json ? [] : params.form, status: .unprocessableEntity, source: json ? .json : .form)
-        guard !(prefersJson || json) else { throw error }
+        let error = refusal(errors)
+        guard !(prefersJson || error.sentJson) else { throw error }
         try showAgain(error, template, try values(), layout: layout)
     }
 
@@ -97,9 +97,14 @@ extension Request {
     /// }
     /// ```
     public func render(_ name: String, _ values: [String: Any] = [:], form error: FormError, layout: String? = "layout") throws -> String {
+        try render(name, values, form: error, formValues: [:], layout: layout)
+    }
+
+    /// ``render(_:_:form:layout:)``, with `formValues` for the fields the form did not send.
+    func render(_ name: String, _ values: [String: Any], form error: FormError, formValues: [String: Any], layout: String?) throws -> String {
         response.status = error.status
         var values = values
-        values["form"] = error.templateValue
+        values["form"] = error.templateValue(first: formValues)
         return try render(name, values, layout: layout)
     }
 }

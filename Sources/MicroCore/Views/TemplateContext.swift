@@ -7,23 +7,31 @@ public typealias TemplateValue = @Sendable (Request) -> (any Sendable)?
 /// What the templates of one page see, looked up by name as they ask (swift-mustache's
 /// `MustacheParent`): the page for the layout's `{{{yield}}}`, the route's values, then the
 /// values plugins add, then Micro's own (`flash`, `flashMessages`, `csrfToken`, `csrfField`,
-/// `path`, `basePath`, and an empty `form`). A value no template shows is never made, and nothing is merged into a dictionary
+/// `path`, `basePath`, and `form`: the route's first values, or a refused form a redirect
+/// brought back). A value no template shows is never made, and nothing is merged into a dictionary
 /// of `Any` per request; the page and its layout share one context.
 final class TemplateContext: MustacheParent {
     private let request: Request
     private let values: [String: Any]
     private let flash: Flash
+    /// The first values of the form's fields, as the route gave them.
+    private let formValues: [String: Any]
+    /// The refused form a redirect brought back to this page.
+    private let carriedForm: FormError?
     /// The rendered page, once it is: the layout shows it at `{{{yield}}}`.
     var page: String?
     /// The plugins' and Micro's values made so far, by name (nil: there is none).
     private var made: [String: Any?] = [:]
 
-    init(request: Request, values: [String: Any]) {
+    init(request: Request, values: [String: Any], formValues: [String: Any] = [:]) {
         self.request = request
         self.values = values
+        self.formValues = formValues
         // Rendering a page takes the previous request's messages out of the session, whether
         // its templates show them or not: they are shown once, on the page after a redirect.
+        // So does a refused form brought back.
         flash = request.flash
+        carriedForm = request.carriedForm
     }
 
     func child(named name: String) -> Any? {
@@ -52,8 +60,11 @@ final class TemplateContext: MustacheParent {
         // values always hold one, so asking for the value is the check.
         var value = child(named: first)
         guard first == "yield" || values.keys.contains(first) || request.services.templateValues[first] != nil || value != nil else { return false }
+        // `form` has Micro's own shape, whoever made it (the route's `render(form:)` too): a
+        // misspelt part of it (`form.valeus.title`) is a mistake, not a form's missing field.
+        if first == "form", path.count > 1, !FormError.templateKeys.contains(path[1]), hasMicrosForm { return false }
         for part in path.dropFirst() {
-            guard let current = value.flatMap(Self.unwrapped) else { return true }
+            guard let current = value.flatMap(unwrappingOptionals) else { return true }
             if let parent = current as? any MustacheParent {
                 value = parent.child(named: part)
                 guard value != nil else { return true }
@@ -67,10 +78,11 @@ final class TemplateContext: MustacheParent {
         return true
     }
 
-    /// `value` without the `Optional`s around it; nil for none.
-    private static func unwrapped(_ value: Any) -> Any? {
-        guard let optional = value as? any OptionalValue else { return value }
-        return optional.wrapped.flatMap(unwrapped)
+    /// Whether `form` is Micro's (``FormError/templateValue`` or the empty one), not a value of
+    /// the app's own under that name.
+    private var hasMicrosForm: Bool {
+        guard let given = values["form"] else { return true }
+        return (given as? [String: Any]).map { $0.keys.allSatisfy(FormError.templateKeys.contains) } ?? false
     }
 
     private func automatic(_ name: String) -> Any? {
@@ -89,22 +101,13 @@ final class TemplateContext: MustacheParent {
         case "basePath":
             return request.basePath
         case "form":
-            // A form's first visit: no values, no messages (a refused form's page is given
-            // its own), so that `{{form.values.title}}` names a value on every visit.
-            return ["values": [String: Any](), "errors": [String: Any]()]
+            if let carriedForm { return carriedForm.templateValue(first: formValues) }
+            // A form's first visit: the route's first values, no messages (a refused form's
+            // page is given its own), so that `{{form.values.title}}` names a value on every visit.
+            let values = formValues.isEmpty ? [:] : FormError.formValues(first: formValues, sent: request.params.form)
+            return ["values": values, "errors": [String: Any]()]
         default:
             return nil
         }
     }
-}
-
-/// An `Optional` seen through `Any`, to tell a nil from a value.
-private protocol OptionalValue {
-    var isNone: Bool { get }
-    var wrapped: Any? { get }
-}
-
-extension Optional: OptionalValue {
-    fileprivate var isNone: Bool { self == nil }
-    fileprivate var wrapped: Any? { self.map { $0 as Any } }
 }

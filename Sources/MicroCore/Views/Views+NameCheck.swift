@@ -10,6 +10,11 @@ extension Views {
         while let next = pending.popLast() {
             guard seen.insert(next).inserted, let found = tags[next] else { continue }
             for variable in found.variables where !context.knows(variable.path) {
+                if variable.path[0] == "form" {
+                    throw ViewError(
+                        "\(file(of: next)):\(variable.line): {{\(variable.path.joined(separator: "."))}} names no part of the form:"
+                            + " it has \(FormError.templateKeys.sorted().joined(separator: ", ")) (`{{form.values.title}}`).")
+                }
                 let given = context.givenNames
                 throw ViewError(
                     "\(file(of: next)):\(variable.line): {{\(variable.path.joined(separator: "."))}} names a value this page was not given"
