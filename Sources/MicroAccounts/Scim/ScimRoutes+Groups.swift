@@ -87,11 +87,11 @@ extension ScimRoutes {
             (group, users) = try await targetGroup(request)
         } catch let error as ScimError where error.status == .notFound {
             // A rename on this instance may be moving the id right now: read again once it is done.
-            (group, users) = try await service.renames.serialize { try await targetGroup(request) }
+            (group, users) = try await service.oneRenameAtATime { try await targetGroup(request) }
         }
         let wish = try await wishing(group, users)
         guard wish.role != group.role else { return answer(request, try await change(group, to: wish, users, request, client)) }
-        return try await service.renames.serialize {
+        return try await service.oneRenameAtATime {
             var (group, users) = try await targetGroup(request)
             let wish = try await wishing(group, users)
             if wish.role != group.role {

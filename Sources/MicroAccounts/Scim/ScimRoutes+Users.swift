@@ -101,13 +101,13 @@ extension ScimRoutes {
         } catch let error as ScimError where error.status == .notFound {
             // A rename on this instance may be moving the id between the users table and the
             // map right now: read again once it is done.
-            current = try await service.renames.serialize { try await target(request, users) }
+            current = try await service.oneRenameAtATime { try await target(request, users) }
         }
         let wanted = try await wanting(current)
         guard wanted.userName != current.user.username else {
             return try await answer(request, try await change(current, to: wanted, users, request, client))
         }
-        return try await service.renames.serialize {
+        return try await service.oneRenameAtATime {
             var current = try await target(request, users)
             let wanted = try await wanting(current)
             if wanted.userName != current.user.username {

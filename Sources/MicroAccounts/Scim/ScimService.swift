@@ -10,8 +10,8 @@ final class ScimService: Sendable {
     let store: DatabaseScimStore
     let accounts: Accounts
     let logger: Logger
-    /// One rename at a time (``ScimRenameLock``).
-    let renames = ScimRenameLock()
+    /// One rename at a time on this instance (``oneRenameAtATime(_:)``).
+    private let renames = AsyncTurns()
 
     init(_ settings: ScimProvisioning, store: DatabaseScimStore, accounts: Accounts, logger: Logger) {
         self.settings = settings
@@ -150,5 +150,13 @@ final class ScimService: Sendable {
     /// kept for them: their `externalId`, profile and SCIM id.
     func forgetLeftovers(of username: String, _ request: Request) async {
         await accounts.forgetLeftovers(of: username, request)
+    }
+
+    /// Runs `work` once no other SCIM rename runs on this instance: a rename reads the resource
+    /// its id names, renames it and moves the id, and two at once of one resource would each
+    /// read the name the other is moving. A rename that waited too long is a 503.
+    func oneRenameAtATime<T>(_ work: () async throws -> T) async throws -> T {
+        try await renames.withTurn(
+            waitingAtMost: .seconds(10), timedOut: ScimError(.serviceUnavailable, nil, "Other renames are under way: please try again in a moment."), work)
     }
 }
