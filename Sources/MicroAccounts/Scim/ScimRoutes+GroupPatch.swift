@@ -4,6 +4,9 @@ import MicroCore
 /// A group's PATCH operations (RFC 7644 3.5.2), and the members they name by their SCIM ids.
 extension ScimRoutes {
     /// ``memberNames(_:)``, each of them checked among `users`.
+    // Not inlined: inlined into `createGroup`, the optimizer's coroutine splitting crashes
+    // (swift-frontend, release builds).
+    @inline(never)
     func memberNames(_ ids: [String], among users: [ManagedUser]) async throws -> Set<String> {
         let names = try await memberNames(ids)
         try Self.check(names, among: users)

@@ -15,14 +15,16 @@ extension ScimRoutes {
         let members = Self.holders(of: role, in: users)
         let kept = try await service.store.hasGroup(role)
         guard !members.isEmpty || kept else { throw ScimError.notFound("No group \(ScimError.quoted(id, limit: 64)).") }
-        return (try await resource(role, members: members, externalId: try await service.store.externalId(of: "Group", role)), users)
+        let externalId = try await service.store.externalId(of: "Group", role)
+        let group = try await resource(role, members: members, externalId: externalId)
+        return (group, users)
     }
 
     /// The group `role` as SCIM answers it: its id and its members' ids read.
     private func resource(_ role: String, members: [String], externalId: String?) async throws -> ScimGroup {
-        ScimGroup(
-            role: role, members: members, id: try await service.store.groupIds(of: [role])[role], memberIds: try await service.store.userIds(of: members),
-            externalId: externalId)
+        let id = try await service.store.groupIds(of: [role])[role]
+        let memberIds = try await service.store.userIds(of: members)
+        return ScimGroup(role: role, members: members, id: id, memberIds: memberIds, externalId: externalId)
     }
 
     private func answer(_ request: Request, _ group: ScimGroup, status: HttpStatus = .ok) -> Response {
@@ -48,7 +50,8 @@ extension ScimRoutes {
         let externalId = try json["externalId"].flatMap(ScimUser.externalId)
         try await service.store.setExternalId(externalId, of: "Group", role)
         let group = try await setMembers(of: role, to: members, users, request, client)
-        return answer(request, try await resource(role, members: group.members, externalId: externalId), status: .created)
+        let made = try await resource(role, members: group.members, externalId: externalId)
+        return answer(request, made, status: .created)
     }
 
     func getGroup(_ request: Request) async throws -> Response {

@@ -28,9 +28,11 @@ extension ScimRoutes {
     /// `user` with what SCIM keeps of them beside the users table.
     private func stored(_ user: ManagedUser) async throws -> ScimUser {
         let name = user.user.username
-        return ScimUser(
-            user, id: try await service.store.userId(of: name), profile: try await service.store.profile(of: name),
-            externalId: try await service.store.externalId(of: "User", name), groupIds: try await service.store.groupIds(of: user.user.roles))
+        let id = try await service.store.userId(of: name)
+        let profile = try await service.store.profile(of: name)
+        let externalId = try await service.store.externalId(of: "User", name)
+        let groupIds = try await service.store.groupIds(of: user.user.roles)
+        return ScimUser(user, id: id, profile: profile, externalId: externalId, groupIds: groupIds)
     }
 
     func createUser(_ request: Request, _ client: ScimClient) async throws -> Response {
