@@ -3,7 +3,7 @@
 ///
 /// What waits here must not wait on a thread instead: a SQLite transaction's statements run on
 /// a thread, and transactions waiting for its lock on threads of their own would leave it none.
-package final class AsyncTurns: Sendable {
+public final class AsyncTurns: Sendable {
     /// A task waiting for its turn. Its continuation is there once the task suspended; what
     /// happened to it before that (its turn came, its wait ended) waits in `early`.
     private struct Waiter {
@@ -21,15 +21,15 @@ package final class AsyncTurns: Sendable {
     private let state = Locked(State())
 
     /// Turns nobody holds yet.
-    package init() {}
+    public init() {}
 
     /// How many tasks wait for their turn now.
-    package var waiting: Int { state.withLock { $0.queue.count } }
+    public var waiting: Int { state.withLock { $0.queue.count } }
 
     /// Runs `work` in this task's turn, then hands the turn to the next task. Throws `timedOut`
     /// when the turn did not come within `limit`, and `CancellationError` when the task was
     /// cancelled before or while it waited; either way `work` did not run.
-    package func withTurn<R>(waitingAtMost limit: Duration, timedOut: @autoclosure () -> any Error, _ work: () async throws -> R) async throws -> R {
+    public func withTurn<R>(waitingAtMost limit: Duration, timedOut: @autoclosure () -> any Error, _ work: () async throws -> R) async throws -> R {
         try await take(waitingAtMost: limit, timedOut: timedOut())
         let result: R
         do {
