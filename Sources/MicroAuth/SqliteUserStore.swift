@@ -221,6 +221,9 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
         return "users from \(path) (\(count) user\(count == 1 ? "" : "s"))"
     }
 
+    /// True: the gate waits on a thread (``UserTableStore/guardBlocksAThread``).
+    public var guardBlocksAThread: Bool { true }
+
     public func withTable<T: Sendable>(
         _ action: String, guarded: Bool, _ work: @escaping @Sendable (UserTable) async throws -> T
     ) async throws -> T {

@@ -37,9 +37,8 @@ extension UserTableStore {
     ) async throws -> UserRename {
         let key = Username.key(username)
         guard let newKey = try? Username.enforce(newName), newKey != key else { return try await rename(username, to: newName) }
-        if self is SqliteUserStore {
-            // SQLite's guard blocks a thread until its work ends, and a server's request may
-            // run on an event loop the carry's statements need: there the carry follows the
+        if guardBlocksAThread {
+            // The carry's statements may need the blocked thread: the carry follows the
             // rename, and a failed one gives the old name back.
             let outcome = try await rename(username, to: newName)
             guard outcome == .done else { return outcome }
