@@ -221,14 +221,17 @@ public final class SqliteUserStore: PasswordUpgradingUserStore, UserTableStore, 
         return "users from \(path) (\(count) user\(count == 1 ? "" : "s"))"
     }
 
-    /// True: the gate waits on a thread (``UserTableStore/guardBlocksAThread``).
-    public var guardBlocksAThread: Bool { true }
-
     public func withTable<T: Sendable>(
         _ action: String, guarded: Bool, _ work: @escaping @Sendable (UserTable) async throws -> T
     ) async throws -> T {
         // SQLite runs one writer at a time: a guarded statement sees every change before it.
-        try run(action, work)
+        // The gate and the statements are waited for on a thread of Dispatch's, never on one
+        // of Swift's cooperative pool: awaiting callers (renames at once, a server's requests)
+        // would otherwise hold every thread of that small pool while the work they wait for,
+        // or a time limit, needs one.
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { () throws(UserStoreError) in try self.run(action, work) }) }
+        }
     }
 
     /// Runs `work` on the table in the file now at `path`, waiting for it: the file opened

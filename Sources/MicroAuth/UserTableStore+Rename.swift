@@ -28,28 +28,14 @@ extension UserTableStore {
     }
 
     /// ``rename(_:to:)``, then `carry` (given the old and the new enforced name) moves what is
-    /// kept under the name elsewhere. On PostgreSQL, while the table is still guarded: no other
-    /// change (a new user given the old name, whose addition forgets what the name left) comes
-    /// between the two. On SQLite the carry follows the rename. When `carry` throws, the user
-    /// keeps their old name and its error is thrown.
+    /// kept under the name elsewhere, while the table is still guarded: no other change (a new
+    /// user given the old name, whose addition forgets what the name left) comes between the
+    /// two. When `carry` throws, the user keeps their old name and its error is thrown.
     public func rename(
         _ username: String, to newName: String, carrying carry: @escaping @Sendable (String, String) async throws -> Void
     ) async throws -> UserRename {
         let key = Username.key(username)
         guard let newKey = try? Username.enforce(newName), newKey != key else { return try await rename(username, to: newName) }
-        if guardBlocksAThread {
-            // The carry's statements may need the blocked thread: the carry follows the
-            // rename, and a failed one gives the old name back.
-            let outcome = try await rename(username, to: newName)
-            guard outcome == .done else { return outcome }
-            do {
-                try await carry(key, newKey)
-            } catch {
-                _ = try? await rename(newKey, to: key)
-                throw error
-            }
-            return outcome
-        }
         // The carry's own error comes out as it was thrown.
         let carryFailure = Locked<(any Error)?>(nil)
         do {

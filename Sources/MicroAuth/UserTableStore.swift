@@ -9,10 +9,6 @@ public protocol UserTableStore: ManagedUserStore {
     /// condition reads other rows: the last admin) runs where no other change can come between
     /// its reading and its writing. The table's `note` keeps the store's stamps current.
     func withTable<T: Sendable>(_ action: String, guarded: Bool, _ work: @escaping @Sendable (UserTable) async throws -> T) async throws -> T
-    /// Whether a guarded change blocks a thread until its work ends (SQLite's gate): such work
-    /// must not wait for another database, whose statements may need the blocked thread (a
-    /// server's event loop).
-    var guardBlocksAThread: Bool { get }
 }
 
 extension UserTableStore {

@@ -135,9 +135,6 @@ public final class PostgresUserStore: PasswordUpgradingUserStore, UserTableStore
     /// after the other and the second sees the first: in PostgreSQL's default isolation each
     /// would otherwise read the table as it was before both. Readers (sign-ins) are not held
     /// up. Every other instance learns of a change from the trigger's notification.
-    /// False: a guarded change is a transaction, awaited (``/MicroAuth/UserTableStore/guardBlocksAThread``).
-    public var guardBlocksAThread: Bool { false }
-
     public func withTable<T: Sendable>(
         _ action: String, guarded: Bool, _ work: @escaping @Sendable (UserTable) async throws -> T
     ) async throws -> T {

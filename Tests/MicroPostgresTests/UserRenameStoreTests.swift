@@ -100,8 +100,8 @@ import Testing
         }
     }
 
-    /// The carry runs while the table is guarded, and a carry that fails leaves the user their
-    /// old name: PostgreSQL rolls the rename back, SQLite's is undone.
+    /// A carry that fails leaves the user their old name: the rename is rolled back (PostgreSQL)
+    /// or undone (SQLite) before another change comes.
     @Test(arguments: TestDatabaseKind.available)
     func aRenameCarriedKeepsTheOldNameWhenTheCarryFails(_ kind: TestDatabaseKind) async throws {
         struct Refusal: Error {}
@@ -121,6 +121,34 @@ import Testing
             #expect(try await store.addUser(username: "cy", name: nil, roles: [], passwordHash: TestHashes.secret123))
             #expect(try await store.rename("robert", to: "cy") { _, _ in throw Refusal() } == .taken)
             #expect(try await store.rename("nobody", to: "body") { _, _ in throw Refusal() } == .noSuchUser)
+        }
+    }
+
+    /// A user added under the old name while the carry runs waits until it has ended: their
+    /// addition, which forgets what the name left, cannot meet half-carried rows. On
+    /// PostgreSQL the addition comes from another instance; SQLite's guard is the store's own.
+    /// Whatever the timing, the addition never ends first; the carry's pause makes an
+    /// addition that did not wait end first.
+    @Test(arguments: TestDatabaseKind.available)
+    func anAdditionUnderTheOldNameWaitsForTheCarry(_ kind: TestDatabaseKind) async throws {
+        try await withStores(kind, count: kind == .postgres ? 2 : 1) { stores async throws in
+            let (renaming, adding) = (stores[0], stores[stores.count - 1])
+            #expect(try await renaming.addUser(username: "bob", name: nil, roles: [], passwordHash: TestHashes.secret123))
+            let steps = Locked<[String]>([])
+            let addition = Locked<Task<Bool, any Error>?>(nil)
+            let done = try await renaming.rename("bob", to: "robert") { _, _ in
+                steps.withLock { $0.append("carry begins") }
+                addition.withLock { $0 = Task {
+                    defer { steps.withLock { $0.append("added") } }
+                    return try await adding.addUser(username: "bob", name: nil, roles: [], passwordHash: TestHashes.annPassword)
+                } }
+                try await Task.sleep(for: .milliseconds(300))
+                steps.withLock { $0.append("carry ends") }
+            }
+            #expect(done == .done)
+            #expect(try await #require(addition.withLock { $0 }).value)
+            #expect(steps.withLock { $0 } == ["carry begins", "carry ends", "added"])
+            #expect(Set(try await adding.allUsers().map(\.username)) == ["bob", "robert"])
         }
     }
 
