@@ -49,6 +49,10 @@ let package = Package(
             name: "RouteRowBench",
             dependencies: [.product(name: "Micro", package: micro), .product(name: "SQLiteKit", package: "sqlite-kit")]
         ),
+        .executableTarget(
+            name: "TablePageBench",
+            dependencies: [.product(name: "Micro", package: micro), .product(name: "MicroTesting", package: micro)]
+        ),
         // libsqlite3, for the hand-written driver RowReadBench compares sql-kit with.
         .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3"),
         .executableTarget(
