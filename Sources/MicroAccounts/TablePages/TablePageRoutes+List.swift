@@ -10,12 +10,12 @@ extension TablePageRoutes {
         let listing = try listing(request)
         let paging = try request.paging(size: pages.pageSize)
         let rows = try await request.database.run("list \(pages.table)") { sql in
-            try await listing.apply(to: sql.select().column("*").from(pages.table)).limit(paging.limit).offset(paging.offset)
-                .all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase)
+            try await listing.apply(to: sql.select().column("*").from(pages.table)).limit(paging.limit).offset(paging.offset).all()
         }
         let page = paging.page(rows)
         if answersJson(request) {
-            var response = try JsonBody(page.items).makeResponse(for: request)
+            let decoder = SQLRowDecoder(keyDecodingStrategy: .convertFromSnakeCase)
+            var response = try JsonBody(try page.items.map { try $0.decode(model: Row.self, with: decoder) }).makeResponse(for: request)
             if let next = page.next { response.headers.add(name: "Link", value: "<\(next)>; rel=\"next\"") }
             return response
         }
@@ -31,13 +31,10 @@ extension TablePageRoutes {
             return column
         }
         let text = text
-        let items = try page.items.map { row -> [String: Any] in
-            let values = try text.values(of: row)
-            let id = (values[pages.key] as? Int) ?? 0
-            return [
-                "id": id, "link": request.url("\(path)/\(id)"),
-                "cells": shown.map { ["text": text.text($0, in: values) ?? ""] },
-            ]
+        let key = keyField
+        let items = page.items.map { row -> [String: Any] in
+            let id = text.text(key, in: row) ?? ""
+            return ["id": id, "link": request.url("\(path)/\(id)"), "cells": shown.map { ["text": text.text($0, in: row) ?? ""] }]
         }
         var values: [String: Any] = [
             "title": pages.title, "columns": columns, "rows": items, "page": page.links, "action": base,
@@ -76,14 +73,10 @@ extension TablePageRoutes {
         try permit(pages.roles.view, request)
         let listing = try listing(request)
         let rows = try await request.database.run("export \(pages.table)") { sql in
-            try await listing.apply(to: sql.select().column("*").from(pages.table)).limit(Self.csvLimit)
-                .all(decoding: Row.self, keyDecodingStrategy: .convertFromSnakeCase)
+            try await listing.apply(to: sql.select().column("*").from(pages.table)).limit(Self.csvLimit).all()
         }
         let text = text
-        let lines = try rows.map { row in
-            let values = try text.values(of: row)
-            return fields.map { text.text($0, in: values) ?? "" }
-        }
+        let lines = rows.map { row in fields.map { text.text($0, in: row) ?? "" } }
         var response = Response(contentType: "text/csv; charset=utf-8", body: TableCsv.document(header: fields.map(\.name), rows: lines))
         response.headers.replaceOrAdd(name: "Content-Disposition", value: "attachment; filename=\"\(pages.table).csv\"")
         return response

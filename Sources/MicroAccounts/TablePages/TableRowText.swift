@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 
 /// A row's values as pages show them, and as the app events write them: each field's text by
 /// its kind (dates in ISO 8601, yes and no), nil for an empty optional.
@@ -18,11 +19,32 @@ struct TableRowText {
         guard let value = values[field.name], !(value is NSNull) else { return nil }
         switch field.kind {
         case .bool: return Self.bool(value) ? "yes" : "no"
-        case .integer, .decimal:
+        case .integer:
             if let number = value as? NSNumber { return number.stringValue }
+            return "\(value)"
+        case .decimal:
+            if let number = value as? NSNumber { return Self.decimal(number.doubleValue) }
             return "\(value)"
         case .text, .date, .choice: return value as? String ?? "\(value)"
         }
+    }
+
+    /// The text of `field` in a row as the database gave it, read by the field's kind: the
+    /// list and the CSV show their cells without decoding and encoding each row again.
+    func text(_ field: TableField, in row: any SQLRow) -> String? {
+        let column = field.column
+        switch field.kind {
+        case .text, .choice: return (try? row.decode(column: column, as: String?.self)) ?? nil
+        case .integer: return ((try? row.decode(column: column, as: Int64?.self)) ?? nil).map { String($0) }
+        case .decimal: return ((try? row.decode(column: column, as: Double?.self)) ?? nil).map(Self.decimal)
+        case .bool: return ((try? row.decode(column: column, as: Bool?.self)) ?? nil).map { $0 ? "yes" : "no" }
+        case .date: return ((try? row.decode(column: column, as: Date?.self)) ?? nil).map { $0.formatted(.iso8601) }
+        }
+    }
+
+    /// A number with a fraction as JSON writes it: `3` for a whole one, `2.5` otherwise.
+    static func decimal(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// A JSON `Bool` as Foundation's reading gives it.

@@ -95,7 +95,7 @@ app.get("/hand") { request in
 // A session, signed in once through the app's own form.
 let client = TestClient(app)
 let signedIn = try await client.signIn("ann", "bench-password")
-guard let cookie = signedIn.headers["Set-Cookie"].first(where: { $0.hasPrefix("micro_session=") })?.split(separator: ";").first else {
+guard let cookie = signedIn.headers["Set-Cookie"].first(where: { $0.hasPrefix(settings.sessions.cookieName + "=") })?.split(separator: ";").first else {
     fatalError("No session cookie after signing in: \(signedIn.status)")
 }
 let headers: HttpHeaders = ["Host": "localhost", "Cookie": String(cookie)]
