@@ -241,6 +241,10 @@ extension MicroPostgresTests {
                 let writer = try await ed.makeApiToken(name: "writer", scopes: ["write"], password: "secret123")
                 let added = try await script.post("/items", json: Item(name: "By script", kind: .laptop, stock: 1, bookable: true), headers: ["Authorization": "Bearer \(writer)"])
                 #expect(added.status == .created && added.headers.first(name: "Location") == "/items/2", "\(added.status) \(added.text)")
+                let changed = try await script.request(
+                    .PUT, "/items/2", headers: ["Authorization": "Bearer \(writer)", "Content-Type": "application/json"],
+                    body: Array(#"{"name": "Renamed", "kind": "scope", "stock": 4, "bookable": false, "archived": false}"#.utf8))
+                #expect(try changed.status == .ok && Self.decoder.decode(Item.self, from: Data(changed.text.utf8)).name == "Renamed")
                 #expect(try await script.delete("/items/2", headers: ["Authorization": "Bearer \(writer)"]).status == .forbidden)
                 // Signed out: the sign-in, then back.
                 #expect(try await TestClient(app).get("/items").location == "/signin")

@@ -66,12 +66,6 @@ struct TableListing {
         var items = kept.filter { changes[$0.name] == nil }
         for (name, value) in changes.sorted(by: { $0.key < $1.key }) { if let value { items.append((name, value)) } }
         guard !items.isEmpty else { return path }
-        return path + "?" + items.map { Self.encoded($0.name) + "=" + Self.encoded($0.value) }.joined(separator: "&")
+        return path + "?" + items.map { PercentEncoding.encode($0.name) + "=" + PercentEncoding.encode($0.value) }.joined(separator: "&")
     }
-
-    private static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-    }
-
-    private static let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 }

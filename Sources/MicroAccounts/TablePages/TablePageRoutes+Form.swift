@@ -11,9 +11,7 @@ extension TablePageRoutes {
 
     /// `GET /items/:id/edit`: the form holding the row.
     func editForm(_ request: Request) async throws -> Response {
-        try permit(pages.roles.edit, request, hidden: !may(pages.roles.view, try request.authenticate()))
-        let id = try id(request)
-        let row = try await row(id, request)
+        let (id, row) = try await existing(request, for: pages.roles.edit)
         return try form(request, title: "Change \(name(of: row, id: id))", action: request.url("\(path)/\(id)"), values: try text.values(of: row), refusal: nil)
             .makeResponse(for: request)
     }
@@ -26,7 +24,7 @@ extension TablePageRoutes {
             try await pages.check?(row, before, request)
             return row
         } catch let error as FormError {
-            guard !answersJson(request), !request.prefersJson else { throw error }
+            guard !answersJson(request) else { throw error }
             let title = id.map { id in before.map { "Change \(name(of: $0, id: id))" } ?? "" } ?? "New \(singular)"
             let action = request.url(id.map { "\(path)/\($0)" } ?? path)
             let page = try form(request, title: title, action: action, values: [:], refusal: error)

@@ -30,10 +30,8 @@ extension TablePageRoutes {
             }
             return column
         }
-        let text = text
-        let key = keyField
         let items = page.items.map { row -> [String: Any] in
-            let id = text.text(key, in: row) ?? ""
+            let id = text.text(keyField, in: row) ?? ""
             return ["id": id, "link": request.url("\(path)/\(id)"), "cells": shown.map { ["text": text.text($0, in: row) ?? ""] }]
         }
         var values: [String: Any] = [
@@ -75,7 +73,6 @@ extension TablePageRoutes {
         let rows = try await request.database.run("export \(pages.table)") { sql in
             try await listing.apply(to: sql.select().column("*").from(pages.table)).limit(Self.csvLimit).all()
         }
-        let text = text
         let lines = rows.map { row in fields.map { text.text($0, in: row) ?? "" } }
         var response = Response(contentType: "text/csv; charset=utf-8", body: TableCsv.document(header: fields.map(\.name), rows: lines))
         response.headers.replaceOrAdd(name: "Content-Disposition", value: "attachment; filename=\"\(pages.table).csv\"")

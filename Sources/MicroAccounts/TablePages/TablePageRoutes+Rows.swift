@@ -25,6 +25,14 @@ extension TablePageRoutes {
 
     func may(_ roles: [String], _ user: User) -> Bool { roles.isEmpty || roles.contains(where: user.has(role:)) }
 
+    /// The row the path names, for a user with one of `roles`: a 403 without them, and the 404
+    /// of a missing row for a user who may not even see the table.
+    func existing(_ request: Request, for roles: [String]) async throws -> (id: Int, row: Row) {
+        try permit(roles, request, hidden: !may(pages.roles.view, try request.authenticate()))
+        let id = try id(request)
+        return (id, try await row(id, request))
+    }
+
     /// `POST /items`: a row added from the form (or JSON), checked by the row type's rules and
     /// the declaration's ``TablePages/check``; refused, the form again with the messages.
     func create(_ request: Request) async throws -> Response {
@@ -53,9 +61,7 @@ extension TablePageRoutes {
     /// `POST /items/:id` (or `PUT`): the row changed from the form (or JSON), checked as an
     /// added one; the key, and whether it is archived, stay as they were.
     func update(_ request: Request) async throws -> Response {
-        try permit(pages.roles.edit, request, hidden: !may(pages.roles.view, try request.authenticate()))
-        let id = try id(request)
-        let before = try await row(id, request)
+        let (id, before) = try await existing(request, for: pages.roles.edit)
         let row = try await decoded(request, before: before, id: id)
         let except = [keyField.column] + (archivedColumn.map { [$0] } ?? [])
         try await request.database.run("change a row of \(pages.table)") { sql in
@@ -74,9 +80,7 @@ extension TablePageRoutes {
     /// `POST /items/:id/delete` (or `DELETE`): the row removed, or archived when the
     /// declaration names an ``TablePages/archived`` field.
     func delete(_ request: Request) async throws -> Response {
-        try permit(pages.roles.delete, request, hidden: !may(pages.roles.view, try request.authenticate()))
-        let id = try id(request)
-        let row = try await row(id, request)
+        let (id, row) = try await existing(request, for: pages.roles.delete)
         let detail = text.listing(try text.values(of: row))
         try await request.database.run("remove a row of \(pages.table)") { sql in
             if let archivedColumn {
@@ -91,8 +95,6 @@ extension TablePageRoutes {
         request.flash["notice"] = "\(name(of: row, id: id)) \(archivedColumn == nil ? "deleted" : "archived")."
         try request.redirect(to: path)
     }
-
-    var archivedColumn: String? { pages.archived.flatMap { name in fields.first { $0.name == name }?.column } }
 
     /// The app event of a change: `items_created`, the row's name, the detail bounded.
     func record(_ change: String, _ row: Row, id: Int, detail: String, _ request: Request) async throws {

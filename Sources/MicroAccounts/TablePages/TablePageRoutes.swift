@@ -9,16 +9,28 @@ struct TablePageRoutes<Row: Codable & Sendable>: Sendable {
     let path: String
     /// Every field of the row, the key's included.
     let fields: [TableField]
-
-    var keyField: TableField { fields.first { $0.name == pages.key }! }
+    let keyField: TableField
     /// The fields a form holds: all but the key and the archived flag.
-    var formFields: [TableField] { fields.filter { $0.name != pages.key && $0.name != pages.archived } }
-    var listedFields: [TableField] {
-        guard let listed = pages.listed else { return formFields }
-        return listed.compactMap { name in fields.first { $0.name == name } }
+    let formFields: [TableField]
+    let listedFields: [TableField]
+    /// The archived flag's column, for a table that archives.
+    let archivedColumn: String?
+    let folder: String
+    let text: TableRowText
+
+    /// The routes of `pages`, whose row has `fields` (checked to hold the key, ``check(_:path:)``),
+    /// worked out once for every request.
+    init(pages: TablePages<Row>, path: String, fields: [TableField]) {
+        self.pages = pages
+        self.path = path
+        self.fields = fields
+        keyField = fields.first { $0.name == pages.key }!
+        formFields = fields.filter { $0.name != pages.key && $0.name != pages.archived }
+        listedFields = pages.listed.map { listed in listed.compactMap { name in fields.first { $0.name == name } } } ?? formFields
+        archivedColumn = pages.archived.flatMap { name in fields.first { $0.name == name }?.column }
+        folder = pages.templates ?? pages.table
+        text = TableRowText(fields: fields)
     }
-    var folder: String { pages.templates ?? pages.table }
-    var text: TableRowText { TableRowText(fields: fields) }
     /// The longest filter value or sort name read from a query: longer can match nothing.
     static var filterLength: Int { 200 }
     /// The most rows one CSV export holds.
